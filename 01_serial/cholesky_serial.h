@@ -1,0 +1,26 @@
+/* cholesky_serial.h - stage 01: Cholesky on the CPU, one matrix at a time. */
+#ifndef CHOLESKY_SERIAL_H
+#define CHOLESKY_SERIAL_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A = L L^T for one n x n row-major matrix, in place: on return the lower triangle holds L and
+ * the strict upper triangle is zero. Returns 0, or k when the leading minor of order k is not
+ * positive definite (then the matrix holds a partial result). */
+int spotrf_serial(int n, float *a);
+
+/* count matrices stored one after the other (row-major), info[count]. */
+void spotrf_batch_serial(int n, size_t count, float *a, int *info);
+
+/* The same batch, matrices shared among OpenMP threads (one matrix per thread at a time). */
+void spotrf_batch_omp(int n, size_t count, float *a, int *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,13 @@
+# 01_serial: serial and OpenMP Cholesky on the CPU.
+S1 := $(BUILD)/01_serial
+$(S1)/test_serial: $(S1)/test_serial.o $(S1)/cholesky_serial.o $(COMMON_LIB)
+	$(LINK)
+$(S1)/bench_serial: $(S1)/bench_serial.o $(S1)/cholesky_serial.o $(COMMON_LIB)
+	$(LINK)
+
+ALL_BINS += $(S1)/test_serial $(S1)/bench_serial
+TEST_SUITES += stage-1
+SUITE_DEPS_stage-1 := $(S1)/test_serial
+SUITE_CMDS_stage-1 := $(S1)/test_serial
+BENCH_STAGES += stage-1
+BENCH_CMD_stage-1 := $(S1)/bench_serial

@@ -1,0 +1,101 @@
+/* test_serial.c - stage 01 tests.
+ * CPU (runs everywhere, CI included): the serial and the OpenMP batch against the float64
+ * reference, for n = 1, 2, 3, 7, 20, 31, 33, 64, 100, 128, 256 and every family; nonspd must
+ * report the planted minor; a NaN matrix must fail without disturbing its neighbours.
+ * GPU (when there is one): the same inputs through cusolverDnSpotrf (one matrix) and
+ * cusolverDnSpotrfBatched, whose info and factors ours must match. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "checks.h"
+#include "cholesky_serial.h"
+#include "cusolver_oracle.h"
+#include "generator.h"
+#include "harness.h"
+
+static const int sizes[] = {1, 2, 3, 7, 20, 31, 33, 64, 100, 128, 256};
+#define NSIZES (int)(sizeof sizes / sizeof sizes[0])
+
+static size_t count_for(int n) { return n <= 33 ? 37 : n <= 100 ? 9 : 3; } /* odd counts */
+
+/* Expected infos: the planted minor for nonspd; NULL (= the reference's) for the others. */
+static int *planted(const gen_params *p, int n, size_t count)
+{
+    if (p->family != FAMILY_NONSPD) return NULL;
+    int *e = malloc(count * sizeof(int));
+    for (size_t b = 0; b < count; b++) e[b] = gen_nonspd_fail_at(p, n, b);
+    return e;
+}
+
+static void run_cpu(harness *h, int gpu, const char *gpu_reason)
+{
+    for (int f = 0; f < FAMILY_COUNT; f++)
+        for (int s = 0; s < NSIZES; s++) {
+            int n = sizes[s];
+            size_t count = count_for(n), elems = count * n * n;
+            gen_params p = gen_params_make((family_t)f, 1000 + n, 1e4, 0);
+            float *A = malloc(elems * sizeof(float)), *L = malloc(elems * sizeof(float)), *C = malloc(elems * sizeof(float));
+            int *info = malloc(count * sizeof(int)), *cinfo = malloc(count * sizeof(int)), *expect = planted(&p, n, count);
+            gen_batch_host(&p, n, 0, count, A);
+            for (int variant = 0; variant < 2; variant++) {
+                memcpy(L, A, elems * sizeof(float));
+                for (size_t b = 0; b < count; b++) info[b] = -99; /* poison */
+                if (variant == 0) spotrf_batch_serial(n, count, L, info);
+                else spotrf_batch_omp(n, count, L, info);
+                factor_check first;
+                double mr, mf;
+                size_t bad = check_batch(n, count, A, L, info, expect, &first, &mr, &mf);
+                char name[96];
+                snprintf(name, sizeof name, "%s %s n=%d batch=%zu vs float64", variant ? "openmp" : "serial",
+                         family_name((family_t)f), n, count);
+                harness_check(h, bad == 0, name, "%s max resid %.2g, max fwd %.2g", bad ? first.detail : "", mr, mf);
+            }
+            char name[96];
+            snprintf(name, sizeof name, "cuSOLVER %s n=%d batch=%zu", family_name((family_t)f), n, count);
+            if (!gpu) {
+                harness_skip(h, name, gpu_reason);
+            } else {
+                /* L still holds the OpenMP result. One matrix through cusolverDnSpotrf ... */
+                int one = oracle_potrf_host(n, A, C);
+                char detail[256] = "";
+                double md1 = 0, md = 0;
+                size_t bad = compare_factors(n, 1, A, L, info, C, &one, detail, sizeof detail, &md1);
+                /* ... and the whole batch through cusolverDnSpotrfBatched. */
+                oracle_potrf_batched_host(n, count, A, C, cinfo);
+                if (!bad) bad = compare_factors(n, count, A, L, info, C, cinfo, detail, sizeof detail, &md);
+                harness_check(h, bad == 0, name, "%s potrf and potrfBatched: max rel diff %.2g", detail, md > md1 ? md : md1);
+            }
+            free(A); free(L); free(C); free(info); free(cinfo); free(expect);
+        }
+}
+
+/* A NaN in one matrix: its info is > 0, the matrices around it are untouched by it. */
+static void run_nan(harness *h)
+{
+    int n = 20;
+    size_t count = 5, nn = (size_t)n * n;
+    gen_params p = gen_params_make(FAMILY_SPD, 77, 0, 0);
+    float *A = malloc(count * nn * sizeof(float)), *L = malloc(count * nn * sizeof(float));
+    int info[5];
+    gen_batch_host(&p, n, 0, count, A);
+    A[2 * nn + 9 * n + 4] = A[2 * nn + 4 * n + 9] = NAN; /* matrix 2, element (9, 4) */
+    memcpy(L, A, count * nn * sizeof(float));
+    spotrf_batch_omp(n, count, L, info);
+    factor_check first;
+    size_t bad = check_batch(n, count, A, L, info, NULL, &first, NULL, NULL);
+    harness_check(h, bad == 0 && info[2] == 10 && info[1] == 0 && info[3] == 0, "NaN matrix fails alone",
+                  "infos %d %d %d %d %d (want 0 0 10 0 0) %s", info[0], info[1], info[2], info[3], info[4], bad ? first.detail : "");
+    free(A); free(L);
+}
+
+int main(void)
+{
+    harness h;
+    harness_begin(&h, "stage-1");
+    char reason[256];
+    int gpu = gpu_available(reason, sizeof reason);
+    run_cpu(&h, gpu, reason);
+    run_nan(&h);
+    return harness_end(&h);
+}

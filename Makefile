@@ -1,0 +1,123 @@
+# Batched Cholesky in CUDA C - the course's one build.  `make help` lists the targets.
+#
+# Host code is C11 (gcc), kernels CUDA C (nvcc); everything lands in build/.
+# ARCH is read off the GPU (nvidia-smi) when there is one, sm_75 otherwise (it compiles without a
+# GPU and its PTX runs on any newer GPU); ARCH=sm_XX overrides. CI=true skips the detection.
+# -lineinfo always; -G only with DEBUG=1 (never benchmark a DEBUG build).
+
+SHELL := /bin/bash
+BUILD := build
+RESULTS := $(BUILD)/test-results
+NVCC ?= nvcc
+CC := gcc
+CUDA_HOME ?= $(abspath $(dir $(shell command -v $(NVCC) 2>/dev/null))/..)
+
+ifeq ($(strip $(ARCH)),)
+  ifneq ($(CI),true)
+    DETECTED_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .')
+  endif
+  ARCH := sm_$(if $(DETECTED_CC),$(DETECTED_CC),75)
+endif
+SM := $(patsubst sm_%,%,$(ARCH))
+GENCODE := -gencode arch=compute_$(SM),code=[sm_$(SM),compute_$(SM)]
+
+ifeq ($(DEBUG),1)
+  OPT := -O0 -g
+  NVDEBUG := -G -DDEBUG_SYNC
+else
+  OPT := -O3
+endif
+
+CFLAGS := -std=c11 $(OPT) -Wall -Wextra -fopenmp -Icommon -I$(CUDA_HOME)/include
+NVCCFLAGS := $(OPT) -lineinfo $(NVDEBUG) $(GENCODE) -std=c++17 -Icommon -Xcompiler -fopenmp,-Wall
+LDFLAGS := $(GENCODE) -Xcompiler -fopenmp -L$(CUDA_HOME)/lib64
+LDLIBS := -lcusolver -lcudart -lm
+LINK = $(NVCC) $(LDFLAGS) $(filter %.o %.a,$^) -o $@ $(LDLIBS)
+
+# The commit stamped on every benchmark row.
+export GIT_COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+
+# Rebuild everything when the target architecture or DEBUG changes.
+FLAGS_STAMP := $(BUILD)/.flags-$(SM)$(if $(filter 1,$(DEBUG)),-debug)
+$(FLAGS_STAMP):
+	@mkdir -p $(BUILD) && rm -f $(BUILD)/.flags-* && touch $@
+
+$(BUILD)/%.o: %.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/%.o: %.cu $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+# ---- common/ ---------------------------------------------------------------------------------
+COMMON_SRC := $(wildcard common/*.c) $(wildcard common/*.cu)
+COMMON_OBJ := $(patsubst %,$(BUILD)/%.o,$(basename $(COMMON_SRC)))
+COMMON_LIB := $(BUILD)/common/libcommon.a
+$(COMMON_LIB): $(COMMON_OBJ)
+	ar rcs $@ $^
+
+# Every stage registers its programs, tests and benchmarks in its stage.mk:
+#   ALL_BINS += programs;  TEST_SUITES += name;  SUITE_CMDS_name := commands;  SUITE_DEPS_name := files
+#   BENCH_STAGES += name;  BENCH_CMD_name := command
+ALL_BINS :=
+TEST_SUITES :=
+BENCH_STAGES :=
+include common/stage.mk datasets/stage.mk
+include $(sort $(wildcard 0*/stage.mk))
+
+.DEFAULT_GOAL := all
+.PHONY: all help test bench dataset clean plots $(addprefix test-,$(TEST_SUITES)) $(addprefix bench-,$(BENCH_STAGES))
+
+all: $(ALL_BINS)
+
+help:
+	@echo "make               build everything into build/ (ARCH=$(ARCH); override with ARCH=sm_XX, DEBUG=1 for -G)"
+	@echo "make bench         the main job: every stage's benchmark on the default seeded data, one table + build/bench.csv"
+	@echo "make test          every test; ends with 'N passed, N failed, N skipped' and the points table"
+	@echo "make test-<suite>  one suite: $(addprefix test-,$(TEST_SUITES))"
+	@echo "make bench-<stage> one stage's benchmark: $(addprefix bench-,$(BENCH_STAGES))"
+	@echo "make dataset       write the default dataset ($(DEFAULT_DATASET))"
+	@echo "make plots         plot build/bench.csv into build/plots/ (installs matplotlib into .venv on first use)"
+	@echo "make clean         remove build/"
+
+# One rule per test suite: run its commands (recording every test in $(RESULTS)/<suite>.tsv),
+# then print the suite's summary and points.
+define suite_rule
+test-$(1): $$(SUITE_DEPS_$(1))
+	@mkdir -p $(RESULTS) && rm -f $(RESULTS)/$(1).tsv
+	@bash common/run_tests.sh $(1) $(RESULTS)/$(1).tsv $$(SUITE_CMDS_$(1))
+	@python3 common/test_summary.py $(RESULTS)/$(1).tsv
+endef
+$(foreach s,$(TEST_SUITES),$(eval $(call suite_rule,$(s))))
+
+test: $(foreach s,$(TEST_SUITES),$(SUITE_DEPS_$(s)))
+	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	@$(foreach s,$(TEST_SUITES),bash common/run_tests.sh $(s) $(RESULTS)/$(s).tsv $(SUITE_CMDS_$(s));)
+	@python3 common/test_summary.py $(foreach s,$(TEST_SUITES),$(RESULTS)/$(s).tsv)
+
+define bench_rule
+bench-$(1): all
+	@mkdir -p $(BUILD) && rm -f $(BUILD)/bench-$(1).csv
+	@BENCH_CSV=$(BUILD)/bench-$(1).csv $$(BENCH_CMD_$(1))
+	@python3 common/bench_table.py $(BUILD)/bench-$(1).csv
+endef
+$(foreach s,$(BENCH_STAGES),$(eval $(call bench_rule,$(s))))
+
+bench: all
+	@mkdir -p $(BUILD) && rm -f $(BUILD)/bench.csv
+	@$(foreach s,$(BENCH_STAGES),echo "== $(s)" && BENCH_CSV=$(BUILD)/bench.csv $(BENCH_CMD_$(s)) &&) true
+	@python3 common/bench_table.py $(BUILD)/bench.csv
+
+# matplotlib lives in a local virtual environment, made from requirements.txt on first use.
+VENV := .venv
+$(VENV)/.installed: requirements.txt
+	python3 -m venv $(VENV) && $(VENV)/bin/pip install -q -r requirements.txt && touch $@
+
+plots: $(VENV)/.installed
+	$(VENV)/bin/python common/plot_bench.py $(BUILD)/bench.csv $(BUILD)/plots
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

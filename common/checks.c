@@ -1,0 +1,225 @@
+/* checks.c - float64 reference and property checks; see checks.h for the contract. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "checks.h"
+
+double potrf_flops(int n)
+{
+    double d = n;
+    return d * d * d / 3.0 + d * d / 2.0 + d / 6.0;
+}
+
+double fwd_tol(int n, double kappa)
+{
+    const double u = FLT_EPSILON / 2.0;
+    return 2.0 * n * u * (kappa > 1.0 ? kappa : 1.0) + 8.0 * u;
+}
+
+int ref_potrf_d(int n, double *a)
+{
+    for (int j = 0; j < n; j++) {
+        double d = a[j * n + j];
+        for (int k = 0; k < j; k++) d -= a[j * n + k] * a[j * n + k];
+        if (!(d > 0.0)) return j + 1; /* also catches NaN */
+        d = sqrt(d);
+        a[j * n + j] = d;
+        for (int i = j + 1; i < n; i++) {
+            double s = a[i * n + j];
+            for (int k = 0; k < j; k++) s -= a[i * n + k] * a[j * n + k];
+            a[i * n + j] = s / d;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) a[i * n + j] = 0.0;
+    return 0;
+}
+
+static double normalize(int n, double *v)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++) s += v[i] * v[i];
+    s = sqrt(s);
+    for (int i = 0; i < n; i++) v[i] /= s;
+    return s;
+}
+
+double estimate_kappa(int n, const double *A, const double *L)
+{
+    double *v = malloc(2 * (size_t)n * sizeof(double)), *w = v + n;
+    double lmax = 0.0, lmin_inv = 0.0;
+    for (int i = 0; i < n; i++) v[i] = 1.0 + 0.37 * sin(1.0 + i); /* not orthogonal to much */
+    normalize(n, v);
+    for (int it = 0; it < 30; it++) { /* power iteration: w = A v */
+        for (int i = 0; i < n; i++) {
+            double s = 0.0;
+            for (int j = 0; j < n; j++) s += A[i * n + j] * v[j];
+            w[i] = s;
+        }
+        lmax = normalize(n, w);
+        memcpy(v, w, (size_t)n * sizeof(double));
+    }
+    for (int i = 0; i < n; i++) v[i] = 1.0 + 0.37 * cos(2.0 + i);
+    normalize(n, v);
+    for (int it = 0; it < 30; it++) { /* inverse iteration: solve L L^T w = v */
+        for (int i = 0; i < n; i++) {
+            double s = v[i];
+            for (int k = 0; k < i; k++) s -= L[i * n + k] * w[k];
+            w[i] = s / L[i * n + i];
+        }
+        for (int i = n - 1; i >= 0; i--) {
+            double s = w[i];
+            for (int k = i + 1; k < n; k++) s -= L[k * n + i] * w[k];
+            w[i] = s / L[i * n + i];
+        }
+        lmin_inv = normalize(n, w);
+        memcpy(v, w, (size_t)n * sizeof(double));
+    }
+    free(v);
+    return lmax * lmin_inv;
+}
+
+void check_factor(int n, const float *A, const float *L, int info, factor_check *r)
+{
+    size_t nn = (size_t)n * (size_t)n;
+    double *A64 = malloc(2 * nn * sizeof(double)), *L64 = A64 + nn;
+    for (size_t k = 0; k < nn; k++) A64[k] = L64[k] = A[k];
+    r->ok = 0;
+    r->resid = r->fwd = r->kappa = 0.0;
+    r->detail[0] = 0;
+    r->ref_info = ref_potrf_d(n, L64);
+    if (info != r->ref_info) {
+        snprintf(r->detail, sizeof r->detail, "info: got %d, want %d", info, r->ref_info);
+        goto done;
+    }
+    if (info != 0) { r->ok = 1; goto done; } /* a failed matrix: only its info is specified */
+
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            float g = L[i * n + j];
+            const char *what = NULL;
+            if (!isfinite(g)) what = "not finite";
+            else if (j > i && g != 0.0f) what = "upper triangle not zero";
+            else if (j == i && !(g > 0.0f)) what = "diagonal not positive";
+            if (what) {
+                snprintf(r->detail, sizeof r->detail, "%s at (%d, %d): got %.9g, want %.9g", what, i, j, (double)g, L64[i * n + j]);
+                goto done;
+            }
+        }
+
+    double num = 0.0, den = 0.0, dl = 0.0, nl = 0.0;
+    int wi = 0, wj = 0;
+    double worst = -1.0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j <= i; j++) {
+            double s = 0.0;
+            for (int k = 0; k <= j; k++) s += (double)L[i * n + k] * (double)L[j * n + k];
+            double e = A64[i * n + j] - s;
+            double w = i == j ? 1.0 : 2.0; /* symmetric: count the mirrored element too */
+            num += w * e * e;
+            den += w * A64[i * n + j] * A64[i * n + j];
+            double d = (double)L[i * n + j] - L64[i * n + j];
+            dl += d * d;
+            nl += L64[i * n + j] * L64[i * n + j];
+            if (fabs(d) > worst) { worst = fabs(d); wi = i; wj = j; }
+        }
+    r->resid = sqrt(num) / (n * sqrt(den));
+    r->fwd = sqrt(dl) / sqrt(nl);
+    r->kappa = estimate_kappa(n, A64, L64);
+    if (!(r->resid <= RESID_TOL))
+        snprintf(r->detail, sizeof r->detail, "residual %.3g > %.3g (largest error at (%d, %d): got %.9g, want %.9g)",
+                 r->resid, RESID_TOL, wi, wj, (double)L[wi * n + wj], L64[wi * n + wj]);
+    else if (!(r->fwd <= fwd_tol(n, r->kappa)))
+        snprintf(r->detail, sizeof r->detail, "forward error %.3g > %.3g (kappa %.3g; at (%d, %d): got %.9g, want %.9g)",
+                 r->fwd, fwd_tol(n, r->kappa), r->kappa, wi, wj, (double)L[wi * n + wj], L64[wi * n + wj]);
+    else
+        r->ok = 1;
+done:
+    free(A64);
+}
+
+size_t check_batch(int n, size_t count, const float *A, const float *L, const int *info,
+                   const int *expect_info, factor_check *first, double *max_resid, double *max_fwd)
+{
+    size_t nn = (size_t)n * (size_t)n, bad = 0, first_bad = (size_t)-1;
+    double mr = 0.0, mf = 0.0;
+    #pragma omp parallel for schedule(dynamic, 16) reduction(+ : bad) reduction(max : mr, mf)
+    for (long long b = 0; b < (long long)count; b++) {
+        factor_check r;
+        check_factor(n, A + (size_t)b * nn, L + (size_t)b * nn, info[b], &r);
+        if (r.ok && expect_info && info[b] != expect_info[b]) {
+            r.ok = 0;
+            snprintf(r.detail, sizeof r.detail, "info: got %d, want the planted %d", info[b], expect_info[b]);
+        }
+        if (r.resid > mr) mr = r.resid;
+        if (r.fwd > mf) mf = r.fwd;
+        if (!r.ok) {
+            bad++;
+            #pragma omp critical
+            if ((size_t)b < first_bad) {
+                first_bad = (size_t)b;
+                if (first) {
+                    *first = r;
+                    snprintf(first->detail, sizeof first->detail, "matrix %lld: %.200s", b, r.detail);
+                }
+            }
+        }
+    }
+    if (max_resid) *max_resid = mr;
+    if (max_fwd) *max_fwd = mf;
+    return bad;
+}
+
+size_t compare_factors(int n, size_t count, const float *A, const float *L1, const int *info1,
+                       const float *L2, const int *info2, char *detail, size_t detail_len, double *max_diff)
+{
+    size_t nn = (size_t)n * (size_t)n, bad = 0, first_bad = (size_t)-1;
+    double md = 0.0;
+    if (detail && detail_len) detail[0] = 0;
+    #pragma omp parallel for schedule(dynamic, 16) reduction(+ : bad) reduction(max : md)
+    for (long long b = 0; b < (long long)count; b++) {
+        char msg[256] = "";
+        const float *l1 = L1 + (size_t)b * nn, *l2 = L2 + (size_t)b * nn;
+        if (info1[b] != info2[b]) {
+            snprintf(msg, sizeof msg, "matrix %lld: info %d, cuSOLVER's %d", b, info1[b], info2[b]);
+        } else if (info1[b] == 0) {
+            double d = 0.0, s = 0.0, worst = -1.0;
+            int wi = 0, wj = 0;
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j <= i; j++) {
+                    double e = (double)l1[i * n + j] - (double)l2[i * n + j];
+                    d += e * e;
+                    s += (double)l2[i * n + j] * l2[i * n + j];
+                    if (!(fabs(e) <= worst)) { worst = fabs(e); wi = i; wj = j; }
+                }
+            double rel = sqrt(d) / sqrt(s);
+            if (rel > md || rel != rel) md = rel;
+            /* kappa from the float64 factor of the same input */
+            double *A64 = malloc(2 * nn * sizeof(double)), *L64 = A64 + nn;
+            for (size_t k = 0; k < nn; k++) A64[k] = L64[k] = A[(size_t)b * nn + k];
+            double tol = 2.0 * fwd_tol(n, ref_potrf_d(n, L64) == 0 ? estimate_kappa(n, A64, L64) : 1.0);
+            free(A64);
+            if (!(rel <= tol))
+                snprintf(msg, sizeof msg, "matrix %lld: differs from cuSOLVER by %.3g > %.3g (at (%d, %d): got %.9g, want %.9g)",
+                         b, rel, tol, wi, wj, (double)l1[wi * n + wj], (double)l2[wi * n + wj]);
+        }
+        if (msg[0]) {
+            bad++;
+            #pragma omp critical
+            if ((size_t)b < first_bad) {
+                first_bad = (size_t)b;
+                if (detail) snprintf(detail, detail_len, "%s", msg);
+            }
+        }
+    }
+    if (max_diff) *max_diff = md;
+    return bad;
+}
+
+void zero_strict_upper(int n, size_t count, float *L)
+{
+    for (size_t b = 0; b < count; b++)
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++) L[b * (size_t)n * n + (size_t)i * n + j] = 0.0f;
+}

@@ -1,0 +1,82 @@
+/* checks.h - is a computed Cholesky factor right?
+ *
+ * The contract every stage meets (row-major, lower):
+ *   - A = L L^T with L lower triangular and a positive diagonal; on return the strict upper
+ *     triangle of each output matrix is ZERO (the kernels write it), so L can be used as is.
+ *   - info = 0 on success; info = k > 0 when the leading minor of order k is not positive
+ *     definite (the k-th pivot is <= 0 or NaN), as LAPACK and cuSOLVER report it. The contents of
+ *     a matrix with info > 0 are unspecified; the other matrices of the batch must be exact.
+ *
+ * check_factor() compares one result with a float64 reference computed from the same input:
+ *   finite        every element of L is finite (NaN fails every comparison below too)
+ *   lower         the strict upper triangle is exactly zero
+ *   positive diag l_ii > 0
+ *   residual      ||A - L L^T||_F / (n ||A||_F) <= RESID_TOL
+ *   forward       ||L - L64||_F / ||L64||_F <= fwd_tol(n, kappa)
+ *   info          equals the reference's info
+ */
+#ifndef CHECKS_H
+#define CHECKS_H
+
+#include <float.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Cholesky is backward stable: the computed L is the exact factor of A + dA with
+ * ||dA|| <= c n u || |L| |L^T| || (Higham, Accuracy and Stability, Thm 10.3), and for SPD A
+ * || |L||L^T| || is of the order of ||A||. Dividing by n leaves a small multiple of the unit
+ * roundoff u = FLT_EPSILON/2; in practice the errors partly cancel and we see about u. A
+ * tolerance of 32 u (16 FLT_EPSILON ~ 1.9e-6) leaves room for every correct summation order,
+ * while a dropped update, a wrong index or a missing barrier gives residuals of 1e-4 to 1. */
+#define RESID_TOL (16.0 * FLT_EPSILON)
+
+/* The forward error of L is the backward error amplified by up to cond_2(A) (Sun 1991;
+ * Higham Thm 10.8): ||dL|| / ||L|| <~ n u kappa. Residual is the sharp test, this one a guard. */
+double fwd_tol(int n, double kappa);
+
+/* float64 reference: lower Cholesky in place, row-major; zeros the strict upper triangle;
+ * returns info (0, or k = order of the first leading minor that is not positive definite). */
+int ref_potrf_d(int n, double *a);
+
+/* Estimate cond_2(A) of an SPD matrix (power iteration with A, inverse iteration with its
+ * float64 factor L64). A lower bound that is tight to a few percent after 30 steps. */
+double estimate_kappa(int n, const double *A, const double *L64);
+
+typedef struct {
+    int ok;            /* every test passed */
+    int ref_info;      /* info of the float64 reference */
+    double resid, fwd, kappa;
+    char detail[256];  /* the first problem: what, (matrix,) i, j, got, want */
+} factor_check;
+
+/* Check one n x n result L (row-major) with its info against input A. */
+void check_factor(int n, const float *A, const float *L, int info, factor_check *r);
+
+/* Check a whole batch (OpenMP). Returns the number of failing matrices; *first describes the
+ * first failing one (its detail starts with "matrix b"), and max_resid/max_fwd are over all
+ * matrices that factored. expect_info may be NULL: then each matrix's info must equal the
+ * reference's; otherwise it must equal expect_info[b]. */
+size_t check_batch(int n, size_t count, const float *A, const float *L, const int *info,
+                   const int *expect_info, factor_check *first, double *max_resid, double *max_fwd);
+
+/* Agreement of two float32 factors of the same matrices (ours vs cuSOLVER): for each matrix with
+ * info 0 in both, ||L1 - L2||_F / ||L2||_F <= 2 fwd_tol(n, kappa) (both are within fwd_tol of
+ * the exact factor), and the infos must be equal. Returns the number of disagreeing matrices. */
+size_t compare_factors(int n, size_t count, const float *A, const float *L1, const int *info1,
+                       const float *L2, const int *info2, char *detail, size_t detail_len, double *max_diff);
+
+/* Set the strict upper triangle of count row-major matrices to zero (for cuSOLVER's output,
+ * which leaves that part as it was). */
+void zero_strict_upper(int n, size_t count, float *L);
+
+/* LAPACK flop count of one n x n Cholesky: n^3/3 + n^2/2 + n/6. */
+double potrf_flops(int n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

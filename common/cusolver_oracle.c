@@ -1,0 +1,86 @@
+/* cusolver_oracle.c - see cusolver_oracle.h. */
+#include <stdlib.h>
+#include "checks.h"
+#include "cuda_check.h"
+#include "cusolver_oracle.h"
+
+void oracle_single_setup(oracle_single *o, int n, float *d_A)
+{
+    o->n = n;
+    o->d_A = d_A;
+    CUSOLVER_CHECK(cusolverDnCreate(&o->handle));
+    CUSOLVER_CHECK(cusolverDnSpotrf_bufferSize(o->handle, CUBLAS_FILL_MODE_UPPER, n, d_A, n, &o->lwork));
+    CUDA_CHECK(cudaMalloc((void **)&o->d_work, (size_t)(o->lwork > 0 ? o->lwork : 1) * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&o->d_info, sizeof(int)));
+}
+
+void oracle_single_run(oracle_single *o)
+{
+    CUSOLVER_CHECK(cusolverDnSpotrf(o->handle, CUBLAS_FILL_MODE_UPPER, o->n, o->d_A, o->n, o->d_work, o->lwork, o->d_info));
+}
+
+void oracle_single_teardown(oracle_single *o)
+{
+    CUDA_CHECK(cudaFree(o->d_work));
+    CUDA_CHECK(cudaFree(o->d_info));
+    CUSOLVER_CHECK(cusolverDnDestroy(o->handle));
+}
+
+int oracle_potrf_host(int n, const float *A, float *L)
+{
+    size_t bytes = (size_t)n * n * sizeof(float);
+    float *d_A;
+    int info = -1;
+    oracle_single o;
+    CUDA_CHECK(cudaMalloc((void **)&d_A, bytes));
+    CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
+    oracle_single_setup(&o, n, d_A);
+    oracle_single_run(&o);
+    CUDA_CHECK(cudaMemcpy(L, d_A, bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&info, o.d_info, sizeof(int), cudaMemcpyDeviceToHost));
+    oracle_single_teardown(&o);
+    CUDA_CHECK(cudaFree(d_A));
+    zero_strict_upper(n, 1, L);
+    return info;
+}
+
+void oracle_batched_setup(oracle_batched *o, int n, float *d_A, size_t count)
+{
+    o->n = n;
+    o->count = count;
+    float **ptrs = malloc(count * sizeof(float *));
+    for (size_t b = 0; b < count; b++) ptrs[b] = d_A + b * (size_t)n * n;
+    CUSOLVER_CHECK(cusolverDnCreate(&o->handle));
+    CUDA_CHECK(cudaMalloc((void **)&o->d_ptrs, count * sizeof(float *)));
+    CUDA_CHECK(cudaMemcpy(o->d_ptrs, ptrs, count * sizeof(float *), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMalloc((void **)&o->d_info, count * sizeof(int)));
+    free(ptrs);
+}
+
+void oracle_batched_run(oracle_batched *o)
+{
+    CUSOLVER_CHECK(cusolverDnSpotrfBatched(o->handle, CUBLAS_FILL_MODE_UPPER, o->n, o->d_ptrs, o->n, o->d_info, (int)o->count));
+}
+
+void oracle_batched_teardown(oracle_batched *o)
+{
+    CUDA_CHECK(cudaFree(o->d_ptrs));
+    CUDA_CHECK(cudaFree(o->d_info));
+    CUSOLVER_CHECK(cusolverDnDestroy(o->handle));
+}
+
+void oracle_potrf_batched_host(int n, size_t count, const float *A, float *L, int *info)
+{
+    size_t bytes = count * (size_t)n * n * sizeof(float);
+    float *d_A;
+    oracle_batched o;
+    CUDA_CHECK(cudaMalloc((void **)&d_A, bytes));
+    CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
+    oracle_batched_setup(&o, n, d_A, count);
+    oracle_batched_run(&o);
+    CUDA_CHECK(cudaMemcpy(L, d_A, bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(info, o.d_info, count * sizeof(int), cudaMemcpyDeviceToHost));
+    oracle_batched_teardown(&o);
+    CUDA_CHECK(cudaFree(d_A));
+    zero_strict_upper(n, count, L);
+}

@@ -1,0 +1,56 @@
+/* cusolver_oracle.h - cuSOLVER as the reference every GPU stage is tested and timed against.
+ *
+ * Row-major lower == column-major upper. Our matrices are row-major and we want A = L L^T with L
+ * lower. cuSOLVER is column-major: it reads our buffer as A^T, which is A again (A is symmetric).
+ * Asking it for the UPPER factor U (A = U^T U, column-major) writes U into the upper triangle of
+ * the column-major array, i.e. U^T = L into the lower triangle of our row-major buffer. So we pass
+ * CUBLAS_FILL_MODE_UPPER and get L row-major, with no transposes. cuSOLVER leaves the other
+ * triangle untouched; zero_strict_upper() (checks.h) clears it before comparisons. */
+#ifndef CUSOLVER_ORACLE_H
+#define CUSOLVER_ORACLE_H
+
+#include <stddef.h>
+#include <cusolverDn.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One matrix, host in and out, cusolverDnSpotrf; L gets the factor with a zero upper part.
+ * Returns info. */
+int oracle_potrf_host(int n, const float *A, float *L);
+
+/* A batch, host in and out, cusolverDnSpotrfBatched; info[count]. */
+void oracle_potrf_batched_host(int n, size_t count, const float *A, float *L, int *info);
+
+/* For timing: a batch already on the device (count row-major matrices at d_A, factored in
+ * place). Setup builds the handle and the pointer array outside the timed region. */
+typedef struct {
+    cusolverDnHandle_t handle;
+    float **d_ptrs;
+    int *d_info;
+    int n;
+    size_t count;
+} oracle_batched;
+
+void oracle_batched_setup(oracle_batched *o, int n, float *d_A, size_t count);
+void oracle_batched_run(oracle_batched *o); /* asynchronous, on the default stream */
+void oracle_batched_teardown(oracle_batched *o);
+
+/* For timing one matrix: handle and workspace set up outside the timed region. */
+typedef struct {
+    cusolverDnHandle_t handle;
+    float *d_A, *d_work;
+    int *d_info;
+    int n, lwork;
+} oracle_single;
+
+void oracle_single_setup(oracle_single *o, int n, float *d_A);
+void oracle_single_run(oracle_single *o);
+void oracle_single_teardown(oracle_single *o);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,44 @@
+/* generator.c - host side of the seeded matrix families (the element formulas are in
+ * generator.h; generator_gpu.cu is the device side). */
+#include <math.h>
+#include <string.h>
+#include "generator.h"
+#include "layout.h"
+
+static const char *const family_names[FAMILY_COUNT] = {"spd", "illcond", "nonspd", "hp3"};
+
+const char *family_name(family_t f)
+{
+    return (f >= 0 && f < FAMILY_COUNT) ? family_names[f] : "?";
+}
+
+int family_parse(const char *name, family_t *out)
+{
+    for (int f = 0; f < FAMILY_COUNT; f++)
+        if (strcmp(name, family_names[f]) == 0) {
+            *out = (family_t)f;
+            return 0;
+        }
+    return -1;
+}
+
+gen_params gen_params_make(family_t family, uint64_t seed, double kappa, int fail_at)
+{
+    gen_params p;
+    p.family = family;
+    p.seed = seed;
+    /* KMS: cond < ((1 + rho)/(1 - rho))^2, so rho = (sqrt(kappa) - 1)/(sqrt(kappa) + 1). */
+    double s = sqrt(kappa > 1.0 ? kappa : 1.0);
+    p.rho = (float)((s - 1.0) / (s + 1.0));
+    p.fail_at = fail_at;
+    return p;
+}
+
+void gen_batch_host(const gen_params *p, int n, size_t first, size_t count, float *out)
+{
+    #pragma omp parallel for schedule(static)
+    for (long long k = 0; k < (long long)count; k++)
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                out[rowmajor_index(n, (size_t)k, i, j)] = gen_element(p, n, first + (size_t)k, i, j);
+}

@@ -1,0 +1,78 @@
+/* gpu_batch.cu - see gpu_batch.h. One thread per element, 64-bit indices throughout: a batch
+ * that fills an 80 GB GPU holds ~2e10 floats. Each thread writes its output element, so writes
+ * are coalesced in the destination layout; the reads are gathers (a tiled transpose through
+ * shared memory would make both sides coalesced - the cost is reported, see stage 04). */
+#include "cuda_check.h"
+#include "gpu_batch.h"
+#include "layout.h"
+
+/* Thread k handles element k of the destination, walking the chunked layout in storage order:
+ * chunk after chunk, inside a chunk element (i, j) after element, matrix after matrix. */
+__device__ static void chunked_position(int n, size_t batch, size_t chunk, size_t k, size_t *b, int *i, int *j)
+{
+    size_t nn = (size_t)n * (size_t)n;
+    size_t start = (k / (chunk * nn)) * chunk;          /* the first matrix of k's chunk */
+    size_t width = chunk_width(chunk, batch, start);
+    size_t in_chunk = k - start * nn;                   /* offset inside the chunk */
+    size_t elem = in_chunk / width;                     /* i*n + j */
+    *b = start + in_chunk % width;
+    *i = (int)(elem / (size_t)n);
+    *j = (int)(elem % (size_t)n);
+}
+
+__global__ void gen_kernel(gen_params p, int n, size_t first, size_t count, size_t chunk, float *out)
+{
+    size_t total = count * (size_t)n * (size_t)n;
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < total; k += (size_t)gridDim.x * blockDim.x) {
+        size_t b;
+        int i, j;
+        chunked_position(n, count, chunk, k, &b, &i, &j);
+        out[k] = gen_element(&p, n, first + b, i, j);
+    }
+}
+
+__global__ void to_chunked_kernel(int n, size_t batch, size_t chunk, const float *in, float *out)
+{
+    size_t total = batch * (size_t)n * (size_t)n;
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < total; k += (size_t)gridDim.x * blockDim.x) {
+        size_t b;
+        int i, j;
+        chunked_position(n, batch, chunk, k, &b, &i, &j);
+        out[k] = in[rowmajor_index(n, b, i, j)];
+    }
+}
+
+__global__ void to_rowmajor_kernel(int n, size_t batch, size_t chunk, const float *in, float *out)
+{
+    size_t total = batch * (size_t)n * (size_t)n, nn = (size_t)n * (size_t)n;
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < total; k += (size_t)gridDim.x * blockDim.x) {
+        size_t b = k / nn;
+        int i = (int)((k % nn) / (size_t)n), j = (int)(k % (size_t)n);
+        out[k] = in[chunked_index(n, chunk, batch, b, i, j)];
+    }
+}
+
+/* A grid-stride loop with enough blocks to fill any GPU; capped so the grid size stays legal. */
+static unsigned grid_for(size_t total)
+{
+    size_t blocks = (total + 255) / 256;
+    return (unsigned)(blocks < 65536 * 4 ? (blocks ? blocks : 1) : 65536 * 4);
+}
+
+extern "C" void gen_batch_device(const gen_params *p, int n, size_t first, size_t count, size_t chunk, float *d_out)
+{
+    gen_kernel<<<grid_for(count * n * n), 256>>>(*p, n, first, count, chunk, d_out);
+    KERNEL_CHECK();
+}
+
+extern "C" void rowmajor_to_chunked_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out)
+{
+    to_chunked_kernel<<<grid_for(batch * n * n), 256>>>(n, batch, chunk, d_in, d_out);
+    KERNEL_CHECK();
+}
+
+extern "C" void chunked_to_rowmajor_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out)
+{
+    to_rowmajor_kernel<<<grid_for(batch * n * n), 256>>>(n, batch, chunk, d_in, d_out);
+    KERNEL_CHECK();
+}

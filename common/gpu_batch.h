@@ -1,0 +1,26 @@
+/* gpu_batch.h - device-side helpers shared by the GPU stages: generate a batch straight into
+ * device memory in any layout, and convert between row-major and (chunked) interleaved.
+ * chunk = 1 is the row-major layout and chunk >= batch the simple interleaved one (layout.h). */
+#ifndef GPU_BATCH_H
+#define GPU_BATCH_H
+
+#include <stddef.h>
+#include "generator.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Matrices first .. first+count-1 of the seeded batch, written into d_out (count*n*n floats) in
+ * the chunked layout with the given chunk. Asynchronous on the default stream. */
+void gen_batch_device(const gen_params *p, int n, size_t first, size_t count, size_t chunk, float *d_out);
+
+/* Conversions on the device; in and out must not overlap. Asynchronous on the default stream. */
+void rowmajor_to_chunked_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
+void chunked_to_rowmajor_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

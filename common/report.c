@@ -1,0 +1,72 @@
+/* report.c - see report.h. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cuda_runtime.h>
+#include "checks.h"
+#include "report.h"
+
+void env_stamp_read(env_stamp *e)
+{
+    memset(e, 0, sizeof *e);
+    snprintf(e->gpu, sizeof e->gpu, "none");
+    int count = 0;
+    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) {
+        struct cudaDeviceProp p;
+        int dev = 0;
+        if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&p, dev) == cudaSuccess) {
+            snprintf(e->gpu, sizeof e->gpu, "%s", p.name);
+            e->cc_major = p.major;
+            e->cc_minor = p.minor;
+            e->sms = p.multiProcessorCount;
+            e->l2_bytes = (size_t)p.l2CacheSize;
+            e->mem_bytes = p.totalGlobalMem;
+        }
+    }
+    cudaGetLastError();
+    cudaDriverGetVersion(&e->driver);
+    cudaRuntimeGetVersion(&e->runtime);
+    const char *c = getenv("GIT_COMMIT");
+    snprintf(e->commit, sizeof e->commit, "%s", c && *c ? c : "unknown");
+    if (gethostname(e->host, sizeof e->host) != 0) snprintf(e->host, sizeof e->host, "unknown");
+}
+
+void env_stamp_print(const env_stamp *e)
+{
+    printf("# GPU %s (cc %d.%d, %d SMs, L2 %zu MB), driver API %d, CUDA runtime %d, commit %s\n",
+           e->gpu, e->cc_major, e->cc_minor, e->sms, e->l2_bytes >> 20, e->driver, e->runtime, e->commit);
+}
+
+void report_row(const env_stamp *e, const char *stage, const char *variant, int n, size_t batch,
+                timing_stats t, double t_cusolver_ms, double t_copy_ms)
+{
+    double gflops = potrf_flops(n) * (double)batch / (t.median_ms * 1e6);
+    char xcus[32] = "-", roof[32] = "-";
+    if (t_cusolver_ms > 0) snprintf(xcus, sizeof xcus, "%.2f", t_cusolver_ms / t.median_ms);
+    if (t_copy_ms > 0) snprintf(roof, sizeof roof, "%.1f", 100.0 * t_copy_ms / t.median_ms);
+    printf("%-8s %-28s n=%-4d batch=%-9zu %10.4f ms (min %.4f) %9.1f GFLOP/s  x cuSOLVER %-6s  %% copy roofline %s\n",
+           stage, variant, n, batch, t.median_ms, t.min_ms, gflops, xcus, roof);
+    fflush(stdout);
+
+    const char *path = getenv("BENCH_CSV");
+    if (!path || !*path) path = "build/bench.csv";
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        fprintf(stderr, "cannot append to %s\n", path);
+        return;
+    }
+    if (ftell(f) == 0)
+        fprintf(f, "stage,variant,n,batch,median_ms,min_ms,repeats,gflops,x_cusolver,pct_copy_roofline,"
+                   "cusolver_ms,copy_ms,gpu,cc,sms,driver,cuda_runtime,host,commit,utc\n");
+    char utc[32];
+    time_t now = time(NULL);
+    strftime(utc, sizeof utc, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    fprintf(f, "%s,%s,%d,%zu,%.5f,%.5f,%d,%.2f,%s,%s,%.5f,%.5f,\"%s\",%d.%d,%d,%d,%d,%s,%s,%s\n", stage, variant, n,
+            batch, t.median_ms, t.min_ms, t.repeats, gflops, t_cusolver_ms > 0 ? xcus : "", t_copy_ms > 0 ? roof : "",
+            t_cusolver_ms, t_copy_ms, e->gpu, e->cc_major, e->cc_minor, e->sms, e->driver, e->runtime, e->host,
+            e->commit, utc);
+    fclose(f);
+}

@@ -1,0 +1,341 @@
+/* test_common.c - tests of common/ and the generator: file format round trips and every bad-file
+ * case, layout round trips, generator determinism and families, the checker itself, and (with a
+ * GPU) the device generator and converters against their host twins. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "checks.h"
+#include "cuda_check.h"
+#include "dataset_io.h"
+#include "generator.h"
+#include "gpu_batch.h"
+#include "harness.h"
+#include "layout.h"
+
+static char tmpdir[256];
+
+static const char *tmp_path(const char *name)
+{
+    static char buf[512];
+    snprintf(buf, sizeof buf, "%s/%s", tmpdir, name);
+    return buf;
+}
+
+static void write_file(const char *path, const void *bytes, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(bytes, 1, len, f) != len) { perror(path); exit(1); }
+    fclose(f);
+}
+
+/* ---- file format ---------------------------------------------------------------------------- */
+
+static void test_round_trips(harness *h)
+{
+    char err[DATASET_ERR_LEN];
+    gen_params p = gen_params_make(FAMILY_ILLCOND, 7, 1e3, 0);
+    int sizes[] = {1, 5, 33};
+    for (int s = 0; s < 3; s++) {
+        int n = sizes[s];
+        size_t count = 3, elems = count * n * n;
+        dataset d = {n, count, malloc(elems * sizeof(float))}, r;
+        gen_batch_host(&p, n, 0, count, d.data);
+        for (int f = 0; f < 2; f++) {
+            const char *path = tmp_path(f ? "rt.txt" : "rt.bin");
+            char name[64];
+            snprintf(name, sizeof name, "%s round trip n=%d", f ? "text" : "binary", n);
+            int ok = dataset_write(path, &d, f ? DATASET_TEXT : DATASET_BINARY, err, sizeof err) == 0 &&
+                     dataset_read(path, &r, err, sizeof err) == 0;
+            ok = ok && r.n == n && r.count == count && memcmp(r.data, d.data, elems * sizeof(float)) == 0;
+            harness_check(h, ok, name, "%s", ok ? "bit-exact" : err);
+            if (r.data) dataset_free(&r);
+        }
+        free(d.data);
+    }
+    /* The seed project's single-matrix text variant: only n on line 1. */
+    const char *single = "3\n4 2 0\n2 5 1\n0 1 6\n";
+    write_file(tmp_path("single.txt"), single, strlen(single));
+    dataset r;
+    int ok = dataset_read(tmp_path("single.txt"), &r, err, sizeof err) == 0 && r.n == 3 && r.count == 1 &&
+             r.data[1] == 2.0f && r.data[8] == 6.0f;
+    harness_check(h, ok, "text single-matrix variant", "%s", ok ? "n=3, count=1" : err);
+    if (ok) dataset_free(&r);
+    /* A batch of 1x1 matrices and a single 1x1 matrix must not be confused. */
+    write_file(tmp_path("ones.txt"), "2\n1\n4\n9\n", 9);
+    ok = dataset_read(tmp_path("ones.txt"), &r, err, sizeof err) == 0 && r.n == 1 && r.count == 2 && r.data[1] == 9.0f;
+    harness_check(h, ok, "text batch of 1x1 matrices", "%s", ok ? "count=2" : err);
+    if (ok) dataset_free(&r);
+}
+
+/* Each bad file must be refused with a message that names the file and the problem. */
+static void expect_bad(harness *h, const char *name, const char *file, const void *bytes, size_t len, const char *phrase)
+{
+    char err[DATASET_ERR_LEN] = "";
+    const char *path = tmp_path(file);
+    if (bytes) write_file(path, bytes, len);
+    dataset r;
+    int rc = dataset_read(path, &r, err, sizeof err);
+    int ok = rc == -1 && r.data == NULL && strstr(err, path) && strstr(err, phrase);
+    harness_check(h, ok, name, "message: %s", err);
+}
+
+static void test_bad_files(harness *h)
+{
+    unsigned char good[DATASET_HEADER_BYTES + 2 * 4 * 4];
+    dataset d = {2, 2, (float[]){4, 1, 1, 3, 2, 0, 0, 2}};
+    char err[DATASET_ERR_LEN];
+    if (dataset_write(tmp_path("good.bin"), &d, DATASET_BINARY, err, sizeof err) != 0) { puts(err); exit(1); }
+    FILE *f = fopen(tmp_path("good.bin"), "rb");
+    if (!f || fread(good, 1, sizeof good, f) != sizeof good) { perror("good.bin"); exit(1); }
+    fclose(f);
+    unsigned char bad[sizeof good + 4];
+
+    expect_bad(h, "missing file", "does-not-exist.bin", NULL, 0, "cannot open");
+    expect_bad(h, "empty file", "empty.bin", "", 0, "empty file");
+    expect_bad(h, "truncated header", "trunc-header.bin", good, 20, "truncated header");
+    expect_bad(h, "truncated data", "trunc-data.bin", good, sizeof good - 3, "truncated");
+    memcpy(bad, good, sizeof good);
+    memset(bad + sizeof good, 0, 4);
+    expect_bad(h, "trailing bytes", "trailing.bin", bad, sizeof good + 4, "trailing bytes");
+    memcpy(bad, good, sizeof good);
+    bad[0] = 'X';
+    expect_bad(h, "wrong magic", "magic.bin", bad, sizeof good, "wrong magic");
+    memcpy(bad, good, sizeof good);
+    bad[8] = 9;
+    expect_bad(h, "unknown version", "version.bin", bad, sizeof good, "unsupported version");
+    memcpy(bad, good, sizeof good);
+    bad[12] = 2;
+    expect_bad(h, "unknown element type", "type.bin", bad, sizeof good, "element type");
+    memcpy(bad, good, sizeof good);
+    bad[24] = 3; /* count 3, but only 2 matrices of data */
+    expect_bad(h, "header disagrees with size", "count.bin", bad, sizeof good, "header says count = 3");
+    memcpy(bad, good, sizeof good);
+    bad[16] = 0; /* n = 0 */
+    expect_bad(h, "n = 0 in header", "n0.bin", bad, sizeof good, "n = 0");
+    memcpy(bad, good, sizeof good);
+    float nan = NAN, inf = INFINITY;
+    memcpy(bad + DATASET_HEADER_BYTES + 5 * 4, &nan, 4);
+    expect_bad(h, "NaN value (binary)", "nan.bin", bad, sizeof good, "matrix 1 element (0, 1) is NaN");
+    memcpy(bad, good, sizeof good);
+    memcpy(bad + DATASET_HEADER_BYTES, &inf, 4);
+    expect_bad(h, "Inf value (binary)", "inf.bin", bad, sizeof good, "is Inf");
+
+    const char *t;
+    t = "2\n2\n4 1\n1 3\n2 0\n0 x2\n";
+    expect_bad(h, "non-numeric text value", "alpha.txt", t, strlen(t), "line 6: 'x2' is not a number");
+    t = "2\n2\n4 1\n1 3\n2 0\n0\n";
+    expect_bad(h, "missing text value", "missing.txt", t, strlen(t), "expected 8 values, found 7");
+    t = "2\n2\n4 1\n1 3\n2 0\n0 2 5\n";
+    expect_bad(h, "extra text value", "extra.txt", t, strlen(t), "extra values");
+    t = "2\n2\n4 1\n1 3\n2 nan\n0 2\n";
+    expect_bad(h, "NaN value (text)", "nan.txt", t, strlen(t), "is NaN");
+    t = "-2\n2\n4 1\n1 3\n";
+    expect_bad(h, "negative count (text)", "negative.txt", t, strlen(t), "expected a positive integer");
+    t = "3\n1 2 3\n4 5 6\n";
+    expect_bad(h, "single matrix missing a row", "short.txt", t, strlen(t), "expected 9 values, found 6");
+}
+
+/* ---- layouts -------------------------------------------------------------------------------- */
+
+static void test_layouts(harness *h)
+{
+    int ns[] = {1, 3, 20};
+    size_t batches[] = {1, 3, 1000, 1025};
+    size_t chunks[] = {1, 7, 32, 100, 5000};
+    for (int a = 0; a < 3; a++)
+        for (int bi = 0; bi < 4; bi++)
+            for (int ci = 0; ci < 5; ci++) {
+                int n = ns[a];
+                size_t batch = batches[bi], chunk = chunks[ci], total = batch * n * n;
+                float *in = malloc(total * sizeof(float)), *mid = malloc(total * sizeof(float)),
+                      *back = malloc(total * sizeof(float));
+                unsigned char *hit = calloc(total, 1);
+                for (size_t k = 0; k < total; k++) in[k] = (float)k; /* exact below 2^24 */
+                int ok = 1;
+                /* Every (b, i, j) maps to a distinct index inside the array: a bijection. */
+                for (size_t b = 0; b < batch && ok; b++)
+                    for (int i = 0; i < n; i++)
+                        for (int j = 0; j < n; j++) {
+                            size_t k = chunked_index(n, chunk, batch, b, i, j);
+                            if (k >= total || hit[k]++) ok = 0;
+                        }
+                for (size_t k = 0; k < total; k++) mid[k] = back[k] = -1.0f;
+                rowmajor_to_chunked_host(n, batch, chunk, in, mid);
+                chunked_to_rowmajor_host(n, batch, chunk, mid, back);
+                ok = ok && memcmp(in, back, total * sizeof(float)) == 0;
+                if (chunk >= batch) /* chunked with one chunk is the simple interleaved layout */
+                    for (size_t b = 0; b < batch && ok; b++)
+                        ok = mid[interleaved_index(n, batch, b, n - 1, 0)] == in[rowmajor_index(n, b, n - 1, 0)];
+                char name[96];
+                snprintf(name, sizeof name, "layout round trip n=%d batch=%zu chunk=%zu", n, batch, chunk);
+                harness_check(h, ok, name, "bijection and row-major -> chunked -> row-major");
+                free(in); free(mid); free(back); free(hit);
+            }
+}
+
+/* ---- generator ------------------------------------------------------------------------------ */
+
+static void test_generator(harness *h)
+{
+    int n = 24;
+    size_t count = 64, elems = count * n * n;
+    float *a = malloc(elems * sizeof(float)), *b = malloc(elems * sizeof(float)), *part = malloc(5 * n * n * sizeof(float));
+    for (int f = 0; f < FAMILY_COUNT; f++) {
+        gen_params p = gen_params_make((family_t)f, 11, 1e4, 0), q = gen_params_make((family_t)f, 12, 1e4, 0);
+        gen_batch_host(&p, n, 0, count, a);
+        gen_batch_host(&p, n, 0, count, b);
+        int same = memcmp(a, b, elems * sizeof(float)) == 0;
+        gen_batch_host(&q, n, 0, count, b);
+        int differs = memcmp(a, b, elems * sizeof(float)) != 0;
+        gen_batch_host(&p, n, 40, 5, part); /* any matrix can be regenerated alone */
+        int alone = memcmp(part, a + 40 * (size_t)n * n, 5 * (size_t)n * n * sizeof(float)) == 0;
+        int sym = 1;
+        for (size_t k = 0; k < count; k++)
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < i; j++)
+                    sym &= a[k * n * n + i * n + j] == a[k * n * n + j * n + i];
+        char name[64];
+        snprintf(name, sizeof name, "generator %s deterministic", family_name((family_t)f));
+        harness_check(h, same && differs && alone && sym, name, "same seed same bytes %d, other seed differs %d, "
+                      "regenerated alone %d, symmetric %d", same, differs, alone, sym);
+    }
+    /* spd and illcond pass the float64 reference; nonspd fails exactly at the planted minor. */
+    int sizes[] = {1, 2, 7, 33, 100};
+    for (int s = 0; s < 5; s++) {
+        int m = sizes[s];
+        double *w = malloc((size_t)m * m * sizeof(double));
+        for (int f = 0; f < FAMILY_COUNT; f++) {
+            if (f == FAMILY_HP3) continue;
+            gen_params p = gen_params_make((family_t)f, 3, 1e4, 0);
+            int ok = 1, detail = 0;
+            for (size_t k = 0; k < 50 && ok; k++) {
+                for (int i = 0; i < m; i++)
+                    for (int j = 0; j < m; j++) w[i * m + j] = gen_element(&p, m, k, i, j);
+                int info = ref_potrf_d(m, w);
+                int want = f == FAMILY_NONSPD ? gen_nonspd_fail_at(&p, m, k) : 0;
+                ok = info == want;
+                detail = info;
+            }
+            char name[64];
+            snprintf(name, sizeof name, "family %s n=%d reference info", family_name((family_t)f), m);
+            harness_check(h, ok, name, "last info %d", detail);
+        }
+        free(w);
+    }
+    /* --fail-at plants the same k in every matrix. */
+    gen_params p = gen_params_make(FAMILY_NONSPD, 5, 0, 9);
+    double w[16 * 16];
+    int ok = 1;
+    for (size_t k = 0; k < 20; k++) {
+        for (int i = 0; i < 16; i++)
+            for (int j = 0; j < 16; j++) w[i * 16 + j] = gen_element(&p, 16, k, i, j);
+        ok &= ref_potrf_d(16, w) == 9;
+    }
+    harness_check(h, ok, "nonspd --fail-at 9", "info 9 in all 20 matrices");
+    /* illcond: the condition number grows with kappa. */
+    gen_params lo = gen_params_make(FAMILY_ILLCOND, 5, 1e2, 0), hi = gen_params_make(FAMILY_ILLCOND, 5, 1e6, 0);
+    double A[64 * 64], L[64 * 64], klo, khi;
+    for (int i = 0; i < 64 * 64; i++) A[i] = L[i] = gen_element(&lo, 64, 0, i / 64, i % 64);
+    ref_potrf_d(64, L);
+    klo = estimate_kappa(64, A, L);
+    for (int i = 0; i < 64 * 64; i++) A[i] = L[i] = gen_element(&hi, 64, 0, i / 64, i % 64);
+    ref_potrf_d(64, L);
+    khi = estimate_kappa(64, A, L);
+    harness_check(h, klo > 10 && klo < 4e2 && khi > 1e4 && khi < 4e6, "illcond kappa follows --kappa",
+                  "kappa 1e2 -> %.3g, kappa 1e6 -> %.3g", klo, khi);
+    free(a); free(b); free(part);
+}
+
+/* ---- the checker must be able to fail ------------------------------------------------------- */
+
+static void test_checker(harness *h)
+{
+    int n = 20;
+    gen_params p = gen_params_make(FAMILY_SPD, 1, 0, 0);
+    float A[20 * 20], L[20 * 20];
+    double L64[20 * 20];
+    for (int i = 0; i < n * n; i++) L64[i] = A[i] = gen_element(&p, n, 0, i / n, i % n);
+    ref_potrf_d(n, L64);
+    factor_check r;
+    struct { const char *name; int i, j; float v; int info; int want_ok; } cases[] = {
+        {"exact factor passes", 0, 0, 0, 0, 1},
+        {"perturbed element fails", 13, 4, 1e-4f, 0, 0},
+        {"NaN fails", 7, 7, NAN, 0, 0},
+        {"nonzero upper fails", 2, 9, 1e-30f, 0, 0},
+        {"wrong info fails", 0, 0, 0, 3, 0},
+    };
+    for (int c = 0; c < 5; c++) {
+        for (int i = 0; i < n * n; i++) L[i] = (float)L64[i];
+        float *e = &L[cases[c].i * n + cases[c].j];
+        if (cases[c].v != 0 || isnan(cases[c].v)) *e = (c == 1) ? *e + cases[c].v * (1 + fabsf(*e)) : cases[c].v;
+        check_factor(n, A, L, cases[c].info, &r);
+        char name[64];
+        snprintf(name, sizeof name, "checker: %s", cases[c].name);
+        harness_check(h, r.ok == cases[c].want_ok, name, "%s", r.detail[0] ? r.detail : "ok");
+    }
+}
+
+/* ---- GPU: the device generator and converters equal their host twins ------------------------ */
+
+static void test_gpu(harness *h)
+{
+    char reason[256];
+    if (!gpu_available(reason, sizeof reason)) {
+        harness_skip(h, "device generator and converters", reason);
+        return;
+    }
+    int n = 33;
+    size_t batch = 1025, total = batch * n * n;
+    float *host = malloc(total * sizeof(float)), *lay = malloc(total * sizeof(float)), *got = malloc(total * sizeof(float));
+    float *d_a, *d_b;
+    CUDA_CHECK(cudaMalloc((void **)&d_a, total * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_b, total * sizeof(float)));
+    for (int f = 0; f < FAMILY_COUNT; f++) {
+        size_t chunks[] = {1, 7, 32, 100, batch};
+        for (int c = 0; c < 5; c++) {
+            gen_params p = gen_params_make((family_t)f, 99, 1e5, 0);
+            gen_batch_host(&p, n, 3, batch, host);
+            rowmajor_to_chunked_host(n, batch, chunks[c], host, lay);
+            CUDA_CHECK(cudaMemset(d_a, 0xff, total * sizeof(float))); /* poison: NaN */
+            gen_batch_device(&p, n, 3, batch, chunks[c], d_a);
+            CUDA_CHECK(cudaMemcpy(got, d_a, total * sizeof(float), cudaMemcpyDeviceToHost));
+            int gen_ok = memcmp(got, lay, total * sizeof(float)) == 0;
+            CUDA_CHECK(cudaMemset(d_b, 0xff, total * sizeof(float)));
+            chunked_to_rowmajor_device(n, batch, chunks[c], d_a, d_b);
+            CUDA_CHECK(cudaMemcpy(got, d_b, total * sizeof(float), cudaMemcpyDeviceToHost));
+            int back_ok = memcmp(got, host, total * sizeof(float)) == 0;
+            CUDA_CHECK(cudaMemset(d_a, 0xff, total * sizeof(float)));
+            rowmajor_to_chunked_device(n, batch, chunks[c], d_b, d_a);
+            CUDA_CHECK(cudaMemcpy(got, d_a, total * sizeof(float), cudaMemcpyDeviceToHost));
+            int to_ok = memcmp(got, lay, total * sizeof(float)) == 0;
+            char name[96];
+            snprintf(name, sizeof name, "device generator + converters %s chunk=%zu", family_name((family_t)f), chunks[c]);
+            harness_check(h, gen_ok && back_ok && to_ok, name, "generated bit-identical %d, to row-major %d, to chunked %d",
+                          gen_ok, back_ok, to_ok);
+        }
+    }
+    CUDA_CHECK(cudaFree(d_a));
+    CUDA_CHECK(cudaFree(d_b));
+    free(host); free(lay); free(got);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/cholesky-test-XXXXXX");
+    if (!mkdtemp(tmpdir)) { perror("mkdtemp"); return 1; }
+    harness h;
+    harness_begin(&h, "common");
+    test_round_trips(&h);
+    test_bad_files(&h);
+    test_layouts(&h);
+    test_generator(&h);
+    test_checker(&h);
+    test_gpu(&h);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+    return harness_end(&h);
+}

@@ -1,0 +1,38 @@
+/* hp3_study.c - how often is the seed project's recipe A = randi(n,n); A = (A+A')/2 + n*I
+ * positive definite? Factors 1000 seeded hp3 matrices per n with the float64 reference.
+ *
+ *   build/datasets/hp3_study [count]     (make hp3-study)
+ *
+ * Why it fails: the symmetric part has entries around (n+1)/2, so it is close to a rank-one
+ * matrix with eigenvalue ~ n(n+1)/2, plus a random symmetric part whose eigenvalues spread to about
+ * +-sqrt(n) * (n/sqrt(12)) ~ 0.29 n^1.5 (semicircle law). Adding n*I shifts everything by n:
+ * once 0.29 n^1.5 > n (n above about 12, earlier by chance) the smallest eigenvalue goes negative. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "checks.h"
+#include "cli.h"
+#include "generator.h"
+
+int main(int argc, char **argv)
+{
+    long long count = 1000;
+    if (argc > 2 || (argc == 2 && !cli_parse_ll(argv[1], 1, 1000000, &count))) {
+        fprintf(stderr, "usage: hp3_study [count >= 1]\n");
+        return 2;
+    }
+    gen_params p = gen_params_make(FAMILY_HP3, GEN_DEFAULT_SEED, 0, 0);
+    printf("| n | not SPD (of %lld) | share |\n| ---: | ---: | ---: |\n", count);
+    for (int n = 4; n <= 100; n += (n < 16 ? 1 : (n < 40 ? 4 : 10))) {
+        long long bad = 0;
+        #pragma omp parallel for reduction(+ : bad) schedule(dynamic)
+        for (long long b = 0; b < count; b++) {
+            double *w = malloc((size_t)n * n * sizeof(double));
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++) w[i * n + j] = gen_element(&p, n, (uint64_t)b, i, j);
+            bad += ref_potrf_d(n, w) != 0;
+            free(w);
+        }
+        printf("| %d | %lld | %.1f %% |\n", n, bad, 100.0 * bad / count);
+    }
+    return 0;
+}

@@ -1,0 +1,18 @@
+# datasets/: the generator CLI, the checker CLI and the hp3 study.
+DEFAULT_DATASET := datasets/data/default.bin
+
+$(BUILD)/datasets/%: $(BUILD)/datasets/%.o $(COMMON_LIB)
+	$(LINK)
+
+ALL_BINS += $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check $(BUILD)/datasets/hp3_study
+
+# The default dataset: 4096 spd matrices of order 64, seed 2017 (common/generator.h).
+$(DEFAULT_DATASET): $(BUILD)/datasets/gen_dataset
+	@mkdir -p $(@D)
+	$(BUILD)/datasets/gen_dataset --family spd --n 64 --count 4096 --seed 2017 --out $@
+
+dataset: $(DEFAULT_DATASET)
+
+.PHONY: hp3-study
+hp3-study: $(BUILD)/datasets/hp3_study
+	$(BUILD)/datasets/hp3_study

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# test_cli.sh BINDIR - the dataset command-line tools: bad arguments and bad files exit with
+# status 2 and a clear message, the same seed gives the same bytes, text and binary agree.
+# Records each test in $TEST_RESULTS like the C harness does.
+bin=$1
+suite=datasets-cli
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+record() { # record NAME OK DETAIL
+    if [ "$2" = 1 ]; then passed=$((passed + 1)); status=PASS; else failed=$((failed + 1)); status=FAIL; echo "FAIL  $suite: $1  $3"; fi
+    [ -n "${TEST_RESULTS:-}" ] && printf '%s\t%s\t%s\t%s\n' "$suite" "$1" "$status" "$3" >> "$TEST_RESULTS"
+    [ -n "${TEST_VERBOSE:-}" ] && [ "$status" = PASS ] && echo "PASS  $suite: $1  $3"
+    return 0
+}
+
+expect_exit2() { # expect_exit2 NAME PHRASE COMMAND...
+    local name=$1 phrase=$2
+    shift 2
+    out=$("$@" 2>&1)
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q -- "$phrase" <<<"$out"; then record "$name" 1 "exit 2: $(head -n 1 <<<"$out")"
+    else record "$name" 0 "exit $rc, output: $(head -n 1 <<<"$out")"; fi
+}
+
+expect_exit2 "gen: n = 0" "bad value for --n" "$bin/gen_dataset" --n 0 --out "$tmp/x.bin"
+expect_exit2 "gen: n negative" "bad value for --n" "$bin/gen_dataset" --n -4 --out "$tmp/x.bin"
+expect_exit2 "gen: count = 0" "bad value for --count" "$bin/gen_dataset" --count 0 --out "$tmp/x.bin"
+expect_exit2 "gen: count not a number" "bad value for --count" "$bin/gen_dataset" --count 12abc --out "$tmp/x.bin"
+expect_exit2 "gen: unknown family" "bad value for --family" "$bin/gen_dataset" --family wishart --out "$tmp/x.bin"
+expect_exit2 "gen: unknown option" "unknown option" "$bin/gen_dataset" --size 3
+expect_exit2 "gen: missing value" "needs a value" "$bin/gen_dataset" --n
+expect_exit2 "gen: fail-at beyond n" "larger than n" "$bin/gen_dataset" --family nonspd --n 4 --fail-at 9 --out "$tmp/x.bin"
+expect_exit2 "gen: unwritable output" "cannot create" "$bin/gen_dataset" --n 4 --count 2 --out "$tmp/no/such/dir/x.bin"
+
+# Determinism, and text == binary.
+"$bin/gen_dataset" --family illcond --n 17 --count 300 --seed 5 --out "$tmp/a.bin" >/dev/null
+"$bin/gen_dataset" --family illcond --n 17 --count 300 --seed 5 --out "$tmp/b.bin" >/dev/null
+"$bin/gen_dataset" --family illcond --n 17 --count 300 --seed 6 --out "$tmp/c.bin" >/dev/null
+cmp -s "$tmp/a.bin" "$tmp/b.bin" && ! cmp -s "$tmp/a.bin" "$tmp/c.bin"
+record "gen: same seed same bytes" $([ $? -eq 0 ] && echo 1 || echo 0) "seed 5 twice identical, seed 6 differs"
+"$bin/gen_dataset" --n 100 --count 700 --seed 5 --out "$tmp/big.bin" >/dev/null
+size=$(stat -c %s "$tmp/big.bin")
+record "gen: file size matches header" $([ "$size" = $((32 + 700 * 100 * 100 * 4)) ] && echo 1 || echo 0) "$size bytes"
+"$bin/gen_dataset" --n 64 --count 4500 --seed 8 --out "$tmp/slabs.bin" >/dev/null   # 4500*64*64*4 = 74 MB: two slabs
+"$bin/gen_dataset" --n 64 --count 4500 --seed 8 --format txt --out "$tmp/slabs.txt" >/dev/null
+a=$("$bin/dataset_check" "$tmp/slabs.bin" | sed 's/^[^:]*://')
+b=$("$bin/dataset_check" "$tmp/slabs.txt" | sed 's/^[^:]*://')
+record "gen: slabbed binary equals text" $([ -n "$a" ] && [ "$a" = "$b" ] && echo 1 || echo 0) "$a"
+out=$("$bin/gen_dataset" --family nonspd --n 12 --count 10 --fail-at 5 --out "$tmp/ns.bin" >/dev/null && "$bin/dataset_check" "$tmp/ns.bin")
+record "check: nonspd fails at the planted minor" $(grep -q "0 SPD, 10 not (first: matrix 0, info 5)" <<<"$out" && echo 1 || echo 0) "$out"
+
+# Bad files through the checker CLI.
+printf 'CHOLBAT\0\1\0\0\0\1\0\0\0' > "$tmp/short.bin"
+expect_exit2 "check: truncated header" "truncated header" "$bin/dataset_check" "$tmp/short.bin"
+head -c 1000 "$tmp/a.bin" > "$tmp/trunc.bin"
+expect_exit2 "check: truncated data" "truncated" "$bin/dataset_check" "$tmp/trunc.bin"
+{ printf 'NOTMAGIC'; tail -c +9 "$tmp/a.bin"; } > "$tmp/magic.bin"
+expect_exit2 "check: wrong magic" "wrong magic" "$bin/dataset_check" "$tmp/magic.bin"
+printf '2\n2\n1 0\n0 1\n1 0\n0 one\n' > "$tmp/alpha.txt"
+expect_exit2 "check: non-numeric text" "'one' is not a number" "$bin/dataset_check" "$tmp/alpha.txt"
+printf '2\n2\n1 0\n0 1\n1 0\n' > "$tmp/missing.txt"
+expect_exit2 "check: missing text values" "missing values" "$bin/dataset_check" "$tmp/missing.txt"
+printf '1\n2\n1 inf\ninf 1\n' > "$tmp/inf.txt"
+expect_exit2 "check: Inf in text" "is Inf" "$bin/dataset_check" "$tmp/inf.txt"
+expect_exit2 "check: missing file" "cannot open" "$bin/dataset_check" "$tmp/nope.bin"
+expect_exit2 "check: no argument" "usage" "$bin/dataset_check"
+# The message names the file.
+expect_exit2 "check: message names the file" "$tmp/magic.bin" "$bin/dataset_check" "$tmp/magic.bin"
+
+echo "$suite: $passed passed, $failed failed, 0 skipped"
+[ $failed -eq 0 ] && exit 0 || exit 1
