@@ -35,7 +35,7 @@ LDLIBS := -lcusolver -lcudart -lm
 LINK = $(NVCC) $(LDFLAGS) $(filter %.o %.a,$^) -o $@ $(LDLIBS)
 
 # The commit stamped on every benchmark row.
-export GIT_COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+export GIT_COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 
 # Rebuild everything when the target architecture or DEBUG changes.
 FLAGS_STAMP := $(BUILD)/.flags-$(SM)$(if $(filter 1,$(DEBUG)),-debug)
