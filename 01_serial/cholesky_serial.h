@@ -3,6 +3,7 @@
 #define CHOLESKY_SERIAL_H
 
 #include <stddef.h>
+#include "timing.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,6 +19,11 @@ void spotrf_batch_serial(int n, size_t count, float *a, int *info);
 
 /* The same batch, matrices shared among OpenMP threads (one matrix per thread at a time). */
 void spotrf_batch_omp(int n, size_t count, float *a, int *info);
+
+/* Wall-clock timing of the serial (omp = 0) or OpenMP (omp = 1) batch on count matrices A,
+ * restored from A before every repeat (timing.h protocol; used by the benchmarks of later
+ * stages to put stage 01 in their tables). */
+timing_stats time_spotrf_cpu(int n, size_t count, const float *A, int omp, int repeats);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <cusolverDn.h>
+#include "timing.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,6 +49,11 @@ typedef struct {
 void oracle_single_setup(oracle_single *o, int n, float *d_A);
 void oracle_single_run(oracle_single *o);
 void oracle_single_teardown(oracle_single *o);
+
+/* Timings (timing.h protocol: the input is restored from a pristine copy outside the timed
+ * region; handle, pointer array and workspace are set up outside it too). */
+timing_stats oracle_time_potrf(int n, const float *A_host);
+timing_stats oracle_time_potrf_batched(int n, size_t count, const float *d_pristine);
 
 #ifdef __cplusplus
 }

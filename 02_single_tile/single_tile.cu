@@ -1,0 +1,92 @@
+/* single_tile.cu - stage 02: one matrix in one shared-memory tile, factored by one thread block
+ * with spotrf_tile. A grid of `count` blocks factors `count` independent matrices: the simplest
+ * batched kernel, and the one that shows what shared-memory padding is worth. */
+#include <stdio.h>
+#include "cuda_check.h"
+#include "single_tile.h"
+#include "tile_helpers.cuh"
+#include "tile_rowmajor.cuh"
+
+template <int NB, int PAD>
+__global__ void __launch_bounds__(NB * NB) potrf_single_tile_kernel(float *A, int n, int *info)
+{
+    constexpr int LD = tile_ld<NB, PAD>();
+    __shared__ float S[NB * LD];
+    __shared__ int s_info;                     // one per block = one per matrix
+    float *matrix = A + (size_t)blockIdx.x * n * n;
+    if (threadIdx.x == 0 && threadIdx.y == 0) s_info = 0;
+    load_tile_rowmajor<NB, LD>(S, matrix, n, 0, 0);
+    __syncthreads();                           // tile and s_info ready
+    spotrf_tile<NB, LD>(S, &s_info, 0);
+    store_tile_rowmajor<NB, LD>(S, matrix, n, 0, 0);
+    if (threadIdx.x == 0 && threadIdx.y == 0) info[blockIdx.x] = s_info;
+}
+
+template <int NB, int PAD>
+static void launch(int n, float *d_A, size_t count, int *d_info)
+{
+    /* Grids are limited to 2^31 - 1 blocks in x: more matrices go in several launches. */
+    for (size_t first = 0; first < count; first += 0x7fffffff) {
+        size_t k = count - first < 0x7fffffff ? count - first : 0x7fffffff;
+        potrf_single_tile_kernel<NB, PAD><<<(unsigned)k, dim3(NB, NB)>>>(d_A + first * n * n, n, d_info + first);
+        KERNEL_CHECK();
+    }
+}
+
+extern "C" int potrf_single_tile(int nb, int pad, int n, float *d_A, size_t count, int *d_info)
+{
+    if (n < 1 || n > nb || (pad != 0 && pad != 1)) {
+        fprintf(stderr, "potrf_single_tile: need 1 <= n <= nb and pad 0 or 1 (got n = %d, nb = %d, pad = %d)\n", n, nb, pad);
+        return -1;
+    }
+    switch (nb * 2 + pad) {
+    case 8: launch<4, 0>(n, d_A, count, d_info); return 0;
+    case 9: launch<4, 1>(n, d_A, count, d_info); return 0;
+    case 16: launch<8, 0>(n, d_A, count, d_info); return 0;
+    case 17: launch<8, 1>(n, d_A, count, d_info); return 0;
+    case 32: launch<16, 0>(n, d_A, count, d_info); return 0;
+    case 33: launch<16, 1>(n, d_A, count, d_info); return 0;
+    case 64: launch<32, 0>(n, d_A, count, d_info); return 0;
+    case 65: launch<32, 1>(n, d_A, count, d_info); return 0;
+    }
+    fprintf(stderr, "potrf_single_tile: nb = %d is not compiled in (use 4, 8, 16 or 32)\n", nb);
+    return -1;
+}
+
+/* ---- unit-test kernel: every helper, every NB from 1 to 32 ---------------------------------- */
+
+template <int NB>
+__global__ void helper_test_kernel(int op, const float *in, float *out, int *info)
+{
+    constexpr int LD = tile_ld<NB, 1>();
+    __shared__ float T[3][NB * LD];
+    __shared__ int s_info;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    for (int t = 0; t < 3; t++) T[t][ty * LD + tx] = in[t * NB * NB + ty * NB + tx];
+    if (tx == 0 && ty == 0) s_info = 0;
+    __syncthreads();
+    if (op == 0) spotrf_tile<NB, LD>(T[0], &s_info, 0);
+    if (op == 1) strsm_tile<NB, LD>(T[0], T[1]);
+    if (op == 2) ssyrk_tile<NB, LD>(T[0], T[1]);
+    if (op == 3) sgemm_tile<NB, LD>(T[0], T[1], T[2]);
+    out[ty * NB + tx] = T[0][ty * LD + tx];
+    if (tx == 0 && ty == 0) *info = s_info;
+}
+
+template <int NB>
+static int helper_dispatch(int nb, int op, const float *d_in, float *d_out, int *d_info)
+{
+    if (nb != NB) return helper_dispatch<NB - 1>(nb, op, d_in, d_out, d_info);
+    helper_test_kernel<NB><<<1, dim3(NB, NB)>>>(op, d_in, d_out, d_info);
+    KERNEL_CHECK();
+    return 0;
+}
+
+template <>
+int helper_dispatch<0>(int, int, const float *, float *, int *) { return -1; }
+
+extern "C" int tile_helper_test(int nb, int op, const float *d_in, float *d_out, int *d_info)
+{
+    if (op < 0 || op > 3 || nb < 1 || nb > 32) return -1;
+    return helper_dispatch<32>(nb, op, d_in, d_out, d_info);
+}

@@ -1,0 +1,15 @@
+# 02_single_tile: the tile helpers and one matrix in one tile.
+S2 := $(BUILD)/02_single_tile
+$(S2)/%.o: CFLAGS += -I02_single_tile -I01_serial
+$(S2)/%.o: NVCCFLAGS += -I02_single_tile
+$(S2)/test_single_tile: $(S2)/test_single_tile.o $(S2)/single_tile.o $(COMMON_LIB)
+	$(LINK)
+$(S2)/bench_single_tile: $(S2)/bench_single_tile.o $(S2)/single_tile.o $(BUILD)/01_serial/cholesky_serial.o $(BUILD)/01_serial/serial_timing.o $(COMMON_LIB)
+	$(LINK)
+
+ALL_BINS += $(S2)/test_single_tile $(S2)/bench_single_tile
+TEST_SUITES += stage-2
+SUITE_DEPS_stage-2 := $(S2)/test_single_tile
+SUITE_CMDS_stage-2 := $(S2)/test_single_tile
+BENCH_STAGES += stage-2
+BENCH_CMD_stage-2 := $(S2)/bench_single_tile

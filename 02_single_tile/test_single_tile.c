@@ -1,0 +1,166 @@
+/* test_single_tile.c - stage 02 tests (GPU; skipped without one).
+ * 1. Each helper on seeded random tiles for every NB from 1 to 32, against float64 on the CPU.
+ * 2. The single-tile kernel (n <= NB) against cusolverDnSpotrf / cusolverDnSpotrfBatched, for
+ *    NB in {4, 8, 16, 32}, with and without padding, on spd, illcond and nonspd matrices.
+ * 3. Unsupported arguments are refused with a message. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "checks.h"
+#include "cuda_check.h"
+#include "cusolver_oracle.h"
+#include "generator.h"
+#include "harness.h"
+#include "single_tile.h"
+
+static const char *const op_names[4] = {"spotrf_tile", "strsm_tile", "ssyrk_tile", "sgemm_tile"};
+
+/* Float64 result of each helper on the same inputs; bound[] the rounding-error bound per element
+ * (gamma_NB = NB u times the sum of |terms|, Higham ch. 3), so a correct helper always passes. */
+static void helper_reference(int nb, int op, const float *in, double *want, double *bound)
+{
+    const float *T0 = in, *T1 = in + nb * nb, *T2 = in + 2 * nb * nb;
+    const double u = FLT_EPSILON / 2, g = 4.0 * (nb + 2) * u;
+    for (int i = 0; i < nb * nb; i++) { want[i] = T0[i]; bound[i] = 0; }
+    if (op == 0) {
+        ref_potrf_d(nb, want);
+        for (int i = 0; i < nb; i++)
+            for (int j = 0; j <= i; j++) bound[i * nb + j] = g * sqrt(fabs((double)T0[i * nb + i]) * fabs((double)T0[j * nb + j]));
+    } else if (op == 1) { /* X L^T = B, row by row, and |X| |L^T| for the bound */
+        for (int r = 0; r < nb; r++)
+            for (int j = 0; j < nb; j++) {
+                double s = T0[r * nb + j], a = fabs((double)T0[r * nb + j]);
+                for (int k = 0; k < j; k++) { s -= want[r * nb + k] * T1[j * nb + k]; a += fabs(want[r * nb + k] * T1[j * nb + k]); }
+                want[r * nb + j] = s / T1[j * nb + j];
+                bound[r * nb + j] = 64 * g * a / fabs((double)T1[j * nb + j]);
+            }
+    } else {
+        const float *B = op == 2 ? T1 : T2;
+        for (int i = 0; i < nb; i++)
+            for (int j = 0; j < nb; j++) {
+                if (op == 2 && j > i) continue; /* ssyrk: lower part only, upper untouched */
+                double s = T0[i * nb + j], a = fabs(s);
+                for (int k = 0; k < nb; k++) { s -= (double)T1[i * nb + k] * B[j * nb + k]; a += fabs((double)T1[i * nb + k] * B[j * nb + k]); }
+                want[i * nb + j] = s;
+                bound[i * nb + j] = g * a;
+            }
+    }
+}
+
+static void test_helpers(harness *h)
+{
+    float *in = malloc(3 * 32 * 32 * sizeof(float)), *out = malloc(32 * 32 * sizeof(float)), *d_in, *d_out;
+    double *want = malloc(32 * 32 * sizeof(double)), *bound = malloc(32 * 32 * sizeof(double)), *L = malloc(32 * 32 * sizeof(double));
+    int *d_info, info;
+    CUDA_CHECK(cudaMalloc((void **)&d_in, 3 * 32 * 32 * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_out, 32 * 32 * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
+    for (int nb = 1; nb <= 32; nb++)
+        for (int op = 0; op < 4; op++) {
+            gen_params spd = gen_params_make(FAMILY_SPD, 500 + nb, 0, 0);
+            /* T0: SPD for spotrf, random otherwise; T1: a factored SPD tile for strsm, random otherwise. */
+            for (int i = 0; i < nb; i++)
+                for (int j = 0; j < nb; j++) {
+                    in[i * nb + j] = op == 0 ? gen_element(&spd, nb, 0, i, j) : gen_sym_uniform(gen_bits(7, op, i, j, 0));
+                    L[i * nb + j] = gen_element(&spd, nb, 1, i, j);
+                    in[nb * nb + i * nb + j] = gen_sym_uniform(gen_bits(8, op, i, j, 0));
+                    in[2 * nb * nb + i * nb + j] = gen_sym_uniform(gen_bits(9, op, i, j, 0));
+                }
+            if (op == 1) {
+                ref_potrf_d(nb, L);
+                for (int k = 0; k < nb * nb; k++) in[nb * nb + k] = (float)L[k];
+            }
+            helper_reference(nb, op, in, want, bound);
+            CUDA_CHECK(cudaMemcpy(d_in, in, 3 * nb * nb * sizeof(float), cudaMemcpyHostToDevice));
+            CUDA_CHECK(cudaMemset(d_out, 0xff, 32 * 32 * sizeof(float))); /* poison: NaN */
+            int rc = tile_helper_test(nb, op, d_in, d_out, d_info);
+            CUDA_CHECK(cudaMemcpy(out, d_out, nb * nb * sizeof(float), cudaMemcpyDeviceToHost));
+            CUDA_CHECK(cudaMemcpy(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
+            int ok = rc == 0 && info == 0, wi = 0, wj = 0;
+            for (int i = 0; i < nb && ok; i++)
+                for (int j = 0; j < nb && ok; j++) {
+                    if ((op == 0 || op == 2) && j > i) continue; /* upper part unspecified in a tile */
+                    if (!(fabs(out[i * nb + j] - want[i * nb + j]) <= bound[i * nb + j] + 1e-30)) { ok = 0; wi = i; wj = j; }
+                }
+            char name[64];
+            snprintf(name, sizeof name, "%s NB=%d", op_names[op], nb);
+            harness_check(h, ok, name, ok ? "within the rounding bound" : "rc %d info %d; at (%d, %d): got %.9g, want %.9g (bound %.3g)",
+                          rc, info, wi, wj, (double)out[wi * nb + wj], want[wi * nb + wj], bound[wi * nb + wj]);
+        }
+    CUDA_CHECK(cudaFree(d_in)); CUDA_CHECK(cudaFree(d_out)); CUDA_CHECK(cudaFree(d_info));
+    free(in); free(out); free(want); free(bound); free(L);
+}
+
+static void test_kernel(harness *h)
+{
+    const int nbs[] = {4, 8, 16, 32};
+    const family_t fams[] = {FAMILY_SPD, FAMILY_ILLCOND, FAMILY_NONSPD};
+    for (int a = 0; a < 4; a++)
+        for (int pad = 0; pad < 2; pad++)
+            for (int f = 0; f < 3; f++) {
+                int nb = nbs[a], ns[] = {1, 2, 3, nb - 1, nb};
+                for (int s = 0; s < 5; s++) {
+                    int n = ns[s];
+                    if (n < 1 || (s > 0 && n <= ns[s - 1])) continue;
+                    size_t count = 5, elems = count * n * n;
+                    gen_params p = gen_params_make(fams[f], 40 + n, 1e4, 0);
+                    float *A = malloc(elems * sizeof(float)), *L = malloc(elems * sizeof(float)), *C = malloc(elems * sizeof(float)), *d_A;
+                    int info[5], cinfo[5], *d_info;
+                    gen_batch_host(&p, n, 0, count, A);
+                    CUDA_CHECK(cudaMalloc((void **)&d_A, elems * sizeof(float)));
+                    CUDA_CHECK(cudaMalloc((void **)&d_info, count * sizeof(int)));
+                    CUDA_CHECK(cudaMemcpy(d_A, A, elems * sizeof(float), cudaMemcpyHostToDevice));
+                    CUDA_CHECK(cudaMemset(d_info, 0x7f, count * sizeof(int))); /* poison */
+                    int rc = potrf_single_tile(nb, pad, n, d_A, count, d_info);
+                    CUDA_CHECK(cudaMemcpy(L, d_A, elems * sizeof(float), cudaMemcpyDeviceToHost));
+                    CUDA_CHECK(cudaMemcpy(info, d_info, count * sizeof(int), cudaMemcpyDeviceToHost));
+                    factor_check first;
+                    double mr = 0, md = 0;
+                    char detail[256] = "";
+                    size_t bad = rc ? count : check_batch(n, count, A, L, info, NULL, &first, &mr, NULL);
+                    if (!bad) {
+                        int one = oracle_potrf_host(n, A + n * n, C); /* one matrix through cusolverDnSpotrf */
+                        bad = compare_factors(n, 1, A + n * n, L + n * n, info + 1, C, &one, detail, sizeof detail, &md);
+                        oracle_potrf_batched_host(n, count, A, C, cinfo);
+                        if (!bad) bad = compare_factors(n, count, A, L, info, C, cinfo, detail, sizeof detail, &md);
+                    } else {
+                        snprintf(detail, sizeof detail, "%s", rc ? "launcher refused" : first.detail);
+                    }
+                    char name[96];
+                    snprintf(name, sizeof name, "single tile NB=%d pad=%d %s n=%d", nb, pad, family_name(fams[f]), n);
+                    harness_check(h, bad == 0, name, "%s max resid %.2g, max diff to cuSOLVER %.2g", detail, mr, md);
+                    CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_info));
+                    free(A); free(L); free(C);
+                }
+            }
+}
+
+static void test_bad_arguments(harness *h)
+{
+    float *d_A;
+    int *d_info;
+    CUDA_CHECK(cudaMalloc((void **)&d_A, 64 * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
+    harness_check(h, potrf_single_tile(4, 1, 5, d_A, 1, d_info) == -1, "refuses n > NB", "n = 5, NB = 4");
+    harness_check(h, potrf_single_tile(12, 1, 5, d_A, 1, d_info) == -1, "refuses an NB not compiled in", "NB = 12");
+    harness_check(h, potrf_single_tile(8, 1, 0, d_A, 1, d_info) == -1, "refuses n = 0", "n = 0");
+    harness_check(h, tile_helper_test(33, 0, d_A, d_A, d_info) == -1, "helper test refuses NB = 33", "NB = 33");
+    CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_info));
+}
+
+int main(void)
+{
+    harness h;
+    harness_begin(&h, "stage-2");
+    char reason[256];
+    if (!gpu_available(reason, sizeof reason)) {
+        const char *names[] = {"tile helpers NB=1..32", "single-tile kernel vs cuSOLVER", "bad arguments"};
+        for (int k = 0; k < 3; k++) harness_skip(&h, names[k], reason);
+        return harness_end(&h);
+    }
+    test_helpers(&h);
+    test_kernel(&h);
+    test_bad_arguments(&h);
+    return harness_end(&h);
+}

@@ -1,0 +1,15 @@
+# 03_left_right_top: tiled right-, left- and top-looking Cholesky of one matrix.
+S3 := $(BUILD)/03_left_right_top
+$(S3)/%.o: CFLAGS += -I03_left_right_top -I01_serial
+$(S3)/%.o: NVCCFLAGS += -I03_left_right_top -I02_single_tile
+$(S3)/test_tiled: $(S3)/test_tiled.o $(S3)/tiled_cholesky.o $(COMMON_LIB)
+	$(LINK)
+$(S3)/bench_tiled: $(S3)/bench_tiled.o $(S3)/tiled_cholesky.o $(BUILD)/01_serial/cholesky_serial.o $(BUILD)/01_serial/serial_timing.o $(COMMON_LIB)
+	$(LINK)
+
+ALL_BINS += $(S3)/test_tiled $(S3)/bench_tiled
+TEST_SUITES += stage-3
+SUITE_DEPS_stage-3 := $(S3)/test_tiled
+SUITE_CMDS_stage-3 := $(S3)/test_tiled
+BENCH_STAGES += stage-3
+BENCH_CMD_stage-3 := $(S3)/bench_tiled

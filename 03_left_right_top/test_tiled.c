@@ -1,0 +1,125 @@
+/* test_tiled.c - stage 03 tests (GPU; skipped without one): the right-, left- and top-looking
+ * kernels x NB in {4, 8, 16, 32} x n in {1, 2, 7, 8, 9, 31, 32, 33, 64, 100, 127, 256, 1000} x
+ * spd / illcond / nonspd, each against the float64 reference and cusolverDnSpotrf on the same
+ * matrix (same info; factors within the bound); a matrix in the seed project's text format; bad
+ * arguments. Outputs are poisoned where the kernel must write (info) and the input is reloaded
+ * for every variant. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "checks.h"
+#include "cuda_check.h"
+#include "cusolver_oracle.h"
+#include "dataset_io.h"
+#include "generator.h"
+#include "harness.h"
+#include "tiled_cholesky.h"
+
+static const int nbs[] = {4, 8, 16, 32};
+
+/* Factor A (n x n, host) with every order and NB; compare each with cuSOLVER's result C/cinfo. */
+static void check_all_variants(harness *h, const char *what, int n, const float *A, int planted)
+{
+    size_t bytes = (size_t)n * n * sizeof(float);
+    float *L = malloc(bytes), *C = malloc(bytes), *d_A;
+    int *d_info, info;
+    int cinfo = oracle_potrf_host(n, A, C);
+    CUDA_CHECK(cudaMalloc((void **)&d_A, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
+    for (int o = 0; o < LOOK_COUNT; o++)
+        for (int a = 0; a < 4; a++) {
+            CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
+            CUDA_CHECK(cudaMemset(d_info, 0x7f, sizeof(int)));
+            int rc = potrf_tiled((looking_order)o, nbs[a], n, d_A, d_info);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            CUDA_CHECK(cudaMemcpy(L, d_A, bytes, cudaMemcpyDeviceToHost));
+            CUDA_CHECK(cudaMemcpy(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
+            factor_check r;
+            char detail[256] = "";
+            double md = 0;
+            int ok = rc == 0;
+            if (ok) {
+                check_factor(n, A, L, info, &r);
+                ok = r.ok && (planted == 0 || info == planted);
+                snprintf(detail, sizeof detail, "%s", r.ok ? (ok ? "" : "info is not the planted minor") : r.detail);
+            }
+            if (ok) ok = compare_factors(n, 1, A, L, &info, C, &cinfo, detail, sizeof detail, &md) == 0;
+            char name[96];
+            snprintf(name, sizeof name, "%s NB=%d %s", looking_name((looking_order)o), nbs[a], what);
+            harness_check(h, ok, name, "%s info %d (cuSOLVER %d), resid %.2g, diff to cuSOLVER %.2g", detail, info, cinfo,
+                          ok ? r.resid : 0.0, md);
+        }
+    CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_info));
+    free(L); free(C);
+}
+
+static void test_families(harness *h)
+{
+    const int ns[] = {1, 2, 7, 8, 9, 31, 32, 33, 64, 100, 127, 256, 1000};
+    const family_t fams[] = {FAMILY_SPD, FAMILY_ILLCOND, FAMILY_NONSPD};
+    for (int f = 0; f < 3; f++)
+        for (int s = 0; s < 13; s++) {
+            int n = ns[s];
+            gen_params p = gen_params_make(fams[f], 300 + n, 1e4, 0);
+            float *A = malloc((size_t)n * n * sizeof(float));
+            gen_batch_host(&p, n, 0, 1, A);
+            char what[64];
+            snprintf(what, sizeof what, "%s n=%d", family_name(fams[f]), n);
+            check_all_variants(h, what, n, A, fams[f] == FAMILY_NONSPD ? gen_nonspd_fail_at(&p, n, 0) : 0);
+            free(A);
+        }
+}
+
+/* The seed project's single-matrix text file: line 1 n, then n rows. */
+static void test_text_file(harness *h)
+{
+    char path[] = "/tmp/cholesky-seed-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) { perror("mkstemp"); exit(1); }
+    FILE *f = fdopen(fd, "w");
+    int n = 10;
+    gen_params p = gen_params_make(FAMILY_SPD, 4, 0, 0);
+    fprintf(f, "%d\n", n);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) fprintf(f, j + 1 < n ? "%.6f " : "%.6f\n", (double)gen_element(&p, n, 0, i, j));
+    fclose(f);
+    dataset d;
+    char err[DATASET_ERR_LEN];
+    if (dataset_read(path, &d, err, sizeof err) != 0 || d.count != 1 || d.n != n) {
+        harness_check(h, 0, "seed-format text matrix", "%s", err);
+    } else {
+        check_all_variants(h, "seed-format text n=10", n, d.data, 0);
+        dataset_free(&d);
+    }
+    unlink(path);
+}
+
+static void test_bad_arguments(harness *h)
+{
+    float *d_A;
+    int *d_info;
+    CUDA_CHECK(cudaMalloc((void **)&d_A, 64 * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
+    harness_check(h, potrf_tiled(LOOK_LEFT, 12, 5, d_A, d_info) == -1, "refuses an NB not compiled in", "NB = 12");
+    harness_check(h, potrf_tiled(LOOK_TOP, 8, 0, d_A, d_info) == -1, "refuses n = 0", "n = 0");
+    harness_check(h, potrf_tiled((looking_order)7, 8, 4, d_A, d_info) == -1, "refuses an unknown order", "order 7");
+    CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_info));
+}
+
+int main(void)
+{
+    harness h;
+    harness_begin(&h, "stage-3");
+    char reason[256];
+    if (!gpu_available(reason, sizeof reason)) {
+        const char *names[] = {"three orders x NB x n x families vs cuSOLVER", "seed-format text matrix", "bad arguments"};
+        for (int k = 0; k < 3; k++) harness_skip(&h, names[k], reason);
+        return harness_end(&h);
+    }
+    test_families(&h);
+    test_text_file(&h);
+    test_bad_arguments(&h);
+    return harness_end(&h);
+}
