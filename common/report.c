@@ -64,7 +64,7 @@ void report_row(const env_stamp *e, const char *stage, const char *variant, int 
     char utc[32];
     time_t now = time(NULL);
     strftime(utc, sizeof utc, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    fprintf(f, "%s,%s,%d,%zu,%.5f,%.5f,%d,%.2f,%s,%s,%.5f,%.5f,\"%s\",%d.%d,%d,%d,%d,%s,%s,%s\n", stage, variant, n,
+    fprintf(f, "%s,\"%s\",%d,%zu,%.5f,%.5f,%d,%.2f,%s,%s,%.5f,%.5f,\"%s\",%d.%d,%d,%d,%d,%s,%s,%s\n", stage, variant, n,
             batch, t.median_ms, t.min_ms, t.repeats, gflops, t_cusolver_ms > 0 ? xcus : "", t_copy_ms > 0 ? roof : "",
             t_cusolver_ms, t_copy_ms, e->gpu, e->cc_major, e->cc_minor, e->sms, e->driver, e->runtime, e->host,
             e->commit, utc);
