@@ -9,7 +9,13 @@
  *                  for j < k, then factor (k,k) and solve below it. Each tile written once.
  *   top-looking:   for tile row k: each tile (k,j), j < k, is updated from the rows above and
  *                  solved with (j,j); then the diagonal tile (k,k) is updated and factored.
- * See the README for a picture of which tiles each order reads and writes at step k. */
+ * See the README for a picture of which tiles each order reads and writes at step k.
+ *
+ * Barriers: thread (ty, tx) always loads and stores element (ty, tx) of a tile, so a value that
+ * goes through device memory is read back by the thread that wrote it - device memory never
+ * carries data between threads, and needs no barrier. Threads share data only in shared memory:
+ * a __syncthreads() stands between the loads of a tile and the helper that reads it, and every
+ * helper ends with one before its tiles are reused. */
 #include <stdio.h>
 #include "cuda_check.h"
 #include "tile_helpers.cuh"
@@ -38,7 +44,6 @@ __device__ void right_looking(float *A, int n, int nt, float *Sd, float *Sc, flo
             strsm_tile<NB, LD>(Sc, Sd);
             STORE(Sc, i, k);
         }
-        __syncthreads();                        // the panel is in global memory for everyone
         for (int i = k + 1; i < nt; i++)        // the trailing matrix
             for (int j = k + 1; j <= i; j++) {
                 LOAD(Sc, i, j);
@@ -49,7 +54,6 @@ __device__ void right_looking(float *A, int n, int nt, float *Sd, float *Sc, flo
                 else sgemm_tile<NB, LD>(Sc, Sa, Sb);
                 STORE(Sc, i, j);
             }
-        __syncthreads();                        // trailing matrix stored before step k+1 reads it
     }
     // END SOLUTION
 }
@@ -81,7 +85,6 @@ __device__ void left_looking(float *A, int n, int nt, float *Sd, float *Sc, floa
             strsm_tile<NB, LD>(Sc, Sd);
             STORE(Sc, i, k);
         }
-        __syncthreads();                        // column k stored before later columns read it
     }
     // END SOLUTION
 }
@@ -103,7 +106,6 @@ __device__ void top_looking(float *A, int n, int nt, float *Sd, float *Sc, float
             __syncthreads();
             strsm_tile<NB, LD>(Sc, Sd);
             STORE(Sc, k, j);
-            __syncthreads();                    // (k,j) stored before (k,j+1) reads it
         }
         LOAD(Sd, k, k);                         // then the diagonal tile
         for (int m = 0; m < k; m++) {
@@ -115,7 +117,6 @@ __device__ void top_looking(float *A, int n, int nt, float *Sd, float *Sc, float
         spotrf_tile<NB, LD>(Sd, s_info, k * NB);
         if (*s_info) return;
         STORE(Sd, k, k);
-        __syncthreads();
     }
     // END SOLUTION
 }
