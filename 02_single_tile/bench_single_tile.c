@@ -17,17 +17,10 @@
 
 typedef struct {
     int nb, pad, n;
-    size_t count, bytes;
-    const float *d_pristine;
+    size_t count;
     float *d_work;
     int *d_info;
 } tile_ctx;
-
-static void restore(void *p)
-{
-    tile_ctx *c = p;
-    CUDA_CHECK(cudaMemcpyAsync(c->d_work, c->d_pristine, c->bytes, cudaMemcpyDeviceToDevice, 0));
-}
 
 static void run(void *p)
 {
@@ -37,10 +30,11 @@ static void run(void *p)
 
 static timing_stats time_tile(int nb, int pad, int n, size_t count, const float *d_pristine)
 {
-    tile_ctx c = {nb, pad, n, count, count * n * n * sizeof(float), d_pristine, NULL, NULL};
-    CUDA_CHECK(cudaMalloc((void **)&c.d_work, c.bytes));
+    tile_ctx c = {nb, pad, n, count, NULL, NULL};
+    size_t bytes = count * n * n * sizeof(float);
+    CUDA_CHECK(cudaMalloc((void **)&c.d_work, bytes));
     CUDA_CHECK(cudaMalloc((void **)&c.d_info, count * sizeof(int)));
-    timing_stats t = time_gpu(run, restore, &c, TIMING_WARMUP, TIMING_REPEATS);
+    timing_stats t = time_gpu_restoring(run, &c, c.d_work, d_pristine, bytes);
     CUDA_CHECK(cudaFree(c.d_work));
     CUDA_CHECK(cudaFree(c.d_info));
     return t;

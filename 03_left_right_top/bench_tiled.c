@@ -14,17 +14,9 @@
 typedef struct {
     looking_order order;
     int nb, n;
-    size_t bytes;
-    const float *d_pristine;
     float *d_work;
     int *d_info;
 } tiled_ctx;
-
-static void restore(void *p)
-{
-    tiled_ctx *c = p;
-    CUDA_CHECK(cudaMemcpyAsync(c->d_work, c->d_pristine, c->bytes, cudaMemcpyDeviceToDevice, 0));
-}
 
 static void run(void *p)
 {
@@ -46,14 +38,14 @@ int main(void)
     const int ns[] = {16, 32, 64, 100, 128, 256, 512, 1024}, nbs[] = {8, 16, 32};
     for (int s = 0; s < 8; s++) {
         int n = ns[s];
-        tiled_ctx c = {LOOK_RIGHT, 0, n, (size_t)n * n * sizeof(float), NULL, NULL, NULL};
-        float *A = malloc(c.bytes), *d_A;
+        tiled_ctx c = {LOOK_RIGHT, 0, n, NULL, NULL};
+        size_t bytes = (size_t)n * n * sizeof(float);
+        float *A = malloc(bytes), *d_A;
         gen_batch_host(&p, n, 0, 1, A);
-        CUDA_CHECK(cudaMalloc((void **)&d_A, c.bytes));
-        CUDA_CHECK(cudaMalloc((void **)&c.d_work, c.bytes));
+        CUDA_CHECK(cudaMalloc((void **)&d_A, bytes));
+        CUDA_CHECK(cudaMalloc((void **)&c.d_work, bytes));
         CUDA_CHECK(cudaMalloc((void **)&c.d_info, sizeof(int)));
-        CUDA_CHECK(cudaMemcpy(d_A, A, c.bytes, cudaMemcpyHostToDevice));
-        c.d_pristine = d_A;
+        CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
         timing_stats tc = oracle_time_potrf(n, A);
         report_row(&e, "03", "cusolverDnSpotrf", n, 1, tc, tc.median_ms, 0);
         report_row(&e, "03", "serial (CPU)", n, 1, time_spotrf_cpu(n, 1, A, 0, TIMING_REPEATS), tc.median_ms, 0);
@@ -64,7 +56,7 @@ int main(void)
                 c.nb = nbs[a];
                 char variant[64];
                 snprintf(variant, sizeof variant, "%s-looking NB=%d", looking_name(c.order), c.nb);
-                report_row(&e, "03", variant, n, 1, time_gpu(run, restore, &c, TIMING_WARMUP, TIMING_REPEATS), tc.median_ms, 0);
+                report_row(&e, "03", variant, n, 1, time_gpu_restoring(run, &c, c.d_work, d_A, bytes), tc.median_ms, 0);
             }
         CUDA_CHECK(cudaFree(d_A));
         CUDA_CHECK(cudaFree(c.d_work));

@@ -58,33 +58,50 @@ __device__ void right_looking(float *A, int n, int nt, float *Sd, float *Sc, flo
     // END SOLUTION
 }
 
+/* Two steps that left- and top-looking share (right-looking updates in the other direction). */
+
+/* Tile (k,k) <- chol(A_kk - sum_{m<k} A_km A_km^T), the updates coming from the tiles to its
+ * left. Leaves L_kk in Sd. Returns nonzero if a pivot failed (*s_info is then set). */
+template <int NB, int LD>
+__device__ int update_and_factor_diagonal(float *A, int n, int k, float *Sd, float *Sa, int *s_info)
+{
+    LOAD(Sd, k, k);
+    for (int m = 0; m < k; m++) {
+        LOAD(Sa, k, m);
+        __syncthreads();
+        ssyrk_tile<NB, LD>(Sd, Sa);
+    }
+    __syncthreads();
+    spotrf_tile<NB, LD>(Sd, s_info, k * NB);
+    if (*s_info) return 1;
+    STORE(Sd, k, k);
+    return 0;
+}
+
+/* Tile (i,j), i > j <- (A_ij - sum_{m<j} A_im A_jm^T) L_jj^-T, with L_jj already in Sd. */
+template <int NB, int LD>
+__device__ void update_and_solve_offdiagonal(float *A, int n, int i, int j, float *Sd, float *Sc, float *Sa, float *Sb)
+{
+    LOAD(Sc, i, j);
+    for (int m = 0; m < j; m++) {
+        LOAD(Sa, i, m);
+        LOAD(Sb, j, m);
+        __syncthreads();
+        sgemm_tile<NB, LD>(Sc, Sa, Sb);
+    }
+    __syncthreads();                            // Sc (and Sd) loaded before the solve reads them
+    strsm_tile<NB, LD>(Sc, Sd);
+    STORE(Sc, i, j);
+}
+
 template <int NB, int LD>
 __device__ void left_looking(float *A, int n, int nt, float *Sd, float *Sc, float *Sa, float *Sb, int *s_info)
 {
     // BEGIN SOLUTION
     for (int k = 0; k < nt; k++) {
-        LOAD(Sd, k, k);                         // diagonal tile: update from the left, factor
-        for (int j = 0; j < k; j++) {
-            LOAD(Sa, k, j);
-            __syncthreads();
-            ssyrk_tile<NB, LD>(Sd, Sa);
-        }
-        __syncthreads();
-        spotrf_tile<NB, LD>(Sd, s_info, k * NB);
-        if (*s_info) return;
-        STORE(Sd, k, k);
-        for (int i = k + 1; i < nt; i++) {      // each tile below: update from the left, solve
-            LOAD(Sc, i, k);
-            for (int j = 0; j < k; j++) {
-                LOAD(Sa, i, j);
-                LOAD(Sb, k, j);
-                __syncthreads();
-                sgemm_tile<NB, LD>(Sc, Sa, Sb);
-            }
-            __syncthreads();
-            strsm_tile<NB, LD>(Sc, Sd);
-            STORE(Sc, i, k);
-        }
+        if (update_and_factor_diagonal<NB, LD>(A, n, k, Sd, Sa, s_info)) return;  // column k's top
+        for (int i = k + 1; i < nt; i++)                                          // and below it
+            update_and_solve_offdiagonal<NB, LD>(A, n, i, k, Sd, Sc, Sa, Sb);
     }
     // END SOLUTION
 }
@@ -94,29 +111,11 @@ __device__ void top_looking(float *A, int n, int nt, float *Sd, float *Sc, float
 {
     // BEGIN SOLUTION
     for (int k = 0; k < nt; k++) {
-        for (int j = 0; j < k; j++) {           // the row stripe left of the diagonal
-            LOAD(Sc, k, j);
-            for (int m = 0; m < j; m++) {
-                LOAD(Sa, k, m);
-                LOAD(Sb, j, m);
-                __syncthreads();
-                sgemm_tile<NB, LD>(Sc, Sa, Sb);
-            }
-            LOAD(Sd, j, j);                     // the factored diagonal tile above
-            __syncthreads();
-            strsm_tile<NB, LD>(Sc, Sd);
-            STORE(Sc, k, j);
+        for (int j = 0; j < k; j++) {           // row k, left of the diagonal
+            LOAD(Sd, j, j);                     // the factored diagonal tile above (k,j)
+            update_and_solve_offdiagonal<NB, LD>(A, n, k, j, Sd, Sc, Sa, Sb);
         }
-        LOAD(Sd, k, k);                         // then the diagonal tile
-        for (int m = 0; m < k; m++) {
-            LOAD(Sa, k, m);
-            __syncthreads();
-            ssyrk_tile<NB, LD>(Sd, Sa);
-        }
-        __syncthreads();
-        spotrf_tile<NB, LD>(Sd, s_info, k * NB);
-        if (*s_info) return;
-        STORE(Sd, k, k);
+        if (update_and_factor_diagonal<NB, LD>(A, n, k, Sd, Sa, s_info)) return;  // then (k,k)
     }
     // END SOLUTION
 }

@@ -1,6 +1,5 @@
 /* cusolver_oracle.c - see cusolver_oracle.h. */
 #include <stdlib.h>
-#include <string.h>
 #include "checks.h"
 #include "cuda_check.h"
 #include "cusolver_oracle.h"
@@ -86,57 +85,34 @@ void oracle_potrf_batched_host(int n, size_t count, const float *A, float *L, in
     zero_strict_upper(n, count, L);
 }
 
-typedef struct {
-    const float *d_pristine;
-    float *d_work;
-    size_t bytes;
-    int batched;
-    oracle_single single;
-    oracle_batched batch;
-} oracle_timing_ctx;
-
-static void oracle_restore(void *p)
-{
-    oracle_timing_ctx *c = p;
-    CUDA_CHECK(cudaMemcpyAsync(c->d_work, c->d_pristine, c->bytes, cudaMemcpyDeviceToDevice, 0));
-}
-
-static void oracle_run(void *p)
-{
-    oracle_timing_ctx *c = p;
-    if (c->batched) oracle_batched_run(&c->batch);
-    else oracle_single_run(&c->single);
-}
+static void run_batched(void *p) { oracle_batched_run(p); }
+static void run_single(void *p) { oracle_single_run(p); }
 
 timing_stats oracle_time_potrf_batched(int n, size_t count, const float *d_pristine)
 {
-    oracle_timing_ctx c;
-    memset(&c, 0, sizeof c);
-    c.d_pristine = d_pristine;
-    c.bytes = count * (size_t)n * n * sizeof(float);
-    c.batched = 1;
-    CUDA_CHECK(cudaMalloc((void **)&c.d_work, c.bytes));
-    oracle_batched_setup(&c.batch, n, c.d_work, count);
-    timing_stats t = time_gpu(oracle_run, oracle_restore, &c, TIMING_WARMUP, TIMING_REPEATS);
-    oracle_batched_teardown(&c.batch);
-    CUDA_CHECK(cudaFree(c.d_work));
+    size_t bytes = count * (size_t)n * n * sizeof(float);
+    float *d_work;
+    oracle_batched o;
+    CUDA_CHECK(cudaMalloc((void **)&d_work, bytes));
+    oracle_batched_setup(&o, n, d_work, count);
+    timing_stats t = time_gpu_restoring(run_batched, &o, d_work, d_pristine, bytes);
+    oracle_batched_teardown(&o);
+    CUDA_CHECK(cudaFree(d_work));
     return t;
 }
 
 timing_stats oracle_time_potrf(int n, const float *A_host)
 {
-    float *d_pristine;
-    oracle_timing_ctx c;
-    memset(&c, 0, sizeof c);
-    c.bytes = (size_t)n * n * sizeof(float);
-    CUDA_CHECK(cudaMalloc((void **)&d_pristine, c.bytes));
-    CUDA_CHECK(cudaMalloc((void **)&c.d_work, c.bytes));
-    CUDA_CHECK(cudaMemcpy(d_pristine, A_host, c.bytes, cudaMemcpyHostToDevice));
-    c.d_pristine = d_pristine;
-    oracle_single_setup(&c.single, n, c.d_work);
-    timing_stats t = time_gpu(oracle_run, oracle_restore, &c, TIMING_WARMUP, TIMING_REPEATS);
-    oracle_single_teardown(&c.single);
-    CUDA_CHECK(cudaFree(c.d_work));
+    size_t bytes = (size_t)n * n * sizeof(float);
+    float *d_pristine, *d_work;
+    oracle_single o;
+    CUDA_CHECK(cudaMalloc((void **)&d_pristine, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_work, bytes));
+    CUDA_CHECK(cudaMemcpy(d_pristine, A_host, bytes, cudaMemcpyHostToDevice));
+    oracle_single_setup(&o, n, d_work);
+    timing_stats t = time_gpu_restoring(run_single, &o, d_work, d_pristine, bytes);
+    oracle_single_teardown(&o);
+    CUDA_CHECK(cudaFree(d_work));
     CUDA_CHECK(cudaFree(d_pristine));
     return t;
 }

@@ -60,6 +60,31 @@ timing_stats time_gpu(timed_fn run, timed_fn restore, void *ctx, int warmup, int
     return s;
 }
 
+typedef struct {
+    timed_fn run;
+    void *ctx, *dst;
+    const void *src;
+    size_t bytes;
+} restoring_ctx;
+
+static void restoring_restore(void *p)
+{
+    restoring_ctx *r = p;
+    CUDA_CHECK(cudaMemcpyAsync(r->dst, r->src, r->bytes, cudaMemcpyDeviceToDevice, 0));
+}
+
+static void restoring_run(void *p)
+{
+    restoring_ctx *r = p;
+    r->run(r->ctx);
+}
+
+timing_stats time_gpu_restoring(timed_fn run, void *ctx, void *d_work, const void *d_pristine, size_t bytes)
+{
+    restoring_ctx r = {run, ctx, d_work, d_pristine, bytes};
+    return time_gpu(restoring_run, restoring_restore, &r, TIMING_WARMUP, TIMING_REPEATS);
+}
+
 static double now_ms(void)
 {
     struct timespec ts;

@@ -27,6 +27,10 @@ typedef void (*timed_fn)(void *ctx);
 #define TIMING_REPEATS 7
 
 timing_stats time_gpu(timed_fn run, timed_fn restore, void *ctx, int warmup, int repeats);
+
+/* time_gpu() for work that overwrites its input (an in-place factorization): before every run,
+ * outside the timed region, copy `bytes` from d_pristine to d_work on the device. */
+timing_stats time_gpu_restoring(timed_fn run, void *ctx, void *d_work, const void *d_pristine, size_t bytes);
 timing_stats time_host(timed_fn run, timed_fn restore, void *ctx, int warmup, int repeats);
 timing_stats time_copy_roofline(size_t bytes, int repeats);
 
