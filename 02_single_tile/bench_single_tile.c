@@ -42,14 +42,8 @@ static timing_stats time_tile(int nb, int pad, int n, size_t count, const float 
 
 int main(void)
 {
-    char reason[256];
-    if (!gpu_available(reason, sizeof reason)) {
-        printf("SKIP stage-2 bench: %s\n", reason);
-        return 0;
-    }
     env_stamp e;
-    env_stamp_read(&e);
-    env_stamp_print(&e);
+    if (!bench_begin_gpu("stage-2", &e)) return 0;
     gen_params p = gen_params_make(FAMILY_SPD, GEN_DEFAULT_SEED, 0, 0);
     char variant[64];
     for (int n = 16; n <= 32; n *= 2) {         /* 1. one matrix: latency */

@@ -26,14 +26,8 @@ static void run(void *p)
 
 int main(void)
 {
-    char reason[256];
-    if (!gpu_available(reason, sizeof reason)) {
-        printf("SKIP stage-3 bench: %s\n", reason);
-        return 0;
-    }
     env_stamp e;
-    env_stamp_read(&e);
-    env_stamp_print(&e);
+    if (!bench_begin_gpu("stage-3", &e)) return 0;
     gen_params p = gen_params_make(FAMILY_SPD, GEN_DEFAULT_SEED, 0, 0);
     const int ns[] = {16, 32, 64, 100, 128, 256, 512, 1024}, nbs[] = {8, 16, 32};
     for (int s = 0; s < 8; s++) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <cuda_runtime.h>
 #include "checks.h"
+#include "harness.h"
 #include "report.h"
 
 void env_stamp_read(env_stamp *e)
@@ -38,6 +39,18 @@ void env_stamp_print(const env_stamp *e)
 {
     printf("# GPU %s (cc %d.%d, %d SMs, L2 %zu MB), driver API %d, CUDA runtime %d, commit %s\n",
            e->gpu, e->cc_major, e->cc_minor, e->sms, e->l2_bytes >> 20, e->driver, e->runtime, e->commit);
+}
+
+int bench_begin_gpu(const char *stage, env_stamp *e)
+{
+    char reason[256];
+    if (!gpu_available(reason, sizeof reason)) {
+        printf("SKIP %s bench: %s\n", stage, reason);
+        return 0;
+    }
+    env_stamp_read(e);
+    env_stamp_print(e);
+    return 1;
 }
 
 void report_row(const env_stamp *e, const char *stage, const char *variant, int n, size_t batch,

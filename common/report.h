@@ -30,6 +30,10 @@ typedef struct {
 void env_stamp_read(env_stamp *e);
 void env_stamp_print(const env_stamp *e); /* one line "# GPU ..., CUDA ..., commit ..." */
 
+/* Start of a GPU-only benchmark: with a GPU, read and print the stamp and return 1; without
+ * one, print "SKIP <stage> bench: <reason>" and return 0. */
+int bench_begin_gpu(const char *stage, env_stamp *e);
+
 /* t_cusolver_ms / t_copy_ms <= 0 mean "not measured" (printed as '-'). */
 void report_row(const env_stamp *e, const char *stage, const char *variant, int n, size_t batch,
                 timing_stats t, double t_cusolver_ms, double t_copy_ms);
