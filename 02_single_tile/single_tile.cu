@@ -13,13 +13,13 @@ __global__ void __launch_bounds__(NB * NB) potrf_single_tile_kernel(float *A, in
     constexpr int LD = tile_ld<NB, PAD>();
     __shared__ float S[NB * LD];
     __shared__ int s_info;                     // one per block = one per matrix
-    float *matrix = A + (size_t)blockIdx.x * n * n;
-    if (threadIdx.x == 0 && threadIdx.y == 0) s_info = 0;
-    load_tile_rowmajor<NB, LD>(S, matrix, n, 0, 0);
+    rowmajor_matrix matrix = {A + (size_t)blockIdx.x * n * n, n};
+    if (tile_row() == 0 && tile_col() == 0) s_info = 0;
+    load_tile<NB, LD>(S, matrix, 0, 0);
     __syncthreads();                           // tile and s_info ready
     spotrf_tile<NB, LD>(S, &s_info, 0);
-    store_tile_rowmajor<NB, LD>(S, matrix, n, 0, 0);
-    if (threadIdx.x == 0 && threadIdx.y == 0) info[blockIdx.x] = s_info;
+    store_tile<NB, LD>(S, matrix, 0, 0);
+    if (tile_row() == 0 && tile_col() == 0) info[blockIdx.x] = s_info;
 }
 
 template <int NB, int PAD>
@@ -28,7 +28,7 @@ static void launch(int n, float *d_A, size_t count, int *d_info)
     /* Grids are limited to 2^31 - 1 blocks in x: more matrices go in several launches. */
     for (size_t first = 0; first < count; first += 0x7fffffff) {
         size_t k = count - first < 0x7fffffff ? count - first : 0x7fffffff;
-        potrf_single_tile_kernel<NB, PAD><<<(unsigned)k, dim3(NB, NB)>>>(d_A + first * n * n, n, d_info + first);
+        potrf_single_tile_kernel<NB, PAD><<<(unsigned)k, dim3(1, NB, NB)>>>(d_A + first * n * n, n, d_info + first);
         KERNEL_CHECK();
     }
 }
@@ -61,7 +61,7 @@ __global__ void helper_test_kernel(int op, const float *in, float *out, int *inf
     constexpr int LD = tile_ld<NB, 1>();
     __shared__ float T[3][NB * LD];
     __shared__ int s_info;
-    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int tx = tile_col(), ty = tile_row();
     for (int t = 0; t < 3; t++) T[t][ty * LD + tx] = in[t * NB * NB + ty * NB + tx];
     if (tx == 0 && ty == 0) s_info = 0;
     __syncthreads();
@@ -77,7 +77,7 @@ template <int NB>
 static int helper_dispatch(int nb, int op, const float *d_in, float *d_out, int *d_info)
 {
     if (nb != NB) return helper_dispatch<NB - 1>(nb, op, d_in, d_out, d_info);
-    helper_test_kernel<NB><<<1, dim3(NB, NB)>>>(op, d_in, d_out, d_info);
+    helper_test_kernel<NB><<<1, dim3(1, NB, NB)>>>(op, d_in, d_out, d_info);
     KERNEL_CHECK();
     return 0;
 }

@@ -1,8 +1,11 @@
 /* tile_helpers.cuh - the four tile operations every GPU stage is built from.
  *
  * A tile is an NB x NB block of a matrix held in shared memory, row-major with row stride LD
- * (tile_ld<NB, PAD>()). One thread block of NB x NB threads works on it; thread (ty, tx) =
- * (threadIdx.y, threadIdx.x) owns element (ty, tx). Only the lower triangle of diagonal tiles is
+ * (tile_ld<NB, PAD>()). NB x NB threads work on it; thread (ty, tx) = (tile_row(), tile_col())
+ * = (threadIdx.z, threadIdx.y) owns element (ty, tx). threadIdx.x is kept for the matrix: stages
+ * 02-03 launch blocks of (1, NB, NB); from stage 04 on a block holds blockDim.x matrices, and
+ * putting the matrix in x makes the 32 threads of a warp span neighbouring matrices, whose
+ * elements lie side by side in the interleaved layouts (coalesced loads). Only the lower triangle of diagonal tiles is
  * read or written. The helpers do not know where a tile came from (one matrix, a tiled matrix,
  * an interleaved batch): loading and storing is the caller's job (DESIGN.md section 3).
  *
@@ -12,7 +15,9 @@
  *   sgemm_tile(C, A, B)   C <- C - A B^T                    (update of an off-diagonal tile)
  *
  * Barriers: each helper ends with __syncthreads() so its result is visible to every thread,
- * and assumes the caller synchronized after writing its inputs.
+ * and assumes the caller synchronized after writing its inputs. With several matrices in a block
+ * the barriers are shared, so every matrix of a block must take the same path (same n, no early
+ * return for one matrix).
  *
  * Bank conflicts: shared memory has 32 banks of 4 bytes; word w lives in bank w mod 32. In
  * sgemm_tile a warp's 32 threads (same ty, tx = 0..31 when NB = 32) read B[tx][k]: words
@@ -26,6 +31,10 @@
 template <int NB, int PAD>
 __host__ __device__ constexpr int tile_ld() { return PAD ? (NB | 1) : NB; }
 
+/* The element of the tile the calling thread owns (see above for why x is not used). */
+__device__ __forceinline__ int tile_row() { return (int)threadIdx.z; }
+__device__ __forceinline__ int tile_col() { return (int)threadIdx.y; }
+
 /* In-place Cholesky of the diagonal tile. *info (shared, one per matrix, 0 on entry) receives
  * base + k + 1 for the first pivot k that is <= 0 or NaN; base is the tile's first row in the
  * whole matrix. After a failure the tile holds NaNs; callers stop when *info != 0. */
@@ -33,7 +42,7 @@ template <int NB, int LD>
 __device__ void spotrf_tile(float *A, int *info, int base)
 {
     // BEGIN SOLUTION
-    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int tx = tile_col(), ty = tile_row();
     for (int k = 0; k < NB; k++) {
         if (ty == k && tx == k) {               // one thread takes the pivot's square root
             float d = A[k * LD + k];
@@ -55,7 +64,7 @@ template <int NB, int LD>
 __device__ void strsm_tile(float *B, const float *L)
 {
     // BEGIN SOLUTION
-    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int tx = tile_col(), ty = tile_row();
     for (int j = 0; j < NB; j++) {
         if (tx == j) B[ty * LD + j] /= L[j * LD + j];
         __syncthreads();                        // x[.][j] final before the others use it
@@ -70,7 +79,7 @@ template <int NB, int LD>
 __device__ void ssyrk_tile(float *C, const float *A)
 {
     // BEGIN SOLUTION
-    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int tx = tile_col(), ty = tile_row();
     if (tx <= ty) {
         float s = 0.0f;
 #pragma unroll
@@ -86,7 +95,7 @@ template <int NB, int LD>
 __device__ void sgemm_tile(float *C, const float *A, const float *B)
 {
     // BEGIN SOLUTION
-    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int tx = tile_col(), ty = tile_row();
     float s = 0.0f;
 #pragma unroll
     for (int k = 0; k < NB; k++) s += A[ty * LD + k] * B[tx * LD + k];

@@ -1,6 +1,6 @@
 /* tile_rowmajor.cuh - moving a tile between a row-major n x n matrix in global memory and
- * shared memory (stride LD), for the single-matrix stages 02 and 03. Thread (ty, tx) moves
- * element (ty, tx) of tile (ti, tj).
+ * shared memory (stride LD), for the single-matrix stages 02 and 03. Thread (tile_row(),
+ * tile_col()) moves element (tile_row(), tile_col()) of tile (ti, tj).
  *
  * Remainder tiles: when n is not a multiple of NB, the last tile row/column sticks out of the
  * matrix. Loading pads it with the identity (1 on the global diagonal, 0 elsewhere), so the helpers
@@ -10,20 +10,27 @@
 #define TILE_ROWMAJOR_CUH
 
 #include <stddef.h>
+#include "tile_helpers.cuh"
+
+/* One matrix, row-major: element (i, j) at A[i*n + j]. */
+struct rowmajor_matrix {
+    float *A;
+    int n;
+};
 
 template <int NB, int LD>
-__device__ void load_tile_rowmajor(float *S, const float *A, int n, int ti, int tj)
+__device__ void load_tile(float *S, rowmajor_matrix M, int ti, int tj)
 {
-    const int i = ti * NB + (int)threadIdx.y, j = tj * NB + (int)threadIdx.x;
-    S[threadIdx.y * LD + threadIdx.x] = (i < n && j < n) ? A[(size_t)i * n + j] : (i == j ? 1.0f : 0.0f);
+    const int ty = tile_row(), tx = tile_col(), i = ti * NB + ty, j = tj * NB + tx;
+    S[ty * LD + tx] = (i < M.n && j < M.n) ? M.A[(size_t)i * M.n + j] : (i == j ? 1.0f : 0.0f);
 }
 
 /* The strict upper part of a diagonal tile is written as zero (the course's output contract). */
 template <int NB, int LD>
-__device__ void store_tile_rowmajor(const float *S, float *A, int n, int ti, int tj)
+__device__ void store_tile(const float *S, rowmajor_matrix M, int ti, int tj)
 {
-    const int i = ti * NB + (int)threadIdx.y, j = tj * NB + (int)threadIdx.x;
-    if (i < n && j < n) A[(size_t)i * n + j] = j > i ? 0.0f : S[threadIdx.y * LD + threadIdx.x];
+    const int ty = tile_row(), tx = tile_col(), i = ti * NB + ty, j = tj * NB + tx;
+    if (i < M.n && j < M.n) M.A[(size_t)i * M.n + j] = j > i ? 0.0f : S[ty * LD + tx];
 }
 
 #endif

@@ -44,11 +44,27 @@ HD static inline size_t chunk_width(size_t chunk, size_t batch, size_t start)
     return (batch - start < chunk) ? batch - start : chunk;
 }
 
+/* Every layout above stores matrix b with equally spaced elements: element (i, j) sits at
+ * base + (i*n + j)*stride. Row-major: base = b*n*n, stride 1. Interleaved: base = b, stride =
+ * batch. Chunked: base = start*n*n + (b - start), stride = the chunk's width. Kernels compute
+ * this place once per matrix (one 64-bit division) and then address elements with one multiply. */
+typedef struct {
+    size_t base, stride;
+} matrix_place;
+
+HD static inline matrix_place chunked_place(int n, size_t chunk, size_t batch, size_t b)
+{
+    // BEGIN SOLUTION
+    size_t start = chunk_start(chunk, b);
+    matrix_place p = {start * (size_t)n * (size_t)n + (b - start), chunk_width(chunk, batch, start)};
+    return p;
+    // END SOLUTION
+}
+
 HD static inline size_t chunked_index(int n, size_t chunk, size_t batch, size_t b, int i, int j)
 {
-    size_t start = chunk_start(chunk, b);
-    size_t width = chunk_width(chunk, batch, start);
-    return start * (size_t)n * (size_t)n + ((size_t)i * (size_t)n + (size_t)j) * width + (b - start);
+    matrix_place p = chunked_place(n, chunk, batch, b);
+    return p.base + ((size_t)i * (size_t)n + (size_t)j) * p.stride;
 }
 
 #ifdef __cplusplus

@@ -1,0 +1,129 @@
+/* batched_bench.c - see batched_bench.h. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "batched_bench.h"
+#include "checks.h"
+#include "cuda_check.h"
+#include "cusolver_oracle.h"
+#include "generator.h"
+#include "gpu_batch.h"
+#include "timing.h"
+
+typedef struct {
+    const batched_config *cfg;
+    int n;
+    size_t batch, chunk;
+    float *d_in, *d_out;
+    int *d_info;
+} bench_ctx;
+
+static void run_factor(void *p)
+{
+    bench_ctx *c = p;
+    if (potrf_batched(c->cfg, c->n, c->batch, c->chunk, c->d_out, c->d_info) != 0) exit(2);
+}
+
+static void run_to_layout(void *p)
+{
+    bench_ctx *c = p;
+    rowmajor_to_chunked_device(c->n, c->batch, c->chunk, c->d_in, c->d_out);
+}
+
+static void run_to_rowmajor(void *p)
+{
+    bench_ctx *c = p;
+    chunked_to_rowmajor_device(c->n, c->batch, c->chunk, c->d_in, c->d_out);
+}
+
+static void nothing(void *p) { (void)p; }
+
+static void layout_name(size_t chunk, char *buf, size_t len)
+{
+    if (chunk) snprintf(buf, len, "chunked c=%zu", chunk);
+    else snprintf(buf, len, "interleaved");
+}
+
+/* After timing: every info 0, and 4 matrices spread over the batch pass the float64 check. */
+static void recheck(const bench_ctx *c, const gen_params *p, float *d_scratch)
+{
+    size_t nn = (size_t)c->n * c->n;
+    int *info = malloc(c->batch * sizeof(int));
+    CUDA_CHECK(cudaMemcpy(info, c->d_info, c->batch * sizeof(int), cudaMemcpyDeviceToHost));
+    for (size_t b = 0; b < c->batch; b++)
+        if (info[b] != 0) { fprintf(stderr, "CHECK FAILED after timing: matrix %zu info %d\n", b, info[b]); exit(1); }
+    chunked_to_rowmajor_device(c->n, c->batch, c->chunk, c->d_out, d_scratch);
+    float *A = malloc(nn * sizeof(float)), *L = malloc(nn * sizeof(float));
+    for (int s = 0; s < 4; s++) {
+        size_t b = (size_t)((double)(c->batch - 1) * s / 3);
+        gen_batch_host(p, c->n, b, 1, A);
+        CUDA_CHECK(cudaMemcpy(L, d_scratch + b * nn, nn * sizeof(float), cudaMemcpyDeviceToHost));
+        factor_check fc;
+        check_factor(c->n, A, L, 0, &fc);
+        if (!fc.ok) { fprintf(stderr, "CHECK FAILED after timing: matrix %zu: %s\n", b, fc.detail); exit(1); }
+    }
+    free(info); free(A); free(L);
+}
+
+void bench_batched(const env_stamp *e, const char *stage, const bench_case *cases, int ncases)
+{
+    int ns[16], count = 0;
+    const char *env_ns = getenv("BENCH_NS"), *env_bytes = getenv("BENCH_BYTES");
+    if (env_ns) {
+        char *copy = strdup(env_ns), *tok = strtok(copy, " ,");
+        for (; tok && count < 16; tok = strtok(NULL, " ,")) ns[count++] = atoi(tok);
+        free(copy);
+    } else
+        for (int n = 20; n <= 100; n += 10) ns[count++] = n;
+    size_t target = env_bytes ? strtoull(env_bytes, NULL, 0) : (size_t)1 << 30;
+    gen_params p = gen_params_make(FAMILY_SPD, GEN_DEFAULT_SEED, 0, 0);
+    for (int s = 0; s < count; s++) {
+        int n = ns[s];
+        size_t nn = (size_t)n * n, batch = (target + nn * 4 - 1) / (nn * 4), bytes = batch * nn * sizeof(float);
+        float *d_rm, *d_lay, *d_work, *d_scratch;
+        int *d_info;
+        CUDA_CHECK(cudaMalloc((void **)&d_rm, bytes));
+        CUDA_CHECK(cudaMalloc((void **)&d_lay, bytes));
+        CUDA_CHECK(cudaMalloc((void **)&d_work, bytes));
+        CUDA_CHECK(cudaMalloc((void **)&d_scratch, bytes));
+        CUDA_CHECK(cudaMalloc((void **)&d_info, batch * sizeof(int)));
+        gen_batch_device(&p, n, 0, batch, 1, d_rm);
+        timing_stats tc = oracle_time_potrf_batched(n, batch, d_rm);
+        double t_copy = time_copy_roofline(bytes, TIMING_REPEATS).median_ms;
+        report_row(e, stage, "cusolverDnSpotrfBatched (row-major)", n, batch, tc, tc.median_ms, t_copy);
+        size_t done_chunks[32];
+        int ndone = 0;
+        for (int k = 0; k < ncases; k++) {
+            size_t chunk = cases[k].chunk ? cases[k].chunk : batch;
+            char lname[48], cname[64], variant[128];
+            layout_name(cases[k].chunk, lname, sizeof lname);
+            int seen = 0;
+            for (int d = 0; d < ndone; d++) seen |= done_chunks[d] == chunk;
+            bench_ctx c = {&cases[k].cfg, n, batch, chunk, d_rm, d_lay, d_info};
+            if (!seen) { /* the layout's pristine copy, and what converting costs */
+                if (ndone < 32) done_chunks[ndone++] = chunk;
+                timing_stats t = time_gpu(run_to_layout, nothing, &c, TIMING_WARMUP, TIMING_REPEATS);
+                snprintf(variant, sizeof variant, "convert row-major -> %s", lname);
+                report_row(e, stage, variant, n, batch, t, tc.median_ms, t_copy);
+                bench_ctx back = c;
+                back.d_in = d_lay;
+                back.d_out = d_scratch;
+                t = time_gpu(run_to_rowmajor, nothing, &back, TIMING_WARMUP, TIMING_REPEATS);
+                snprintf(variant, sizeof variant, "convert %s -> row-major", lname);
+                report_row(e, stage, variant, n, batch, t, tc.median_ms, t_copy);
+            } else
+                rowmajor_to_chunked_device(n, batch, chunk, d_rm, d_lay);
+            c.d_out = d_work;
+            timing_stats t = time_gpu_restoring(run_factor, &c, d_work, d_lay, bytes);
+            snprintf(variant, sizeof variant, "%s: %s", lname, batched_config_name(&cases[k].cfg, cname, sizeof cname));
+            report_row(e, stage, variant, n, batch, t, tc.median_ms, t_copy);
+            recheck(&c, &p, d_scratch);
+        }
+        CUDA_CHECK(cudaFree(d_rm));
+        CUDA_CHECK(cudaFree(d_lay));
+        CUDA_CHECK(cudaFree(d_work));
+        CUDA_CHECK(cudaFree(d_scratch));
+        CUDA_CHECK(cudaFree(d_info));
+    }
+}

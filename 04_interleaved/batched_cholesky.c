@@ -1,0 +1,86 @@
+/* batched_cholesky.c - checking a batched configuration and dispatching it to its kernel. The
+ * limits below are those of the kernels: a block has at most 1024 threads, and only the listed
+ * NB and unroll values are compiled (templates, so the tile loops unroll completely). */
+#include <stdio.h>
+#include <string.h>
+#include "batched_cholesky.h"
+
+batched_config batched_config_default(void)
+{
+    batched_config c = {BATCHED_THREAD, LOOK_LEFT, 4, 64, 2};
+    return c;
+}
+
+static int compiled(int v, const int *list, int count)
+{
+    for (int k = 0; k < count; k++)
+        if (list[k] == v) return 1;
+    return 0;
+}
+
+int batched_config_check(const batched_config *cfg, int n, char *msg, size_t len)
+{
+    static const int tile_nbs[] = {4, 8, 16, 32}, thread_nbs[] = {2, 4, 8}, unrolls[] = {1, 2, 4};
+    msg[0] = '\0';
+    if (n < 1 || n > BATCHED_MAX_N)
+        snprintf(msg, len, "n = %d is not supported: the batched kernels take 1 <= n <= %d (larger matrices: stage 03)", n,
+                 BATCHED_MAX_N);
+    else if (cfg->kernel == BATCHED_TILES) {
+        if (!compiled(cfg->nb, tile_nbs, 4))
+            snprintf(msg, len, "the tile kernel has NB = 4, 8, 16 or 32 compiled in, not %d", cfg->nb);
+        else if (cfg->order < 0 || cfg->order >= LOOK_COUNT)
+            snprintf(msg, len, "unknown looking order %d (right, left or top)", (int)cfg->order);
+        else if (cfg->per_block < 1 || cfg->per_block * cfg->nb * cfg->nb > 1024)
+            snprintf(msg, len, "tile kernel: per_block x NB x NB threads must be 1..1024, so per_block <= %d for NB = %d (got %d)",
+                     1024 / (cfg->nb * cfg->nb), cfg->nb, cfg->per_block);
+    } else if (cfg->kernel == BATCHED_THREAD) {
+        if (!compiled(cfg->nb, thread_nbs, 3))
+            snprintf(msg, len, "the thread-per-matrix kernel has NB = 2, 4 or 8 compiled in, not %d", cfg->nb);
+        else if (!compiled(cfg->unroll, unrolls, 3))
+            snprintf(msg, len, "unroll = %d is not compiled in (1, 2 or 4)", cfg->unroll);
+        else if (cfg->per_block < 1 || cfg->per_block > 256)
+            snprintf(msg, len, "thread-per-matrix kernel: per_block (threads = matrices per block) must be 1..256, got %d",
+                     cfg->per_block);
+    } else
+        snprintf(msg, len, "unknown kernel %d (tiles or thread)", (int)cfg->kernel);
+    return msg[0] ? -1 : 0;
+}
+
+const char *batched_config_name(const batched_config *cfg, char *buf, size_t len)
+{
+    if (cfg->kernel == BATCHED_TILES)
+        snprintf(buf, len, "tiles %s NB=%d x%d", looking_name(cfg->order), cfg->nb, cfg->per_block);
+    else
+        snprintf(buf, len, "thread NB=%d x%d u%d", cfg->nb, cfg->per_block, cfg->unroll);
+    return buf;
+}
+
+int batched_kernel_parse(const char *s, batched_kernel *k)
+{
+    if (strcmp(s, "tiles") == 0) *k = BATCHED_TILES;
+    else if (strcmp(s, "thread") == 0) *k = BATCHED_THREAD;
+    else return -1;
+    return 0;
+}
+
+int looking_order_parse(const char *s, looking_order *o)
+{
+    for (int k = 0; k < LOOK_COUNT; k++)
+        if (strcmp(s, looking_name((looking_order)k)) == 0) {
+            *o = (looking_order)k;
+            return 0;
+        }
+    return -1;
+}
+
+int potrf_batched(const batched_config *cfg, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+{
+    char msg[256];
+    if (batched_config_check(cfg, n, msg, sizeof msg) != 0 || batch < 1 || chunk < 1) {
+        fprintf(stderr, "potrf_batched: %s\n", msg[0] ? msg : "batch and chunk must be >= 1");
+        return -1;
+    }
+    if (cfg->kernel == BATCHED_TILES)
+        return potrf_batched_tiles(cfg->order, cfg->nb, cfg->per_block, n, batch, chunk, d_A, d_info);
+    return potrf_batched_thread(cfg->nb, cfg->unroll, cfg->per_block, n, batch, chunk, d_A, d_info);
+}

@@ -1,0 +1,67 @@
+/* batched_cholesky.h - stages 04-05: factor a batch of n x n matrices stored in the (chunked)
+ * interleaved layout of common/layout.h, in one launch. Callable from C.
+ *
+ * Two kernels:
+ *   BATCHED_TILES   the stage 03 loop orders on the stage 02 shared-memory helpers; a block holds
+ *                   per_block matrices, each worked on by NB x NB threads (block = per_block x NB
+ *                   x NB threads, at most 1024). Only the tile loads/stores and the block <->
+ *                   matrices mapping differ from stage 03 (tile_batched.cuh).
+ *   BATCHED_THREAD  the fast variant (Gates et al. 2017): one thread per matrix, NB x NB tiles
+ *                   in registers, left-looking; per_block threads (= matrices) per block; the
+ *                   update loop unrolled `unroll` times (compile time). No shared memory, no
+ *                   barriers; neighbouring threads read neighbouring addresses.
+ *
+ * The layout: chunk >= batch is the simple interleaved layout (stage 04); a smaller chunk is the
+ * chunked layout (stage 05; the last chunk may be partial, see layout.h). */
+#ifndef BATCHED_CHOLESKY_H
+#define BATCHED_CHOLESKY_H
+
+#include <stddef.h>
+#include "tiled_cholesky.h" /* looking_order */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { BATCHED_TILES = 0, BATCHED_THREAD = 1 } batched_kernel;
+
+typedef struct {
+    batched_kernel kernel;
+    looking_order order; /* BATCHED_TILES only */
+    int nb;              /* tile size: TILES 4, 8, 16, 32; THREAD 2, 4, 8 */
+    int per_block;       /* matrices per thread block */
+    int unroll;          /* BATCHED_THREAD only: 1, 2 or 4 */
+} batched_config;
+
+/* The largest n the batched kernels accept. They are built for small matrices (the course's
+ * range is 20..100); past this one matrix is enough work for a whole block: use stage 03. */
+#define BATCHED_MAX_N 1024
+
+/* A good default: the thread-per-matrix kernel, NB = 4, 64 matrices per block, unroll 2. */
+batched_config batched_config_default(void);
+
+/* 0 if cfg can factor matrices of order n, else -1 with the reason in msg (one line, names the
+ * offending value and what is allowed). */
+int batched_config_check(const batched_config *cfg, int n, char *msg, size_t len);
+
+/* "tiles left NB=8 x16" / "thread NB=4 x64 u2": a short name for tables. */
+const char *batched_config_name(const batched_config *cfg, char *buf, size_t len);
+
+/* Parse "tiles" / "thread" into kernel; returns -1 for anything else. */
+int batched_kernel_parse(const char *s, batched_kernel *k);
+int looking_order_parse(const char *s, looking_order *o);
+
+/* Factor `batch` matrices at d_A (layout given by chunk) in place; d_info[batch] receives each
+ * matrix's info. Returns 0, or -1 (message on stderr) when the configuration is refused.
+ * Asynchronous on the default stream. */
+int potrf_batched(const batched_config *cfg, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+
+/* The two launchers behind potrf_batched (arguments already checked). */
+int potrf_batched_tiles(looking_order order, int nb, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+int potrf_batched_thread(int nb, int unroll, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

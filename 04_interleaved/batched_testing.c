@@ -1,0 +1,251 @@
+/* batched_testing.c - see batched_testing.h. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "checks.h"
+#include "cuda_check.h"
+#include "cusolver_oracle.h"
+#include "generator.h"
+#include "gpu_batch.h"
+#include "batched_testing.h"
+
+#define GUARD 4096            /* floats / ints after each device array that must stay untouched */
+#define GUARD_BYTE 0x5a       /* 0x5a5a5a5a: 1.5e16 as a float, 1515870810 as an int */
+#define POISON_BYTE 0x7f      /* infos start as 0x7f7f7f7f, never a valid info */
+
+void test_batch_mixed(test_batch *t, int n, size_t batch, uint64_t seed)
+{
+    size_t nn = (size_t)n * n;
+    t->n = n;
+    t->batch = batch;
+    t->A = malloc(batch * nn * sizeof(float));
+    t->C = malloc(batch * nn * sizeof(float));
+    t->planted = malloc(batch * sizeof(int));
+    t->cinfo = malloc(batch * sizeof(int));
+    t->tol = malloc(batch * sizeof(double));
+    gen_params spd = gen_params_make(FAMILY_SPD, seed, 0, 0), ill = gen_params_make(FAMILY_ILLCOND, seed + 1, 1e4, 0),
+               bad = gen_params_make(FAMILY_NONSPD, seed + 2, 0, 0);
+    #pragma omp parallel for schedule(dynamic, 64)
+    for (long long b = 0; b < (long long)batch; b++) {
+        const gen_params *p = b % 6 == 3 ? &ill : b % 6 == 5 ? &bad : &spd;
+        gen_batch_host(p, n, (size_t)b, 1, t->A + (size_t)b * nn);
+        t->planted[b] = p == &bad ? gen_nonspd_fail_at(&bad, n, (uint64_t)b) : 0;
+    }
+    if (batch >= 3) { /* one NaN in the last row: every leading minor up to n-1 is fine */
+        size_t b = batch / 2;
+        if (b % 6 == 5) b--; /* keep it on an SPD matrix, so n is the answer */
+        t->A[b * nn + (size_t)(n - 1) * n] = NAN;
+        t->planted[b] = n;
+    }
+    oracle_potrf_batched_host(n, batch, t->A, t->C, t->cinfo);
+    compare_tolerances(n, batch, t->A, t->tol);
+}
+
+void test_batch_free(test_batch *t)
+{
+    free(t->A); free(t->C); free(t->planted); free(t->cinfo); free(t->tol);
+}
+
+static size_t independent_index(int n, size_t batch, size_t chunk, size_t b, int i, int j)
+{
+    size_t first = (b / chunk) * chunk, width = batch - first < chunk ? batch - first : chunk;
+    return first * n * n + ((size_t)i * n + j) * width + b % chunk;
+}
+
+void pack_chunked_independent(int n, size_t batch, size_t chunk, const float *rowmajor, float *packed)
+{
+    #pragma omp parallel for schedule(static)
+    for (long long b = 0; b < (long long)batch; b++)
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                packed[independent_index(n, batch, chunk, (size_t)b, i, j)] = rowmajor[((size_t)b * n + i) * n + j];
+}
+
+void unpack_chunked_independent(int n, size_t batch, size_t chunk, const float *packed, float *rowmajor)
+{
+    #pragma omp parallel for schedule(static)
+    for (long long b = 0; b < (long long)batch; b++)
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                rowmajor[((size_t)b * n + i) * n + j] = packed[independent_index(n, batch, chunk, (size_t)b, i, j)];
+}
+
+void layout_run_begin(layout_run *r, const test_batch *t, size_t chunk)
+{
+    size_t elems = t->batch * t->n * t->n;
+    r->t = t;
+    r->chunk = chunk;
+    r->packed = malloc(elems * sizeof(float));
+    r->out = malloc((elems + GUARD) * sizeof(float));
+    r->L = malloc(elems * sizeof(float));
+    r->info = malloc((t->batch + GUARD) * sizeof(int));
+    pack_chunked_independent(t->n, t->batch, chunk, t->A, r->packed);
+    CUDA_CHECK(cudaMalloc((void **)&r->d_A, (elems + GUARD) * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&r->d_info, (t->batch + GUARD) * sizeof(int)));
+}
+
+void layout_run_end(layout_run *r)
+{
+    CUDA_CHECK(cudaFree(r->d_A));
+    CUDA_CHECK(cudaFree(r->d_info));
+    free(r->packed); free(r->out); free(r->L); free(r->info);
+}
+
+static int guard_intact(const void *p)
+{
+    const unsigned char *c = p;
+    for (size_t k = 0; k < GUARD * 4; k++)
+        if (c[k] != GUARD_BYTE) return 0;
+    return 1;
+}
+
+/* The matrices the float64 check looks at: first, last, middle, and a few of each family. */
+static int sample_matrices(size_t batch, size_t *which)
+{
+    size_t cand[] = {0, batch - 1, batch / 2, 1, 3, 5, batch - 2, batch / 2 + 1};
+    int k = 0;
+    for (int c = 0; c < 8; c++) {
+        if (cand[c] >= batch) continue;
+        int seen = 0;
+        for (int d = 0; d < k; d++) seen |= which[d] == cand[c];
+        if (!seen) which[k++] = cand[c];
+    }
+    return k;
+}
+
+int layout_run_check(layout_run *r, const batched_config *cfg, char *detail, size_t len)
+{
+    const test_batch *t = r->t;
+    const int n = t->n;
+    size_t nn = (size_t)n * n, elems = t->batch * nn;
+    detail[0] = '\0';
+    CUDA_CHECK(cudaMemcpy(r->d_A, r->packed, elems * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(r->d_A + elems, GUARD_BYTE, GUARD * sizeof(float)));
+    CUDA_CHECK(cudaMemset(r->d_info, POISON_BYTE, t->batch * sizeof(int)));
+    CUDA_CHECK(cudaMemset(r->d_info + t->batch, GUARD_BYTE, GUARD * sizeof(int)));
+    if (potrf_batched(cfg, n, t->batch, r->chunk, r->d_A, r->d_info) != 0) {
+        snprintf(detail, len, "the configuration was refused");
+        return 0;
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(r->out, r->d_A, (elems + GUARD) * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(r->info, r->d_info, (t->batch + GUARD) * sizeof(int), cudaMemcpyDeviceToHost));
+    if (!guard_intact(r->out + elems) || !guard_intact(r->info + t->batch)) {
+        snprintf(detail, len, "wrote past the end of the batch (guard zone changed)");
+        return 0;
+    }
+    unpack_chunked_independent(n, t->batch, r->chunk, r->out, r->L);
+    double md;
+    if (compare_factors_tol(n, t->batch, t->tol, r->L, r->info, t->C, t->cinfo, detail, len, &md) != 0) return 0;
+    size_t which[8];
+    int k = sample_matrices(t->batch, which);
+    for (int s = 0; s < k; s++) {
+        size_t b = which[s];
+        factor_check fc;
+        check_factor(n, t->A + b * nn, r->L + b * nn, r->info[b], &fc);
+        if (!fc.ok || r->info[b] != t->planted[b]) {
+            snprintf(detail, len, "matrix %zu: %s (info %d, planted %d)", b, fc.ok ? "wrong info" : fc.detail, r->info[b],
+                     t->planted[b]);
+            return 0;
+        }
+    }
+    snprintf(detail, len, "max diff to cuSOLVER %.2g", md);
+    return 1;
+}
+
+void test_configs(harness *h, const char *prefix, const batched_config *cfgs, int ncfg, const int *ns, int nn,
+                  const size_t *batches, int nb, const size_t *chunks, int nc)
+{
+    for (int a = 0; a < nn; a++)
+        for (int bi = 0; bi < nb; bi++) {
+            test_batch t;
+            test_batch_mixed(&t, ns[a], batches[bi], 4000 + ns[a]);
+            int agree = 1; /* cuSOLVER itself must find the planted minors */
+            for (size_t b = 0; b < t.batch; b++) agree &= t.cinfo[b] == t.planted[b];
+            char name[160], detail[320];
+            snprintf(name, sizeof name, "%s cuSOLVER finds the planted infos n=%d batch=%zu", prefix, ns[a], batches[bi]);
+            harness_check(h, agree, name, "cusolverDnSpotrfBatched vs the generator");
+            for (int ci = 0; ci < nc; ci++) {
+                size_t chunk = chunks[ci] ? chunks[ci] : t.batch;
+                layout_run r;
+                layout_run_begin(&r, &t, chunk);
+                for (int c = 0; c < ncfg; c++) {
+                    char cname[64];
+                    int ok = layout_run_check(&r, &cfgs[c], detail, sizeof detail);
+                    if (chunks[ci])
+                        snprintf(name, sizeof name, "%s %s n=%d batch=%zu chunk=%zu", prefix,
+                                 batched_config_name(&cfgs[c], cname, sizeof cname), ns[a], batches[bi], chunk);
+                    else
+                        snprintf(name, sizeof name, "%s %s n=%d batch=%zu", prefix,
+                                 batched_config_name(&cfgs[c], cname, sizeof cname), ns[a], batches[bi]);
+                    harness_check(h, ok, name, "%s", detail);
+                }
+                layout_run_end(&r);
+            }
+            test_batch_free(&t);
+        }
+}
+
+void test_large_batch(harness *h, const batched_config *cfg, int n, size_t chunk, size_t bytes, int samples)
+{
+    size_t nn = (size_t)n * n, batch = (bytes + nn * sizeof(float) - 1) / (nn * sizeof(float)), elems = batch * nn;
+    char name[160], cname[64];
+    snprintf(name, sizeof name, "%.1f GiB batch (%zu matrices, %.2g floats) %s n=%d chunk=%zu, sampled",
+             (double)elems * sizeof(float) / (1 << 30), batch, (double)elems, batched_config_name(cfg, cname, sizeof cname), n,
+             chunk ? chunk : batch);
+    if (!chunk) chunk = batch;
+    size_t free_b, total_b, need = 2 * elems * sizeof(float) + batch * sizeof(int) + (256u << 20);
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (need > free_b) {
+        char reason[160];
+        snprintf(reason, sizeof reason, "needs %.1f GiB of GPU memory, %.1f GiB free", need / 1073741824.0, free_b / 1073741824.0);
+        harness_skip(h, name, reason);
+        return;
+    }
+    gen_params p = gen_params_make(FAMILY_SPD, 77, 0, 0);
+    float *d_A, *d_L;
+    int *d_info;
+    CUDA_CHECK(cudaMalloc((void **)&d_A, elems * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_L, elems * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_info, batch * sizeof(int)));
+    CUDA_CHECK(cudaMemset(d_info, POISON_BYTE, batch * sizeof(int)));
+    gen_batch_device(&p, n, 0, batch, chunk, d_A);
+    int ok = potrf_batched(cfg, n, batch, chunk, d_A, d_info) == 0;
+    char detail[320] = "refused";
+    if (ok) {
+        chunked_to_rowmajor_device(n, batch, chunk, d_A, d_L); /* then copy out only the samples */
+        int *info = malloc(batch * sizeof(int));
+        CUDA_CHECK(cudaMemcpy(info, d_info, batch * sizeof(int), cudaMemcpyDeviceToHost));
+        size_t bad = 0, first_bad = 0;
+        for (size_t b = 0; b < batch; b++)
+            if (info[b] != 0 && bad++ == 0) first_bad = b;
+        if (bad) {
+            ok = 0;
+            snprintf(detail, sizeof detail, "%zu matrices with info != 0, first %zu (info %d)", bad, first_bad, info[first_bad]);
+        }
+        float *A = malloc(samples * nn * sizeof(float)), *L = malloc(samples * nn * sizeof(float)),
+              *C = malloc(samples * nn * sizeof(float));
+        int *cinfo = malloc(samples * sizeof(int)), *sinfo = malloc(samples * sizeof(int));
+        for (int s = 0; s < samples; s++) { /* evenly spread, first and last included */
+            size_t b = samples > 1 ? (size_t)((double)(batch - 1) * s / (samples - 1)) : 0;
+            gen_batch_host(&p, n, b, 1, A + s * nn);
+            sinfo[s] = info[b];
+            CUDA_CHECK(cudaMemcpy(L + s * nn, d_L + b * nn, nn * sizeof(float), cudaMemcpyDeviceToHost));
+        }
+        oracle_potrf_batched_host(n, samples, A, C, cinfo);
+        factor_check fc;
+        if (ok && check_batch(n, samples, A, L, sinfo, NULL, &fc, NULL, NULL) != 0) {
+            ok = 0;
+            snprintf(detail, sizeof detail, "sample %s", fc.detail);
+        }
+        double md = 0;
+        if (ok && compare_factors(n, samples, A, L, sinfo, C, cinfo, detail, sizeof detail, &md) != 0) ok = 0;
+        if (ok) snprintf(detail, sizeof detail, "all infos 0; %d samples match float64 and cuSOLVER (max diff %.2g)", samples, md);
+        free(info); free(A); free(L); free(C); free(cinfo); free(sinfo);
+    }
+    harness_check(h, ok, name, "%s", detail);
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_L));
+    CUDA_CHECK(cudaFree(d_info));
+}

@@ -1,0 +1,62 @@
+/* batched_testing.h - the machinery the stage 04 and 05 tests share: a mixed test batch with
+ * cuSOLVER's answer, and one configuration run on it in one layout, checked completely. */
+#ifndef BATCHED_TESTING_H
+#define BATCHED_TESTING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "batched_cholesky.h"
+#include "harness.h"
+
+/* A batch of families mixed matrix by matrix: spd, illcond (kappa 1e4), nonspd (a planted
+ * failing minor) and, from 3 matrices on, one matrix with a NaN. */
+typedef struct {
+    int n;
+    size_t batch;
+    float *A;      /* row-major input */
+    int *planted;  /* the info the generator planted: 0, the failing minor, or n for the NaN */
+    float *C;      /* cusolverDnSpotrfBatched's factors (strict upper set to zero) and infos */
+    int *cinfo;
+    double *tol;   /* per matrix: how far our factor may be from cuSOLVER's (compare_tolerances) */
+} test_batch;
+
+void test_batch_mixed(test_batch *t, int n, size_t batch, uint64_t seed);
+void test_batch_free(test_batch *t);
+
+/* The chunked layout straight from its definition, index = (b div c) c n^2 + (i n + j) w +
+ * (b mod c) with w the chunk's width, deliberately NOT using layout.h: a bug there must not
+ * be able to hide itself by being used on both sides of a test. chunk >= batch: interleaved. */
+void pack_chunked_independent(int n, size_t batch, size_t chunk, const float *rowmajor, float *packed);
+void unpack_chunked_independent(int n, size_t batch, size_t chunk, const float *packed, float *rowmajor);
+
+/* One layout of one test batch on the device, ready to run configurations on. */
+typedef struct {
+    const test_batch *t;
+    size_t chunk;
+    float *packed;           /* host: the input in the layout */
+    float *d_A;              /* device: the batch, then GUARD floats that must stay untouched */
+    int *d_info;             /* device: batch infos, then GUARD ints */
+    float *out, *L;          /* host: the result in the layout and unpacked */
+    int *info;
+} layout_run;
+
+void layout_run_begin(layout_run *r, const test_batch *t, size_t chunk);
+/* Restore the input, poison the infos, factor with cfg, and check: nothing written past the
+ * end, every info equal to cuSOLVER's, every factor within tolerance of cuSOLVER's with a zero
+ * upper part, and a sample of matrices against the float64 reference. 1 if all hold; else 0
+ * and the first problem in detail. */
+int layout_run_check(layout_run *r, const batched_config *cfg, char *detail, size_t len);
+void layout_run_end(layout_run *r);
+
+/* A batch of at least `bytes` generated on the GPU straight into the layout, factored with cfg,
+ * and checked by sampling: every info must be 0, and `samples` matrices spread over the batch
+ * (first and last included) are regenerated on the host and checked against the float64
+ * reference and cuSOLVER. Adds its test to h; skips when the GPU lacks the memory. */
+void test_large_batch(harness *h, const batched_config *cfg, int n, size_t chunk, size_t bytes, int samples);
+
+/* Every cfg in cfgs over every n in ns x batch in batches, in layout chunk (0: interleaved,
+ * i.e. chunk = batch), each one harness test named "<prefix> <cfg> n=.. batch=..". */
+void test_configs(harness *h, const char *prefix, const batched_config *cfgs, int ncfg, const int *ns, int nn,
+                  const size_t *batches, int nb, const size_t *chunks, int nc);
+
+#endif

@@ -1,0 +1,18 @@
+/* bench_interleaved.c - stage 04 benchmark (make bench-stage-4): the tile kernel in the three
+ * looking orders and the thread-per-matrix kernel on the simple interleaved layout, n = 20..100,
+ * 1 GiB batches, against cusolverDnSpotrfBatched and the copy roofline (batched_bench.h). */
+#include "batched_bench.h"
+
+int main(void)
+{
+    env_stamp e;
+    if (!bench_begin_gpu("stage-4", &e)) return 0;
+    const bench_case cases[] = {
+        {{BATCHED_TILES, LOOK_RIGHT, 8, 16, 1}, 0}, {{BATCHED_TILES, LOOK_LEFT, 8, 16, 1}, 0},
+        {{BATCHED_TILES, LOOK_TOP, 8, 16, 1}, 0},   {{BATCHED_TILES, LOOK_LEFT, 16, 4, 1}, 0},
+        {{BATCHED_THREAD, LOOK_LEFT, 2, 64, 1}, 0}, {{BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, 0},
+        {{BATCHED_THREAD, LOOK_LEFT, 8, 64, 2}, 0},
+    };
+    bench_batched(&e, "04", cases, sizeof cases / sizeof cases[0]);
+    return 0;
+}

@@ -1,0 +1,18 @@
+# 04_interleaved: batched Cholesky on the simple interleaved layout (and the kernels stage 05 reuses).
+S4 := $(BUILD)/04_interleaved
+$(S4)/%.o: CFLAGS += -I04_interleaved -I03_left_right_top -I01_serial
+$(S4)/%.o: NVCCFLAGS += -I04_interleaved -I03_left_right_top -I02_single_tile
+BATCHED_OBJS := $(S4)/batched_cholesky.o $(S4)/batched_tiles.o $(S4)/thread_per_matrix.o $(BUILD)/03_left_right_top/tiled_cholesky.o
+$(S4)/test_interleaved: $(S4)/test_interleaved.o $(S4)/batched_testing.o $(BATCHED_OBJS) $(COMMON_LIB)
+	$(LINK)
+$(S4)/bench_interleaved: $(S4)/bench_interleaved.o $(S4)/batched_bench.o $(BATCHED_OBJS) $(COMMON_LIB)
+	$(LINK)
+$(S4)/cholesky_batched: $(S4)/cholesky_batched.o $(BATCHED_OBJS) $(COMMON_LIB)
+	$(LINK)
+
+ALL_BINS += $(S4)/test_interleaved $(S4)/bench_interleaved $(S4)/cholesky_batched
+TEST_SUITES += stage-4
+SUITE_DEPS_stage-4 := $(S4)/test_interleaved $(S4)/cholesky_batched $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check
+SUITE_CMDS_stage-4 := $(S4)/test_interleaved "bash 04_interleaved/test_driver.sh"
+BENCH_STAGES += stage-4
+BENCH_CMD_stage-4 := $(S4)/bench_interleaved

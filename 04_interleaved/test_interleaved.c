@@ -1,0 +1,67 @@
+/* test_interleaved.c - stage 04 tests (GPU; skipped without one). On the simple interleaved
+ * layout: the tile kernel in every looking order x NB in {4, 8, 16} (and 32) and the
+ * thread-per-matrix kernel x NB x unroll, over n in {1, 7, 20, 31, 33, 64, 100, 128} x batch in
+ * {1, 3, 1000, 1025, 4096}, each batch mixing spd, ill-conditioned, non-SPD and one NaN matrix,
+ * all against cusolverDnSpotrfBatched (batched_testing.h says what is checked); a batch past
+ * 2^31 floats and a 1 GiB one, checked by sampling; refused configurations. */
+#include <stdio.h>
+#include "batched_testing.h"
+#include "cuda_check.h"
+
+/* per_block values that do not divide the batch sizes, so the last block is always partial */
+static const batched_config configs[] = {
+    {BATCHED_TILES, LOOK_RIGHT, 4, 16, 1}, {BATCHED_TILES, LOOK_LEFT, 4, 16, 1}, {BATCHED_TILES, LOOK_TOP, 4, 16, 1},
+    {BATCHED_TILES, LOOK_RIGHT, 8, 5, 1},  {BATCHED_TILES, LOOK_LEFT, 8, 5, 1},  {BATCHED_TILES, LOOK_TOP, 8, 5, 1},
+    {BATCHED_TILES, LOOK_RIGHT, 16, 3, 1}, {BATCHED_TILES, LOOK_LEFT, 16, 3, 1}, {BATCHED_TILES, LOOK_TOP, 16, 3, 1},
+    {BATCHED_TILES, LOOK_LEFT, 32, 1, 1},
+    {BATCHED_THREAD, LOOK_LEFT, 2, 32, 1}, {BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, {BATCHED_THREAD, LOOK_LEFT, 8, 96, 4},
+    {BATCHED_THREAD, LOOK_LEFT, 4, 33, 1},
+};
+
+static void test_refusals(harness *h)
+{
+    float *d_A;
+    int *d_info;
+    CUDA_CHECK(cudaMalloc((void **)&d_A, 64 * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_info, 64 * sizeof(int)));
+    const struct { batched_config c; int n; const char *what; } bad[] = {
+        {{BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, 0, "n = 0"},
+        {{BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, BATCHED_MAX_N + 1, "n past BATCHED_MAX_N"},
+        {{BATCHED_TILES, LOOK_LEFT, 12, 1, 1}, 8, "tile NB = 12 (not compiled)"},
+        {{BATCHED_TILES, LOOK_LEFT, 8, 17, 1}, 8, "tiles: 17 x 8 x 8 threads > 1024"},
+        {{BATCHED_TILES, (looking_order)5, 8, 1, 1}, 8, "unknown looking order"},
+        {{BATCHED_THREAD, LOOK_LEFT, 16, 64, 1}, 8, "thread NB = 16 (not compiled)"},
+        {{BATCHED_THREAD, LOOK_LEFT, 4, 64, 3}, 8, "unroll = 3 (not compiled)"},
+        {{BATCHED_THREAD, LOOK_LEFT, 4, 512, 1}, 8, "512 threads per block (thread kernel: at most 256)"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char msg[256], name[128];
+        int refused = batched_config_check(&bad[k].c, bad[k].n, msg, sizeof msg) == -1 && msg[0] &&
+                      potrf_batched(&bad[k].c, bad[k].n, 1, 1, d_A, d_info) == -1;
+        snprintf(name, sizeof name, "refuses %s", bad[k].what);
+        harness_check(h, refused, name, "message: %s", msg);
+    }
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_info));
+}
+
+int main(void)
+{
+    harness h;
+    harness_begin(&h, "stage-4");
+    char reason[256];
+    if (!gpu_available(reason, sizeof reason)) {
+        const char *names[] = {"kernels x orders x NB x n x batch vs cuSOLVER (interleaved)", "large batches by sampling",
+                               "refused configurations"};
+        for (int k = 0; k < 3; k++) harness_skip(&h, names[k], reason);
+        return harness_end(&h);
+    }
+    const int ns[] = {1, 7, 20, 31, 33, 64, 100, 128};
+    const size_t batches[] = {1, 3, 1000, 1025, 4096}, interleaved[] = {0};
+    test_configs(&h, "interleaved", configs, sizeof configs / sizeof configs[0], ns, 8, batches, 5, interleaved, 1);
+    const batched_config fast = {BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, tiles = {BATCHED_TILES, LOOK_TOP, 8, 8, 1};
+    test_large_batch(&h, &fast, 20, 0, (size_t)9 << 30, 64);  /* 2.4e9 floats: past 32-bit offsets */
+    test_large_batch(&h, &tiles, 33, 0, (size_t)1 << 30, 32);
+    test_refusals(&h);
+    return harness_end(&h);
+}

@@ -1,0 +1,176 @@
+/* thread_per_matrix.cu - stages 04-05, the fast variant: one thread factors one matrix, holding
+ * NB x NB tiles in registers (the approach of Gates et al., IPDPSW 2017).
+ *
+ * Why it wins for small n: the tile kernel spends most of its time in __syncthreads() and in
+ * shared-memory traffic for tiles of a few dozen elements. Here a thread owns its matrix alone:
+ * no barriers, no shared memory, and the arithmetic runs from registers. Memory stays coalesced
+ * because of the layout: thread t of a warp factors matrix b0 + t, and element (i, j) of
+ * matrices b0 .. b0+31 lies at 32 consecutive addresses (interleaved) - one 128-byte line per
+ * warp-wide load, every byte of it used.
+ *
+ * The order is left-looking by tile columns: for column k, the diagonal tile is brought up to
+ * date from the columns to its left (c -= x x^T, one column of x at a time, an outer product in
+ * registers), factored, and kept in registers; then each tile below it is updated the same way
+ * (c -= x y^T) and solved against it. Every element is written once; the reads of columns to
+ * the left mostly hit L1/L2. With `unroll` the loop over those columns is unrolled, so the
+ * loads of several columns are in flight together (memory latency hidden by ILP).
+ *
+ * Remainder tiles: rows and columns past n are the identity in the diagonal tile and zero
+ * elsewhere; they are never stored. */
+#include <stdio.h>
+#include "batched_cholesky.h"
+#include "cuda_check.h"
+#include "layout.h"
+
+/* At most 256 threads per block: the bound lets each thread have up to 255 registers, which the
+ * NB = 8 tiles need (with 1024, the compiler must fit in 64 and spills the tiles to memory). */
+#define THREAD_MAX_PER_BLOCK 256
+
+/* Element (i, j) of this thread's matrix. */
+#define AT(i, j) a[((size_t)(i) * n + (j)) * s]
+
+/* c <- L with L L^T = c, for the lower triangle of a register tile; pivots go to *info as
+ * base + q + 1 (the first failure only, as LAPACK). */
+template <int NB>
+__device__ __forceinline__ void potrf_registers(float (&c)[NB][NB], int base, int n, int *info)
+{
+#pragma unroll
+    for (int q = 0; q < NB; q++) {
+        float d = c[q][q];
+        if (!(d > 0.0f) && *info == 0 && base + q < n) *info = base + q + 1;
+        d = sqrtf(d);
+        c[q][q] = d;
+        const float inv = 1.0f / d;
+#pragma unroll
+        for (int r = q + 1; r < NB; r++) c[r][q] *= inv;
+#pragma unroll
+        for (int r = q + 1; r < NB; r++)
+#pragma unroll
+            for (int t = q + 1; t <= r; t++) c[r][t] -= c[r][q] * c[t][q];
+    }
+}
+
+/* c <- c L^-T: solve x L^T = c column by column; linv holds 1 / l_qq. */
+template <int NB>
+__device__ __forceinline__ void strsm_registers(float (&c)[NB][NB], const float (&l)[NB][NB], const float (&linv)[NB])
+{
+#pragma unroll
+    for (int q = 0; q < NB; q++)
+#pragma unroll
+        for (int r = 0; r < NB; r++) {
+            float v = c[r][q];
+#pragma unroll
+            for (int t = 0; t < q; t++) v -= c[r][t] * l[q][t];
+            c[r][q] = v * linv[q];
+        }
+}
+
+template <int NB, int UNROLL>
+__global__ void __launch_bounds__(THREAD_MAX_PER_BLOCK) potrf_thread_kernel(float *A, int n, size_t batch, size_t chunk, size_t first, int *info)
+{
+    const size_t b = first + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= batch) return;                    /* no barriers here: a thread may leave early */
+    const matrix_place place = chunked_place(n, chunk, batch, b);
+    float *a = A + place.base;
+    const size_t s = place.stride;
+    const int nt = (n + NB - 1) / NB;          /* ceil: the remainder tile is not dropped */
+    int my_info = 0;
+    // BEGIN SOLUTION
+    for (int k = 0; k < nt; k++) {
+        const int k0 = k * NB;
+        float l[NB][NB], linv[NB];
+        /* Diagonal tile (k, k): load (identity outside the matrix), c -= sum_p x_p x_p^T, factor. */
+#pragma unroll
+        for (int r = 0; r < NB; r++)
+#pragma unroll
+            for (int q = 0; q <= r; q++)
+                l[r][q] = (k0 + r < n) ? AT(k0 + r, k0 + q) : (r == q ? 1.0f : 0.0f);
+#pragma unroll UNROLL
+        for (int p = 0; p < k0; p++) {
+            float x[NB];
+#pragma unroll
+            for (int r = 0; r < NB; r++) x[r] = (k0 + r < n) ? AT(k0 + r, p) : 0.0f;
+#pragma unroll
+            for (int r = 0; r < NB; r++)
+#pragma unroll
+                for (int q = 0; q <= r; q++) l[r][q] -= x[r] * x[q];
+        }
+        potrf_registers<NB>(l, k0, n, &my_info);
+        if (my_info) break;                    /* contents of a failed matrix are unspecified */
+#pragma unroll
+        for (int r = 0; r < NB; r++) {
+            linv[r] = 1.0f / l[r][r];
+#pragma unroll
+            for (int q = 0; q < NB; q++)
+                if (k0 + r < n && k0 + q < n) AT(k0 + r, k0 + q) = q <= r ? l[r][q] : 0.0f;
+        }
+        /* Tiles (i, k) below: load, c -= sum_p x_p y_p^T, solve with L_kk^T, store. */
+        for (int i = k + 1; i < nt; i++) {
+            const int i0 = i * NB;
+            float c[NB][NB];
+#pragma unroll
+            for (int r = 0; r < NB; r++)
+#pragma unroll
+                for (int q = 0; q < NB; q++) c[r][q] = (i0 + r < n) ? AT(i0 + r, k0 + q) : 0.0f;
+#pragma unroll UNROLL
+            for (int p = 0; p < k0; p++) {
+                float x[NB], y[NB];
+#pragma unroll
+                for (int r = 0; r < NB; r++) x[r] = (i0 + r < n) ? AT(i0 + r, p) : 0.0f;
+#pragma unroll
+                for (int q = 0; q < NB; q++) y[q] = AT(k0 + q, p); /* k < nt-1: rows k0..k0+NB-1 exist */
+#pragma unroll
+                for (int r = 0; r < NB; r++)
+#pragma unroll
+                    for (int q = 0; q < NB; q++) c[r][q] -= x[r] * y[q];
+            }
+            strsm_registers<NB>(c, l, linv);
+#pragma unroll
+            for (int r = 0; r < NB; r++)
+#pragma unroll
+                for (int q = 0; q < NB; q++)
+                    if (i0 + r < n) AT(i0 + r, k0 + q) = c[r][q];
+        }
+        /* Above the diagonal tile: zeros (the output contract). */
+        for (int r = 0; r < k0; r++)
+#pragma unroll
+            for (int q = 0; q < NB; q++)
+                if (k0 + q < n) AT(r, k0 + q) = 0.0f;
+    }
+    // END SOLUTION
+    info[b] = my_info;
+}
+
+template <int NB, int UNROLL>
+static void launch(int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+{
+    const size_t max_blocks = 0x7fffffffULL, blocks = (batch + per_block - 1) / per_block;
+    for (size_t first_block = 0; first_block < blocks; first_block += max_blocks) {
+        size_t k = blocks - first_block < max_blocks ? blocks - first_block : max_blocks;
+        potrf_thread_kernel<NB, UNROLL><<<(unsigned)k, per_block>>>(d_A, n, batch, chunk, first_block * per_block, d_info);
+        KERNEL_CHECK();
+    }
+}
+
+template <int NB>
+static int launch_unroll(int unroll, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+{
+    switch (unroll) {
+    case 1: launch<NB, 1>(per_block, n, batch, chunk, d_A, d_info); return 0;
+    case 2: launch<NB, 2>(per_block, n, batch, chunk, d_A, d_info); return 0;
+    case 4: launch<NB, 4>(per_block, n, batch, chunk, d_A, d_info); return 0;
+    }
+    fprintf(stderr, "potrf_batched_thread: unroll = %d is not compiled in\n", unroll);
+    return -1;
+}
+
+extern "C" int potrf_batched_thread(int nb, int unroll, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+{
+    switch (nb) {
+    case 2: return launch_unroll<2>(unroll, per_block, n, batch, chunk, d_A, d_info);
+    case 4: return launch_unroll<4>(unroll, per_block, n, batch, chunk, d_A, d_info);
+    case 8: return launch_unroll<8>(unroll, per_block, n, batch, chunk, d_A, d_info);
+    }
+    fprintf(stderr, "potrf_batched_thread: nb = %d is not compiled in\n", nb);
+    return -1;
+}

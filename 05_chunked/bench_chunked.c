@@ -1,0 +1,19 @@
+/* bench_chunked.c - stage 05 benchmark (make bench-stage-5): the stage 04 kernels on the chunked
+ * layout, with one chunk per block (chunk = matrices per block: each block reads and writes one
+ * contiguous range) and, for the thread kernel, a few other chunk sizes; n = 20..100, 1 GiB
+ * batches, against cusolverDnSpotrfBatched and the copy roofline (batched_bench.h). */
+#include "batched_bench.h"
+
+int main(void)
+{
+    env_stamp e;
+    if (!bench_begin_gpu("stage-5", &e)) return 0;
+    const bench_case cases[] = {
+        {{BATCHED_TILES, LOOK_RIGHT, 8, 16, 1}, 16}, {{BATCHED_TILES, LOOK_LEFT, 8, 16, 1}, 16},
+        {{BATCHED_TILES, LOOK_TOP, 8, 16, 1}, 16},   {{BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, 64},
+        {{BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, 32}, {{BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, 256},
+        {{BATCHED_THREAD, LOOK_LEFT, 2, 64, 1}, 64}, {{BATCHED_THREAD, LOOK_LEFT, 8, 64, 2}, 64},
+    };
+    bench_batched(&e, "05", cases, sizeof cases / sizeof cases[0]);
+    return 0;
+}
