@@ -67,7 +67,7 @@ include common/stage.mk datasets/stage.mk
 include $(sort $(wildcard 0*/stage.mk))
 
 .DEFAULT_GOAL := all
-.PHONY: all help test bench dataset clean plots $(addprefix test-,$(TEST_SUITES)) $(addprefix bench-,$(BENCH_STAGES))
+.PHONY: all help test bench dataset clean plots layout-pictures $(addprefix test-,$(TEST_SUITES)) $(addprefix bench-,$(BENCH_STAGES))
 
 all: $(ALL_BINS)
 
@@ -79,6 +79,7 @@ help:
 	@echo "make bench-<stage> one stage's benchmark: $(addprefix bench-,$(BENCH_STAGES))"
 	@echo "make dataset       write the default dataset ($(DEFAULT_DATASET))"
 	@echo "make plots         plot build/bench.csv into build/plots/ (installs matplotlib into .venv on first use)"
+	@echo "make layout-pictures  redraw the layout pictures of the stage 04 and 05 READMEs"
 	@echo "make clean         remove build/"
 
 # One rule per test suite: run its commands (recording every test in $(RESULTS)/<suite>.tsv),
@@ -116,6 +117,10 @@ $(VENV)/.installed: requirements.txt
 
 plots: $(VENV)/.installed
 	$(VENV)/bin/python common/plot_bench.py $(BUILD)/bench.csv $(BUILD)/plots
+
+# The layout pictures of the stage 04 and 05 READMEs (committed; regenerate after changing them).
+layout-pictures: $(VENV)/.installed
+	$(VENV)/bin/python common/plot_layouts.py 04_interleaved/layouts.png 05_chunked/chunked_layout.png
 
 clean:
 	rm -rf $(BUILD)

@@ -18,6 +18,8 @@ typedef struct {
     float *C;      /* cusolverDnSpotrfBatched's factors (strict upper set to zero) and infos */
     int *cinfo;
     double *tol;   /* per matrix: how far our factor may be from cuSOLVER's (compare_tolerances) */
+    size_t nan_matrix;      /* the matrix holding a NaN ((size_t)-1: none); cinfo there is set to */
+    int cusolver_nan_info;  /* the LAPACK answer n, and this is what cuSOLVER said (0: see .c) */
 } test_batch;
 
 void test_batch_mixed(test_batch *t, int n, size_t batch, uint64_t seed);

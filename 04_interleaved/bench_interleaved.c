@@ -11,7 +11,7 @@ int main(void)
         {{BATCHED_TILES, LOOK_RIGHT, 8, 16, 1}, 0}, {{BATCHED_TILES, LOOK_LEFT, 8, 16, 1}, 0},
         {{BATCHED_TILES, LOOK_TOP, 8, 16, 1}, 0},   {{BATCHED_TILES, LOOK_LEFT, 16, 4, 1}, 0},
         {{BATCHED_THREAD, LOOK_LEFT, 2, 64, 1}, 0}, {{BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, 0},
-        {{BATCHED_THREAD, LOOK_LEFT, 8, 64, 2}, 0},
+        {{BATCHED_THREAD, LOOK_LEFT, 8, 64, 2}, 0}, {{BATCHED_THREAD, LOOK_LEFT, 8, 32, 1}, 0},
     };
     bench_batched(&e, "04", cases, sizeof cases / sizeof cases[0]);
     return 0;

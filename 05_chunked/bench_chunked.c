@@ -13,6 +13,7 @@ int main(void)
         {{BATCHED_TILES, LOOK_TOP, 8, 16, 1}, 16},   {{BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, 64},
         {{BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, 32}, {{BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, 256},
         {{BATCHED_THREAD, LOOK_LEFT, 2, 64, 1}, 64}, {{BATCHED_THREAD, LOOK_LEFT, 8, 64, 2}, 64},
+        {{BATCHED_THREAD, LOOK_LEFT, 8, 32, 1}, 32},
     };
     bench_batched(&e, "05", cases, sizeof cases / sizeof cases[0]);
     return 0;

@@ -6,6 +6,9 @@
  *   - info = 0 on success; info = k > 0 when the leading minor of order k is not positive
  *     definite (the k-th pivot is <= 0 or NaN), as LAPACK and cuSOLVER report it. The contents of
  *     a matrix with info > 0 are unspecified; the other matrices of the batch must be exact.
+ *     One documented difference: cusolverDnSpotrfBatched (CUDA 13.0, measured on an H100) reports
+ *     info 0 for a NaN pivot; the course follows LAPACK (info = that pivot's index), so the
+ *     batched tests expect LAPACK's info on a NaN matrix and cuSOLVER's on every finite one.
  *
  * check_factor() compares one result with a float64 reference computed from the same input:
  *   finite        every element of L is finite (NaN fails every comparison below too)
