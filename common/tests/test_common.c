@@ -289,13 +289,15 @@ static void test_gpu(harness *h)
         harness_skip(h, "device generator and converters", reason);
         return;
     }
-    int n = 33;
-    size_t batch = 1025, total = batch * n * n;
-    float *host = malloc(total * sizeof(float)), *lay = malloc(total * sizeof(float)), *got = malloc(total * sizeof(float));
-    float *d_a, *d_b;
-    CUDA_CHECK(cudaMalloc((void **)&d_a, total * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&d_b, total * sizeof(float)));
+    const int ns[] = {1, 5, 33};
+    for (int a = 0; a < 3; a++)
     for (int f = 0; f < FAMILY_COUNT; f++) {
+        int n = ns[a];
+        size_t batch = 1025, total = batch * n * n;
+        float *host = malloc(total * sizeof(float)), *lay = malloc(total * sizeof(float)), *got = malloc(total * sizeof(float));
+        float *d_a, *d_b;
+        CUDA_CHECK(cudaMalloc((void **)&d_a, total * sizeof(float)));
+        CUDA_CHECK(cudaMalloc((void **)&d_b, total * sizeof(float)));
         size_t chunks[] = {1, 7, 32, 100, batch};
         for (int c = 0; c < 5; c++) {
             gen_params p = gen_params_make((family_t)f, 99, 1e5, 0);
@@ -314,14 +316,14 @@ static void test_gpu(harness *h)
             CUDA_CHECK(cudaMemcpy(got, d_a, total * sizeof(float), cudaMemcpyDeviceToHost));
             int to_ok = memcmp(got, lay, total * sizeof(float)) == 0;
             char name[96];
-            snprintf(name, sizeof name, "device generator + converters %s chunk=%zu", family_name((family_t)f), chunks[c]);
+            snprintf(name, sizeof name, "device generator + converters %s n=%d chunk=%zu", family_name((family_t)f), n, chunks[c]);
             harness_check(h, gen_ok && back_ok && to_ok, name, "generated bit-identical %d, to row-major %d, to chunked %d",
                           gen_ok, back_ok, to_ok);
         }
+        CUDA_CHECK(cudaFree(d_a));
+        CUDA_CHECK(cudaFree(d_b));
+        free(host); free(lay); free(got);
     }
-    CUDA_CHECK(cudaFree(d_a));
-    CUDA_CHECK(cudaFree(d_b));
-    free(host); free(lay); free(got);
 }
 
 int main(void)
