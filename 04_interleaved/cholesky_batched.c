@@ -29,10 +29,21 @@ static void usage(FILE *f)
             "usage: cholesky_batched (--input FILE | --n N --batch B [--family spd|illcond|nonspd|hp3] [--seed S] [--kappa K])\n"
             "                        [--kernel thread|tiles] [--order left|right|top] [--nb NB] [--per-block M] [--unroll U]\n"
             "                        [--chunk C] [--check K] [--output FILE [--format bin|txt]]\n"
+            "  --output      write the factors, row-major, in --format (default: the input file's format, else binary)\n"
             "  --chunk C     chunked interleaved layout with chunks of C matrices (default: simple interleaved)\n"
             "  --kernel      thread: one thread per matrix, register tiles (default); tiles: stage 02 helpers, NB x NB threads per matrix\n"
             "  defaults      thread NB=4, 64 matrices per block, unroll 2; tiles: left-looking\n"
             "  --check K     check K matrices spread over the batch against the float64 reference (default 8)\n");
+}
+
+/* A binary dataset starts with the magic; anything else that dataset_read accepted is text. */
+static int file_is_binary(const char *path)
+{
+    char magic[8] = {0};
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(magic, 1, sizeof magic, f) : 0;
+    if (f) fclose(f);
+    return got == sizeof magic && memcmp(magic, DATASET_MAGIC, sizeof magic) == 0;
 }
 
 static float elapsed_ms(cudaEvent_t a, cudaEvent_t b)
@@ -51,6 +62,7 @@ int main(int argc, char **argv)
     double kappa = GEN_DEFAULT_KAPPA;
     family_t family = FAMILY_SPD;
     dataset_format fmt = DATASET_BINARY;
+    int fmt_given = 0;
     const char *input = NULL, *output = NULL;
     for (int a = 1; a < argc; a++) {
         const char *opt = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
@@ -59,7 +71,7 @@ int main(int argc, char **argv)
         int ok = 1;
         if (!strcmp(opt, "--input")) input = val;
         else if (!strcmp(opt, "--output")) output = val;
-        else if (!strcmp(opt, "--format")) ok = dataset_format_parse(val, &fmt) == 0;
+        else if (!strcmp(opt, "--format")) ok = (fmt_given = dataset_format_parse(val, &fmt) == 0);
         else if (!strcmp(opt, "--n")) ok = cli_parse_ll(val, 1, DATASET_MAX_N, &n);
         else if (!strcmp(opt, "--batch")) ok = cli_parse_ll(val, 1, (long long)1 << 40, &batch);
         else if (!strcmp(opt, "--family")) ok = family_parse(val, &family) == 0;
@@ -93,6 +105,7 @@ int main(int argc, char **argv)
         if (dataset_read(input, &d, err, sizeof err) != 0) { fprintf(stderr, "cholesky_batched: %s\n", err); return 2; }
         n = d.n;
         batch = (long long)d.count;
+        if (!fmt_given) fmt = file_is_binary(input) ? DATASET_BINARY : DATASET_TEXT; /* factors as the input came */
     }
     char msg[256], name[64];
     if (batched_config_check(&cfg, (int)n, msg, sizeof msg) != 0) { fprintf(stderr, "cholesky_batched: %s\n", msg); return 2; }

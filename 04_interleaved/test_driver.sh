@@ -49,6 +49,9 @@ else
     $gen --family illcond --n 7 --count 50 --seed 4 --format txt --out "$tmp/b.txt" >/dev/null
     expect "driver: seed text format, chunked" 0 "checked 50 matrices against the float64 reference: ok" \
         $bin --input "$tmp/b.txt" --chunk 8 --check 50 --output "$tmp/L.txt" --format txt
+    expect "driver: text in, text out by default" 0 "wrote the factors" $bin --input "$tmp/b.txt" --output "$tmp/L2.txt"
+    if head -c 7 "$tmp/L2.txt" | grep -q CHOLBAT; then record "driver: the default output format follows the input" FAIL "binary"
+    else expect "driver: the default output format follows the input" 0 "50 matrices of order 7" build/datasets/dataset_check "$tmp/L2.txt"; fi
     $gen --family nonspd --n 20 --count 30 --seed 5 --out "$tmp/c.bin" >/dev/null
     expect "driver: non-SPD file: info reported" 0 "30 of 30 matrices not positive definite" $bin --input "$tmp/c.bin" --check 30
     expect "driver: generated batch, tiles, chunked" 0 "against the float64 reference: ok" \
