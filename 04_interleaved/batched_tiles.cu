@@ -24,6 +24,7 @@ static size_t shared_bytes(int per_block) { return (size_t)per_block * (4 * tile
 template <int NB, looking_order ORDER>
 __global__ void __launch_bounds__(1024) potrf_tiles_kernel(float *A, int n, size_t batch, size_t chunk, size_t first, int *info)
 {
+    static_assert(NB >= 1 && NB * NB <= 1024, "one matrix's NB x NB threads must fit in a block");
     constexpr int LD = tile_ld<NB, 1>(), TS = tile_floats<NB>();
     extern __shared__ float smem[];
     // BEGIN SOLUTION

@@ -68,6 +68,8 @@ __device__ __forceinline__ void strsm_registers(float (&c)[NB][NB], const float 
 template <int NB, int UNROLL>
 __global__ void __launch_bounds__(THREAD_MAX_PER_BLOCK) potrf_thread_kernel(float *A, int n, size_t batch, size_t chunk, size_t first, int *info)
 {
+    static_assert(NB >= 1 && NB <= 8, "register tiles past 8 x 8 do not fit in 255 registers");
+    static_assert(UNROLL >= 1, "unroll is a positive count");
     const size_t b = first + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= batch) return;                    /* no barriers here: a thread may leave early */
     const matrix_place place = chunked_place(n, chunk, batch, b);
