@@ -32,8 +32,9 @@ void test_batch_mixed(test_batch *t, int n, size_t batch, uint64_t seed)
         gen_batch_host(p, n, (size_t)b, 1, t->A + (size_t)b * nn);
         t->planted[b] = p == &bad ? gen_nonspd_fail_at(&bad, n, (uint64_t)b) : 0;
     }
+    t->nan_matrix = (size_t)-1;
     if (batch >= 3) { /* one NaN in the last row: every leading minor up to n-1 is fine */
-        size_t b = batch / 2 - (batch / 2 % 6 == 5); /* on an SPD matrix, so n is the answer */
+        size_t b = t->nan_matrix = batch / 2 - (batch / 2 % 6 == 5); /* on an SPD matrix: n is the answer */
         t->A[b * nn + (size_t)(n - 1) * n] = NAN;
         t->planted[b] = n;
     }
@@ -42,9 +43,7 @@ void test_batch_mixed(test_batch *t, int n, size_t batch, uint64_t seed)
      * factors. The course follows LAPACK here (a NaN pivot is not positive: info = its index, as
      * spotrf_tile and the float64 reference do), so for the NaN matrix the expected info is the
      * planted one; every finite matrix must agree with cuSOLVER exactly. */
-    t->nan_matrix = (size_t)-1;
-    if (batch >= 3) {
-        t->nan_matrix = batch / 2 - (batch / 2 % 6 == 5);
+    if (t->nan_matrix != (size_t)-1) {
         t->cusolver_nan_info = t->cinfo[t->nan_matrix];
         t->cinfo[t->nan_matrix] = t->planted[t->nan_matrix];
     }

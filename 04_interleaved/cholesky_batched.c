@@ -174,6 +174,11 @@ int main(int argc, char **argv)
     if (check > batch) check = batch;
     if (check > 0) {
         float *A = malloc(nn * sizeof(float)), *L = malloc(nn * sizeof(float));
+        int device;
+        struct cudaDeviceProp prop;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+        size_t max_pitch = prop.memPitch;
         double worst = 0;
         int bad = 0;
         for (long long s = 0; s < check; s++) {
@@ -181,10 +186,15 @@ int main(int argc, char **argv)
             if (input) memcpy(A, d.data + b * nn, nn * sizeof(float));
             else gen_batch_host(&p, (int)n, b, 1, A);
             if (need_rowmajor) CUDA_CHECK(cudaMemcpy(L, d_rm + b * nn, nn * sizeof(float), cudaMemcpyDeviceToHost));
-            else
-                for (size_t e = 0; e < nn; e++) /* one element at a time from the layout: fine for a few samples */
-                    CUDA_CHECK(cudaMemcpy(L + e, d_A + chunked_index((int)n, lay_chunk, (size_t)batch, b, (int)(e / n), (int)(e % n)),
-                                          sizeof(float), cudaMemcpyDeviceToHost));
+            else { /* matrix b's n^2 elements are equally spaced in the layout: one strided copy */
+                matrix_place pl = chunked_place((int)n, lay_chunk, (size_t)batch, b);
+                if (pl.stride * sizeof(float) <= max_pitch)
+                    CUDA_CHECK(cudaMemcpy2D(L, sizeof(float), d_A + pl.base, pl.stride * sizeof(float), sizeof(float), nn,
+                                            cudaMemcpyDeviceToHost));
+                else /* past the pitch limit (batches of > 5e8 matrices, so n <= 6): element by element */
+                    for (size_t e = 0; e < nn; e++)
+                        CUDA_CHECK(cudaMemcpy(L + e, d_A + pl.base + e * pl.stride, sizeof(float), cudaMemcpyDeviceToHost));
+            }
             factor_check fc;
             check_factor((int)n, A, L, info[b], &fc);
             if (!fc.ok) {

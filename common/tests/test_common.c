@@ -291,39 +291,39 @@ static void test_gpu(harness *h)
     }
     const int ns[] = {1, 5, 33};
     for (int a = 0; a < 3; a++)
-    for (int f = 0; f < FAMILY_COUNT; f++) {
-        int n = ns[a];
-        size_t batch = 1025, total = batch * n * n;
-        float *host = malloc(total * sizeof(float)), *lay = malloc(total * sizeof(float)), *got = malloc(total * sizeof(float));
-        float *d_a, *d_b;
-        CUDA_CHECK(cudaMalloc((void **)&d_a, total * sizeof(float)));
-        CUDA_CHECK(cudaMalloc((void **)&d_b, total * sizeof(float)));
-        size_t chunks[] = {1, 7, 32, 100, batch};
-        for (int c = 0; c < 5; c++) {
-            gen_params p = gen_params_make((family_t)f, 99, 1e5, 0);
-            gen_batch_host(&p, n, 3, batch, host);
-            rowmajor_to_chunked_host(n, batch, chunks[c], host, lay);
-            CUDA_CHECK(cudaMemset(d_a, 0xff, total * sizeof(float))); /* poison: NaN */
-            gen_batch_device(&p, n, 3, batch, chunks[c], d_a);
-            CUDA_CHECK(cudaMemcpy(got, d_a, total * sizeof(float), cudaMemcpyDeviceToHost));
-            int gen_ok = memcmp(got, lay, total * sizeof(float)) == 0;
-            CUDA_CHECK(cudaMemset(d_b, 0xff, total * sizeof(float)));
-            chunked_to_rowmajor_device(n, batch, chunks[c], d_a, d_b);
-            CUDA_CHECK(cudaMemcpy(got, d_b, total * sizeof(float), cudaMemcpyDeviceToHost));
-            int back_ok = memcmp(got, host, total * sizeof(float)) == 0;
-            CUDA_CHECK(cudaMemset(d_a, 0xff, total * sizeof(float)));
-            rowmajor_to_chunked_device(n, batch, chunks[c], d_b, d_a);
-            CUDA_CHECK(cudaMemcpy(got, d_a, total * sizeof(float), cudaMemcpyDeviceToHost));
-            int to_ok = memcmp(got, lay, total * sizeof(float)) == 0;
-            char name[96];
-            snprintf(name, sizeof name, "device generator + converters %s n=%d chunk=%zu", family_name((family_t)f), n, chunks[c]);
-            harness_check(h, gen_ok && back_ok && to_ok, name, "generated bit-identical %d, to row-major %d, to chunked %d",
-                          gen_ok, back_ok, to_ok);
+        for (int f = 0; f < FAMILY_COUNT; f++) {
+            int n = ns[a];
+            size_t batch = 1025, total = batch * n * n;
+            float *host = malloc(total * sizeof(float)), *lay = malloc(total * sizeof(float)), *got = malloc(total * sizeof(float));
+            float *d_a, *d_b;
+            CUDA_CHECK(cudaMalloc((void **)&d_a, total * sizeof(float)));
+            CUDA_CHECK(cudaMalloc((void **)&d_b, total * sizeof(float)));
+            size_t chunks[] = {1, 7, 32, 100, batch};
+            for (int c = 0; c < 5; c++) {
+                gen_params p = gen_params_make((family_t)f, 99, 1e5, 0);
+                gen_batch_host(&p, n, 3, batch, host);
+                rowmajor_to_chunked_host(n, batch, chunks[c], host, lay);
+                CUDA_CHECK(cudaMemset(d_a, 0xff, total * sizeof(float))); /* poison: NaN */
+                gen_batch_device(&p, n, 3, batch, chunks[c], d_a);
+                CUDA_CHECK(cudaMemcpy(got, d_a, total * sizeof(float), cudaMemcpyDeviceToHost));
+                int gen_ok = memcmp(got, lay, total * sizeof(float)) == 0;
+                CUDA_CHECK(cudaMemset(d_b, 0xff, total * sizeof(float)));
+                chunked_to_rowmajor_device(n, batch, chunks[c], d_a, d_b);
+                CUDA_CHECK(cudaMemcpy(got, d_b, total * sizeof(float), cudaMemcpyDeviceToHost));
+                int back_ok = memcmp(got, host, total * sizeof(float)) == 0;
+                CUDA_CHECK(cudaMemset(d_a, 0xff, total * sizeof(float)));
+                rowmajor_to_chunked_device(n, batch, chunks[c], d_b, d_a);
+                CUDA_CHECK(cudaMemcpy(got, d_a, total * sizeof(float), cudaMemcpyDeviceToHost));
+                int to_ok = memcmp(got, lay, total * sizeof(float)) == 0;
+                char name[96];
+                snprintf(name, sizeof name, "device generator + converters %s n=%d chunk=%zu", family_name((family_t)f), n, chunks[c]);
+                harness_check(h, gen_ok && back_ok && to_ok, name, "generated bit-identical %d, to row-major %d, to chunked %d",
+                              gen_ok, back_ok, to_ok);
+            }
+            CUDA_CHECK(cudaFree(d_a));
+            CUDA_CHECK(cudaFree(d_b));
+            free(host); free(lay); free(got);
         }
-        CUDA_CHECK(cudaFree(d_a));
-        CUDA_CHECK(cudaFree(d_b));
-        free(host); free(lay); free(got);
-    }
 }
 
 int main(void)
