@@ -82,20 +82,24 @@ help:
 	@echo "make layout-pictures  redraw the layout pictures of the stage 04 and 05 READMEs"
 	@echo "make clean         remove build/"
 
-# One rule per test suite: run its commands (recording every test in $(RESULTS)/<suite>.tsv),
-# then print the suite's summary and points.
+# One rule per test suite: common/run_suite.py runs its commands under the suite's time limit
+# (SUITE_TIMEOUT_<suite> seconds, default 1800; TEST_TIMEOUT=S overrides), turns every planned
+# test that did not report (crash, exit, hang) into a FAIL, and scores the groups of the stage's
+# points.tsv into $(RESULTS)/<suite>.json; test_summary.py prints the points table.
+# GRADE=1 is grading mode: a test that could not run here counts as failed.
+RUN_SUITE = python3 common/run_suite.py --suite $(1) --points $(SUITE_POINTS_$(1)) --results $(RESULTS) \
+	--timeout $(or $(SUITE_TIMEOUT_$(1)),1800) -- $(SUITE_CMDS_$(1))
 define suite_rule
 test-$(1): $$(SUITE_DEPS_$(1))
-	@mkdir -p $(RESULTS) && rm -f $(RESULTS)/$(1).tsv
-	@bash common/run_tests.sh $(1) $(RESULTS)/$(1).tsv $$(SUITE_CMDS_$(1))
-	@python3 common/test_summary.py $(RESULTS)/$(1).tsv
+	@$$(call RUN_SUITE,$(1))
+	@python3 common/test_summary.py $(RESULTS)/$(1).json
 endef
 $(foreach s,$(TEST_SUITES),$(eval $(call suite_rule,$(s))))
 
 test: $(foreach s,$(TEST_SUITES),$(SUITE_DEPS_$(s)))
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
-	@$(foreach s,$(TEST_SUITES),bash common/run_tests.sh $(s) $(RESULTS)/$(s).tsv $(SUITE_CMDS_$(s));)
-	@python3 common/test_summary.py $(foreach s,$(TEST_SUITES),$(RESULTS)/$(s).tsv)
+	@$(foreach s,$(TEST_SUITES),$(call RUN_SUITE,$(s)) &&) true
+	@python3 common/test_summary.py --write $(RESULTS)/summary.json $(foreach s,$(TEST_SUITES),$(RESULTS)/$(s).json)
 
 define bench_rule
 bench-$(1): all

@@ -2,6 +2,7 @@
  * benchmarks, which show stage 01 beside their kernels). */
 #include <stdlib.h>
 #include <string.h>
+#include "checks.h"
 #include "cholesky_serial.h"
 
 typedef struct {
@@ -29,6 +30,7 @@ timing_stats time_spotrf_cpu(int n, size_t count, const float *A, int omp, int r
 {
     cpu_ctx c = {n, omp, count, A, malloc(count * n * n * sizeof(float)), malloc(count * sizeof(int))};
     timing_stats t = time_host(cpu_run, cpu_restore, &c, 1, repeats);
+    t.verified = verify_sampled_host(n, count, A, c.work, c.info) ? TIMING_VERIFIED : TIMING_WRONG;
     free(c.work);
     free(c.info);
     return t;

@@ -39,6 +39,7 @@ static void run_cpu(harness *h, int gpu, const char *gpu_reason)
             int *info = malloc(count * sizeof(int)), *cinfo = malloc(count * sizeof(int)), *expect = planted(&p, n, count);
             gen_batch_host(&p, n, 0, count, A);
             for (int variant = 0; variant < 2; variant++) {
+                harness_group(h, variant ? "openmp" : "serial");
                 memcpy(L, A, elems * sizeof(float));
                 for (size_t b = 0; b < count; b++) info[b] = -99; /* poison */
                 if (variant == 0) spotrf_batch_serial(n, count, L, info);
@@ -52,6 +53,7 @@ static void run_cpu(harness *h, int gpu, const char *gpu_reason)
                 harness_check(h, bad == 0, name, "%s max resid %.2g, max fwd %.2g", bad ? first.detail : "", mr, mf);
             }
             char name[96];
+            harness_group(h, "cuSOLVER agreement");
             snprintf(name, sizeof name, "cuSOLVER %s n=%d batch=%zu", family_name((family_t)f), n, count);
             if (!gpu) {
                 harness_skip(h, name, gpu_reason);
@@ -84,6 +86,7 @@ static void run_nan(harness *h)
     spotrf_batch_omp(n, count, L, info);
     factor_check first;
     size_t bad = check_batch(n, count, A, L, info, NULL, &first, NULL, NULL);
+    harness_group(h, "serial");
     harness_check(h, bad == 0 && info[2] == 10 && info[1] == 0 && info[3] == 0, "NaN matrix fails alone",
                   "infos %d %d %d %d %d (want 0 0 10 0 0) %s", info[0], info[1], info[2], info[3], info[4], bad ? first.detail : "");
     free(A); free(L);
@@ -93,6 +96,9 @@ int main(void)
 {
     harness h;
     harness_begin(&h, "stage-1");
+    harness_plan(&h, "serial", FAMILY_COUNT * NSIZES + 1);
+    harness_plan(&h, "openmp", FAMILY_COUNT * NSIZES);
+    harness_plan(&h, "cuSOLVER agreement", FAMILY_COUNT * NSIZES);
     char reason[256];
     int gpu = gpu_available(reason, sizeof reason);
     run_cpu(&h, gpu, reason);

@@ -6,6 +6,7 @@
  *     cusolverDnSpotrfBatched and the copy roofline of the same bytes. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "checks.h"
 #include "cholesky_serial.h"
 #include "cuda_check.h"
 #include "cusolver_oracle.h"
@@ -35,6 +36,7 @@ static timing_stats time_tile(int nb, int pad, int n, size_t count, const float 
     CUDA_CHECK(cudaMalloc((void **)&c.d_work, bytes));
     CUDA_CHECK(cudaMalloc((void **)&c.d_info, count * sizeof(int)));
     timing_stats t = time_gpu_restoring(run, &c, c.d_work, d_pristine, bytes);
+    t.verified = verify_sampled_device(n, count, d_pristine, c.d_work, c.d_info) ? TIMING_VERIFIED : TIMING_WRONG;
     CUDA_CHECK(cudaFree(c.d_work));
     CUDA_CHECK(cudaFree(c.d_info));
     return t;

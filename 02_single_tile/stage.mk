@@ -11,5 +11,7 @@ ALL_BINS += $(S2)/test_single_tile $(S2)/bench_single_tile
 TEST_SUITES += stage-2
 SUITE_DEPS_stage-2 := $(S2)/test_single_tile
 SUITE_CMDS_stage-2 := $(S2)/test_single_tile
+SUITE_POINTS_stage-2 := 02_single_tile/points.tsv
+SUITE_TIMEOUT_stage-2 := 600
 BENCH_STAGES += stage-2
 BENCH_CMD_stage-2 := $(S2)/bench_single_tile

@@ -84,6 +84,7 @@ static void test_helpers(harness *h)
                     if (!(fabs(out[i * nb + j] - want[i * nb + j]) <= bound[i * nb + j] + 1e-30)) { ok = 0; wi = i; wj = j; }
                 }
             char name[64];
+            harness_group(h, op_names[op]);
             snprintf(name, sizeof name, "%s NB=%d", op_names[op], nb);
             harness_check(h, ok, name, ok ? "within the rounding bound" : "rc %d info %d; at (%d, %d): got %.9g, want %.9g (bound %.3g)",
                           rc, info, wi, wj, (double)out[wi * nb + wj], want[wi * nb + wj], bound[wi * nb + wj]);
@@ -92,17 +93,35 @@ static void test_helpers(harness *h)
     free(in); free(out); free(want); free(bound); free(L);
 }
 
+/* The sizes n = 1, 2, 3, NB-1, NB without repeats (for NB = 4, 3 comes once). */
+static int kernel_sizes(int nb, int *ns)
+{
+    const int all[] = {1, 2, 3, nb - 1, nb};
+    int count = 0;
+    for (int s = 0; s < 5; s++)
+        if (all[s] >= 1 && (count == 0 || all[s] > ns[count - 1])) ns[count++] = all[s];
+    return count;
+}
+
+static const int kernel_nbs[] = {4, 8, 16, 32};
+
+static int kernel_test_count(void)
+{
+    int ns[5], count = 0;
+    for (int a = 0; a < 4; a++) count += 2 * 3 * kernel_sizes(kernel_nbs[a], ns);
+    return count;
+}
+
 static void test_kernel(harness *h)
 {
-    const int nbs[] = {4, 8, 16, 32};
+    const int *nbs = kernel_nbs;
     const family_t fams[] = {FAMILY_SPD, FAMILY_ILLCOND, FAMILY_NONSPD};
     for (int a = 0; a < 4; a++)
         for (int pad = 0; pad < 2; pad++)
             for (int f = 0; f < 3; f++) {
-                int nb = nbs[a], ns[] = {1, 2, 3, nb - 1, nb};
-                for (int s = 0; s < 5; s++) {
+                int nb = nbs[a], ns[5], nsizes = kernel_sizes(nb, ns);
+                for (int s = 0; s < nsizes; s++) {
                     int n = ns[s];
-                    if (n < 1 || (s > 0 && n <= ns[s - 1])) continue;
                     size_t count = 5, elems = count * n * n;
                     gen_params p = gen_params_make(fams[f], 40 + n, 1e4, 0);
                     float *A = malloc(elems * sizeof(float)), *L = malloc(elems * sizeof(float)), *C = malloc(elems * sizeof(float)), *d_A;
@@ -153,14 +172,20 @@ int main(void)
 {
     harness h;
     harness_begin(&h, "stage-2");
+    for (int op = 0; op < 4; op++) harness_plan(&h, op_names[op], 32);
+    harness_plan(&h, "single-tile kernel", kernel_test_count());
+    harness_plan(&h, "argument checks", 4);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
-        const char *names[] = {"tile helpers NB=1..32", "single-tile kernel vs cuSOLVER", "bad arguments"};
-        for (int k = 0; k < 3; k++) harness_skip(&h, names[k], reason);
+        for (int op = 0; op < 4; op++) harness_skip_rest(&h, op_names[op], reason);
+        harness_skip_rest(&h, "single-tile kernel", reason);
+        harness_skip_rest(&h, "argument checks", reason);
         return harness_end(&h);
     }
     test_helpers(&h);
+    harness_group(&h, "single-tile kernel");
     test_kernel(&h);
+    harness_group(&h, "argument checks");
     test_bad_arguments(&h);
     return harness_end(&h);
 }

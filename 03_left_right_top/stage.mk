@@ -11,5 +11,7 @@ ALL_BINS += $(S3)/test_tiled $(S3)/bench_tiled
 TEST_SUITES += stage-3
 SUITE_DEPS_stage-3 := $(S3)/test_tiled
 SUITE_CMDS_stage-3 := $(S3)/test_tiled
+SUITE_POINTS_stage-3 := 03_left_right_top/points.tsv
+SUITE_TIMEOUT_stage-3 := 900
 BENCH_STAGES += stage-3
 BENCH_CMD_stage-3 := $(S3)/bench_tiled

@@ -18,6 +18,9 @@
 #include "tiled_cholesky.h"
 
 static const int nbs[] = {4, 8, 16, 32};
+/* The graded groups: one learning goal per loop order (03_left_right_top/points.tsv). */
+static const char *const order_groups[LOOK_COUNT] = {"right-looking", "left-looking", "top-looking"};
+#define NFAMILY_SIZES 13
 
 /* Factor A (n x n, host) with every order and NB; compare each with cuSOLVER's result C/cinfo. */
 static void check_all_variants(harness *h, const char *what, int n, const float *A, int planted)
@@ -30,6 +33,7 @@ static void check_all_variants(harness *h, const char *what, int n, const float 
     CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
     for (int o = 0; o < LOOK_COUNT; o++)
         for (int a = 0; a < 4; a++) {
+            harness_group(h, order_groups[o]);
             CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
             CUDA_CHECK(cudaMemset(d_info, 0x7f, sizeof(int)));
             int rc = potrf_tiled((looking_order)o, nbs[a], n, d_A, d_info);
@@ -57,10 +61,10 @@ static void check_all_variants(harness *h, const char *what, int n, const float 
 
 static void test_families(harness *h)
 {
-    const int ns[] = {1, 2, 7, 8, 9, 31, 32, 33, 64, 100, 127, 256, 1000};
+    const int ns[NFAMILY_SIZES] = {1, 2, 7, 8, 9, 31, 32, 33, 64, 100, 127, 256, 1000};
     const family_t fams[] = {FAMILY_SPD, FAMILY_ILLCOND, FAMILY_NONSPD};
     for (int f = 0; f < 3; f++)
-        for (int s = 0; s < 13; s++) {
+        for (int s = 0; s < NFAMILY_SIZES; s++) {
             int n = ns[s];
             gen_params p = gen_params_make(fams[f], 300 + n, 1e4, 0);
             float *A = malloc((size_t)n * n * sizeof(float));
@@ -88,7 +92,11 @@ static void test_text_file(harness *h)
     dataset d;
     char err[DATASET_ERR_LEN];
     if (dataset_read(path, &d, err, sizeof err) != 0 || d.count != 1 || d.n != n) {
-        harness_check(h, 0, "seed-format text matrix", "%s", err);
+        for (int o = 0; o < LOOK_COUNT; o++) /* every planned test of the file fails */
+            for (int a = 0; a < 4; a++) {
+                harness_group(h, order_groups[o]);
+                harness_check(h, 0, "seed-format text matrix", "%s", err);
+            }
     } else {
         check_all_variants(h, "seed-format text n=10", n, d.data, 0);
         dataset_free(&d);
@@ -112,14 +120,17 @@ int main(void)
 {
     harness h;
     harness_begin(&h, "stage-3");
+    for (int o = 0; o < LOOK_COUNT; o++) harness_plan(&h, order_groups[o], 4 * (3 * NFAMILY_SIZES + 1));
+    harness_plan(&h, "argument checks", 3);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
-        const char *names[] = {"three orders x NB x n x families vs cuSOLVER", "seed-format text matrix", "bad arguments"};
-        for (int k = 0; k < 3; k++) harness_skip(&h, names[k], reason);
+        for (int o = 0; o < LOOK_COUNT; o++) harness_skip_rest(&h, order_groups[o], reason);
+        harness_skip_rest(&h, "argument checks", reason);
         return harness_end(&h);
     }
     test_families(&h);
     test_text_file(&h);
+    harness_group(&h, "argument checks");
     test_bad_arguments(&h);
     return harness_end(&h);
 }

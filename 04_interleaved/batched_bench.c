@@ -17,6 +17,7 @@ typedef struct {
     size_t batch, chunk;
     float *d_in, *d_out;
     int *d_info;
+    layout_converter convert;
 } bench_ctx;
 
 static void run_factor(void *p)
@@ -25,16 +26,10 @@ static void run_factor(void *p)
     if (potrf_batched(c->cfg, c->n, c->batch, c->chunk, c->d_out, c->d_info) != 0) exit(2);
 }
 
-static void run_to_layout(void *p)
+static void run_convert(void *p)
 {
     bench_ctx *c = p;
-    rowmajor_to_chunked_device(c->n, c->batch, c->chunk, c->d_in, c->d_out);
-}
-
-static void run_to_rowmajor(void *p)
-{
-    bench_ctx *c = p;
-    chunked_to_rowmajor_device(c->n, c->batch, c->chunk, c->d_in, c->d_out);
+    c->convert(c->n, c->batch, c->chunk, c->d_in, c->d_out);
 }
 
 static void nothing(void *p) { (void)p; }
@@ -45,29 +40,52 @@ static void layout_name(size_t chunk, char *buf, size_t len)
     else snprintf(buf, len, "interleaved");
 }
 
-/* After timing: every info 0, and 4 matrices spread over the batch pass the float64 check. */
-static void recheck(const bench_ctx *c, const gen_params *p, float *d_scratch)
+/* After timing: every info 0, and 4 matrices spread over the batch pass the float64 check. The
+ * result goes back to row-major through the provided converter, which the common tests vouch for. */
+static int recheck(const bench_ctx *c, const gen_params *p, float *d_scratch)
 {
     size_t nn = (size_t)c->n * c->n;
-    int *info = malloc(c->batch * sizeof(int));
+    int *info = malloc(c->batch * sizeof(int)), ok = 1;
     CUDA_CHECK(cudaMemcpy(info, c->d_info, c->batch * sizeof(int), cudaMemcpyDeviceToHost));
-    for (size_t b = 0; b < c->batch; b++)
-        if (info[b] != 0) { fprintf(stderr, "CHECK FAILED after timing: matrix %zu info %d\n", b, info[b]); exit(1); }
+    for (size_t b = 0; b < c->batch && ok; b++)
+        if (info[b] != 0) { fprintf(stderr, "result check after timing: matrix %zu info %d\n", b, info[b]); ok = 0; }
     chunked_to_rowmajor_device(c->n, c->batch, c->chunk, c->d_out, d_scratch);
     float *A = malloc(nn * sizeof(float)), *L = malloc(nn * sizeof(float));
-    for (int s = 0; s < 4; s++) {
+    for (int s = 0; s < 4 && ok; s++) {
         size_t b = (size_t)((double)(c->batch - 1) * s / 3);
         gen_batch_host(p, c->n, b, 1, A);
         CUDA_CHECK(cudaMemcpy(L, d_scratch + b * nn, nn * sizeof(float), cudaMemcpyDeviceToHost));
         factor_check fc;
         check_factor(c->n, A, L, 0, &fc);
-        if (!fc.ok) { fprintf(stderr, "CHECK FAILED after timing: matrix %zu: %s\n", b, fc.detail); exit(1); }
+        if (!fc.ok) { fprintf(stderr, "result check after timing: matrix %zu: %s\n", b, fc.detail); ok = 0; }
     }
     free(info); free(A); free(L);
+    return ok;
 }
 
-void bench_batched(const env_stamp *e, const char *stage, const bench_case *cases, int ncases)
+/* 4 sampled matrices of two row-major batches on the device are bit-identical. */
+static int same_samples(int n, size_t batch, const float *d_x, const float *d_y)
 {
+    size_t nn = (size_t)n * n;
+    float *x = malloc(nn * sizeof(float)), *y = malloc(nn * sizeof(float));
+    int ok = 1;
+    for (int s = 0; s < 4 && ok; s++) {
+        size_t b = (size_t)((double)(batch - 1) * s / 3);
+        CUDA_CHECK(cudaMemcpy(x, d_x + b * nn, nn * sizeof(float), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(y, d_y + b * nn, nn * sizeof(float), cudaMemcpyDeviceToHost));
+        ok = memcmp(x, y, nn * sizeof(float)) == 0;
+    }
+    if (!ok) fprintf(stderr, "result check after timing: the conversion did not give back the input\n");
+    free(x); free(y);
+    return ok;
+}
+
+void bench_batched(const env_stamp *e, const char *stage, const bench_case *cases, int ncases,
+                   layout_converter to_layout, layout_converter to_rowmajor)
+{
+    const int custom = to_layout != NULL;
+    if (!to_layout) to_layout = rowmajor_to_chunked_device;
+    if (!to_rowmajor) to_rowmajor = chunked_to_rowmajor_device;
     int ns[16], count = 0;
     const char *env_ns = getenv("BENCH_NS"), *env_bytes = getenv("BENCH_BYTES");
     if (env_ns) {
@@ -100,25 +118,27 @@ void bench_batched(const env_stamp *e, const char *stage, const bench_case *case
             layout_name(cases[k].chunk, lname, sizeof lname);
             int seen = 0;
             for (int d = 0; d < ndone; d++) seen |= done_chunks[d] == chunk;
-            bench_ctx c = {&cases[k].cfg, n, batch, chunk, d_rm, d_lay, d_info};
-            if (!seen) { /* the layout's pristine copy, and what converting costs */
+            bench_ctx c = {&cases[k].cfg, n, batch, chunk, d_rm, d_lay, d_info, to_layout};
+            if (!seen) { /* what converting costs; a converter is verified by the round trip */
                 if (ndone < 32) done_chunks[ndone++] = chunk;
-                timing_stats t = time_gpu(run_to_layout, nothing, &c, TIMING_WARMUP, TIMING_REPEATS);
-                snprintf(variant, sizeof variant, "convert row-major -> %s", lname);
-                report_row(e, stage, variant, n, batch, t, tc.median_ms, t_copy);
+                timing_stats t = time_gpu(run_convert, nothing, &c, TIMING_WARMUP, TIMING_REPEATS);
                 bench_ctx back = c;
                 back.d_in = d_lay;
                 back.d_out = d_scratch;
-                t = time_gpu(run_to_rowmajor, nothing, &back, TIMING_WARMUP, TIMING_REPEATS);
-                snprintf(variant, sizeof variant, "convert %s -> row-major", lname);
+                back.convert = to_rowmajor;
+                timing_stats tb = time_gpu(run_convert, nothing, &back, TIMING_WARMUP, TIMING_REPEATS);
+                if (custom) t.verified = tb.verified = same_samples(n, batch, d_rm, d_scratch) ? TIMING_VERIFIED : TIMING_WRONG;
+                snprintf(variant, sizeof variant, "convert%s row-major -> %s", custom ? " (tiled)" : "", lname);
                 report_row(e, stage, variant, n, batch, t, tc.median_ms, t_copy);
-            } else
-                rowmajor_to_chunked_device(n, batch, chunk, d_rm, d_lay);
+                snprintf(variant, sizeof variant, "convert%s %s -> row-major", custom ? " (tiled)" : "", lname);
+                report_row(e, stage, variant, n, batch, tb, tc.median_ms, t_copy);
+            }
+            rowmajor_to_chunked_device(n, batch, chunk, d_rm, d_lay); /* the pristine input, provided converter */
             c.d_out = d_work;
             timing_stats t = time_gpu_restoring(run_factor, &c, d_work, d_lay, bytes);
+            t.verified = recheck(&c, &p, d_scratch) ? TIMING_VERIFIED : TIMING_WRONG;
             snprintf(variant, sizeof variant, "%s: %s", lname, batched_config_name(&cases[k].cfg, cname, sizeof cname));
             report_row(e, stage, variant, n, batch, t, tc.median_ms, t_copy);
-            recheck(&c, &p, d_scratch);
         }
         CUDA_CHECK(cudaFree(d_rm));
         CUDA_CHECK(cudaFree(d_lay));

@@ -2,7 +2,8 @@
  * least 1 GiB (far larger than the L2) is generated on the GPU, and in the same run we time
  * cusolverDnSpotrfBatched on it (row-major), a device-to-device copy of the same bytes (the
  * roofline), the conversions row-major <-> each layout, and every case on its layout. Every
- * timed result is rechecked afterwards (all infos 0, sampled matrices against float64). */
+ * timed result is checked before its row is written (all infos 0, sampled matrices against
+ * float64; a conversion must give back the input): a wrong result gets no row. */
 #ifndef BATCHED_BENCH_H
 #define BATCHED_BENCH_H
 
@@ -15,7 +16,13 @@ typedef struct {
     size_t chunk; /* 0: simple interleaved; else chunked with chunks of this many matrices */
 } bench_case;
 
-/* BENCH_NS / BENCH_BYTES in the environment shrink the run (e.g. BENCH_NS="20 100"). */
-void bench_batched(const env_stamp *e, const char *stage, const bench_case *cases, int ncases);
+/* A layout converter: rowmajor_to_chunked_device and its pair (common/gpu_batch.h), or stage
+ * 05's tiled ones. */
+typedef void (*layout_converter)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
+
+/* BENCH_NS / BENCH_BYTES in the environment shrink the run (e.g. BENCH_NS="20 100"). The
+ * conversion rows time to_layout / to_rowmajor (NULL: the provided converters of common/). */
+void bench_batched(const env_stamp *e, const char *stage, const bench_case *cases, int ncases,
+                   layout_converter to_layout, layout_converter to_rowmajor);
 
 #endif

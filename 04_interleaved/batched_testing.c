@@ -172,6 +172,7 @@ void test_configs(harness *h, const char *prefix, const batched_config *cfgs, in
             int agree = 1; /* cuSOLVER itself must find the planted minors of the finite matrices */
             for (size_t b = 0; b < t.batch; b++) agree &= b == t.nan_matrix || t.cinfo[b] == t.planted[b];
             char name[160], detail[320];
+            harness_group(h, "cuSOLVER agreement");
             snprintf(name, sizeof name, "%s cuSOLVER finds the planted infos n=%d batch=%zu", prefix, ns[a], batches[bi]);
             harness_check(h, agree, name, "cusolverDnSpotrfBatched vs the generator (on the NaN matrix it says %d, LAPACK %d)",
                           t.nan_matrix == (size_t)-1 ? 0 : t.cusolver_nan_info, t.nan_matrix == (size_t)-1 ? 0 : t.n);
@@ -188,6 +189,7 @@ void test_configs(harness *h, const char *prefix, const batched_config *cfgs, in
                     else
                         snprintf(name, sizeof name, "%s %s n=%d batch=%zu", prefix,
                                  batched_config_name(&cfgs[c], cname, sizeof cname), ns[a], batches[bi]);
+                    harness_group(h, batched_group_name(cfgs[c].kernel));
                     harness_check(h, ok, name, "%s", detail);
                 }
                 layout_run_end(&r);
@@ -196,8 +198,18 @@ void test_configs(harness *h, const char *prefix, const batched_config *cfgs, in
         }
 }
 
-void test_large_batch(harness *h, const batched_config *cfg, int n, size_t chunk, size_t bytes, int samples)
+const char *batched_group_name(batched_kernel k) { return k == BATCHED_TILES ? "tile kernel" : "thread-per-matrix kernel"; }
+
+int count_kernel_configs(const batched_config *cfgs, int ncfg, batched_kernel k)
 {
+    int count = 0;
+    for (int c = 0; c < ncfg; c++) count += cfgs[c].kernel == k;
+    return count;
+}
+
+void test_large_batch(harness *h, const char *group, const batched_config *cfg, int n, size_t chunk, size_t bytes, int samples)
+{
+    harness_group(h, group);
     size_t nn = (size_t)n * n, batch = (bytes + nn * sizeof(float) - 1) / (nn * sizeof(float)), elems = batch * nn;
     char name[160], cname[64];
     snprintf(name, sizeof name, "%.1f GiB batch (%zu matrices, %.2g floats) %s n=%d chunk=%zu, sampled",

@@ -54,11 +54,19 @@ void layout_run_end(layout_run *r);
  * and checked by sampling: every info must be 0, and `samples` matrices spread over the batch
  * (first and last included) are regenerated on the host and checked against the float64
  * reference and cuSOLVER. Adds its test to h; skips when the GPU lacks the memory. */
-void test_large_batch(harness *h, const batched_config *cfg, int n, size_t chunk, size_t bytes, int samples);
+void test_large_batch(harness *h, const char *group, const batched_config *cfg, int n, size_t chunk, size_t bytes, int samples);
 
 /* Every cfg in cfgs over every n in ns x batch in batches, in layout chunk (0: interleaved,
- * i.e. chunk = batch), each one harness test named "<prefix> <cfg> n=.. batch=..". */
+ * i.e. chunk = batch), each one harness test named "<prefix> <cfg> n=.. batch=..", in the
+ * group of its kernel (batched_group_name); per (n, batch) one more test, in the group
+ * "cuSOLVER agreement", that cuSOLVER finds the planted infos. */
 void test_configs(harness *h, const char *prefix, const batched_config *cfgs, int ncfg, const int *ns, int nn,
                   const size_t *batches, int nb, const size_t *chunks, int nc);
+
+/* "tile kernel" or "thread-per-matrix kernel": the test group (learning goal) of a kernel. */
+const char *batched_group_name(batched_kernel k);
+
+/* How many configurations of cfgs use kernel k (for the test plans). */
+int count_kernel_configs(const batched_config *cfgs, int ncfg, batched_kernel k);
 
 #endif

@@ -13,6 +13,6 @@ int main(void)
         {{BATCHED_THREAD, LOOK_LEFT, 2, 64, 1}, 0}, {{BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, 0},
         {{BATCHED_THREAD, LOOK_LEFT, 8, 64, 2}, 0}, {{BATCHED_THREAD, LOOK_LEFT, 8, 32, 1}, 0},
     };
-    bench_batched(&e, "04", cases, sizeof cases / sizeof cases[0]);
+    bench_batched(&e, "04", cases, sizeof cases / sizeof cases[0], NULL, NULL);
     return 0;
 }

@@ -14,5 +14,7 @@ ALL_BINS += $(S4)/test_interleaved $(S4)/bench_interleaved $(S4)/cholesky_batche
 TEST_SUITES += stage-4
 SUITE_DEPS_stage-4 := $(S4)/test_interleaved $(S4)/cholesky_batched $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check
 SUITE_CMDS_stage-4 := $(S4)/test_interleaved "bash 04_interleaved/test_driver.sh"
+SUITE_POINTS_stage-4 := 04_interleaved/points.tsv
+SUITE_TIMEOUT_stage-4 := 1200
 BENCH_STAGES += stage-4
 BENCH_CMD_stage-4 := $(S4)/bench_interleaved

@@ -8,14 +8,10 @@ bin=build/04_interleaved/cholesky_batched
 gen=build/datasets/gen_dataset
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0 skipped=0
-
-record() { # record NAME PASS|FAIL|SKIP DETAIL
-    case $2 in PASS) passed=$((passed + 1)) ;; FAIL) failed=$((failed + 1)); echo "FAIL  $suite: $1  $3" ;; SKIP) skipped=$((skipped + 1)) ;; esac
-    [ -n "${TEST_RESULTS:-}" ] && printf '%s\t%s\t%s\t%s\n' "$suite" "$1" "$2" "$3" >> "$TEST_RESULTS"
-    [ -n "${TEST_VERBOSE:-}" ] && [ "$2" = PASS ] && echo "PASS  $suite: $1  $3"
-    return 0
-}
+source common/harness.sh
+plan "driver arguments" 10
+plan "driver on a GPU" 8
+group "driver arguments"
 
 expect() { # expect NAME STATUS PHRASE COMMAND...: exit status and a phrase in the output
     local name=$1 want=$2 phrase=$3
@@ -39,9 +35,9 @@ printf '2\n3\n1 2 3\n4 5\n' > "$tmp/short.txt"
 expect "driver: truncated text file" 2 "short.txt" $bin --input "$tmp/short.txt"
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
-    for t in "binary file in, factors out and reread" "seed text format, chunked" "non-SPD file: info reported" \
-             "generated batch, tiles, chunked" "too large a batch"; do record "driver: $t" SKIP "no CUDA device"; done
+    skip_rest "driver on a GPU" "no CUDA device"
 else
+    group "driver on a GPU"
     $gen --family spd --n 33 --count 1001 --seed 3 --out "$tmp/a.bin" >/dev/null
     expect "driver: binary file in, factors out and reread" 0 "checked 1001 matrices against the float64 reference: ok" \
         $bin --input "$tmp/a.bin" --output "$tmp/L.bin" --check 1001
@@ -58,5 +54,4 @@ else
         $bin --n 45 --batch 5000 --kernel tiles --order right --nb 8 --per-block 6 --chunk 32 --check 20
     expect "driver: too large a batch" 2 "GiB are free" $bin --n 100 --batch 100000000000
 fi
-echo "$passed passed, $failed failed, $skipped skipped"
-[ $failed -eq 0 ]
+finish

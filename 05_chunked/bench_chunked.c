@@ -3,6 +3,7 @@
  * contiguous range) and, for the thread kernel, a few other chunk sizes; n = 20..100, 1 GiB
  * batches, against cusolverDnSpotrfBatched and the copy roofline (batched_bench.h). */
 #include "batched_bench.h"
+#include "layout_convert.h"
 
 int main(void)
 {
@@ -15,6 +16,6 @@ int main(void)
         {{BATCHED_THREAD, LOOK_LEFT, 2, 64, 1}, 64}, {{BATCHED_THREAD, LOOK_LEFT, 8, 64, 2}, 64},
         {{BATCHED_THREAD, LOOK_LEFT, 8, 32, 1}, 32},
     };
-    bench_batched(&e, "05", cases, sizeof cases / sizeof cases[0]);
+    bench_batched(&e, "05", cases, sizeof cases / sizeof cases[0], rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
     return 0;
 }

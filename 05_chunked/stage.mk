@@ -1,14 +1,17 @@
-# 05_chunked: the stage 04 kernels on the chunked interleaved layout (layout.h: chunked_place).
+# 05_chunked: the stage 04 kernels on the chunked interleaved layout, and the tiled layout converters.
 S5 := $(BUILD)/05_chunked
 $(S5)/%.o: CFLAGS += -I05_chunked -I04_interleaved -I03_left_right_top
-$(S5)/test_chunked: $(S5)/test_chunked.o $(BUILD)/04_interleaved/batched_testing.o $(BATCHED_OBJS) $(COMMON_LIB)
+$(S5)/%.o: NVCCFLAGS += -I05_chunked
+$(S5)/test_chunked: $(S5)/test_chunked.o $(S5)/layout_convert.o $(BUILD)/04_interleaved/batched_testing.o $(BATCHED_OBJS) $(COMMON_LIB)
 	$(LINK)
-$(S5)/bench_chunked: $(S5)/bench_chunked.o $(BUILD)/04_interleaved/batched_bench.o $(BATCHED_OBJS) $(COMMON_LIB)
+$(S5)/bench_chunked: $(S5)/bench_chunked.o $(S5)/layout_convert.o $(BUILD)/04_interleaved/batched_bench.o $(BATCHED_OBJS) $(COMMON_LIB)
 	$(LINK)
 
 ALL_BINS += $(S5)/test_chunked $(S5)/bench_chunked
 TEST_SUITES += stage-5
 SUITE_DEPS_stage-5 := $(S5)/test_chunked
 SUITE_CMDS_stage-5 := $(S5)/test_chunked
+SUITE_POINTS_stage-5 := 05_chunked/points.tsv
+SUITE_TIMEOUT_stage-5 := 1800
 BENCH_STAGES += stage-5
 BENCH_CMD_stage-5 := $(S5)/bench_chunked

@@ -7,7 +7,11 @@
  * (batched_testing.h), not by layout.h, so an index bug cannot hide on both sides. Then a batch
  * past 2^31 floats and a 1 GiB one in chunks, checked by sampling. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "batched_testing.h"
+#include "cuda_check.h"
+#include "layout_convert.h"
 
 /* per_block deliberately unrelated to the chunk: blocks straddle chunks and the last chunk */
 static const batched_config configs[] = {
@@ -16,21 +20,81 @@ static const batched_config configs[] = {
     {BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, {BATCHED_THREAD, LOOK_LEFT, 8, 32, 1},
 };
 
+/* The tiled converters (this stage's exercise) against the test's own packing formula, for odd
+ * n, odd batches, chunks that divide nothing and the two extremes (1: row-major, batch:
+ * interleaved), with poisoned outputs. */
+static const int conv_ns[] = {1, 5, 20, 33};
+static const size_t conv_batches[] = {1, 31, 1025}, conv_chunks[] = {1, 7, 32, 100, 0 /* = batch */};
+#define CONV_TESTS (4 * 3 * 5 * 2)
+
+static void test_converters(harness *h)
+{
+    harness_group(h, "tiled layout converters");
+    for (int a = 0; a < 4; a++)
+        for (int bi = 0; bi < 3; bi++) {
+            const int n = conv_ns[a];
+            const size_t batch = conv_batches[bi], total = batch * n * n;
+            float *rm = malloc(total * sizeof(float)), *want = malloc(total * sizeof(float)), *got = malloc(total * sizeof(float));
+            float *d_in, *d_out;
+            CUDA_CHECK(cudaMalloc((void **)&d_in, total * sizeof(float)));
+            CUDA_CHECK(cudaMalloc((void **)&d_out, (total + 64) * sizeof(float)));
+            for (size_t k = 0; k < total; k++) rm[k] = (float)(k % 1000003) + 0.5f; /* every value distinct */
+            for (int ci = 0; ci < 5; ci++) {
+                const size_t chunk = conv_chunks[ci] ? conv_chunks[ci] : batch;
+                pack_chunked_independent(n, batch, chunk, rm, want);
+                for (int dir = 0; dir < 2; dir++) {
+                    const float *src = dir ? want : rm, *expect = dir ? rm : want;
+                    CUDA_CHECK(cudaMemcpy(d_in, src, total * sizeof(float), cudaMemcpyHostToDevice));
+                    CUDA_CHECK(cudaMemset(d_out, 0xff, (total + 64) * sizeof(float))); /* poison: NaN, and a guard */
+                    if (dir) chunked_to_rowmajor_tiled(n, batch, chunk, d_in, d_out);
+                    else rowmajor_to_chunked_tiled(n, batch, chunk, d_in, d_out);
+                    CUDA_CHECK(cudaDeviceSynchronize());
+                    CUDA_CHECK(cudaMemcpy(got, d_out, total * sizeof(float), cudaMemcpyDeviceToHost));
+                    unsigned guard[64];
+                    CUDA_CHECK(cudaMemcpy(guard, d_out + total, sizeof guard, cudaMemcpyDeviceToHost));
+                    size_t bad = total;
+                    for (size_t k = 0; k < total && bad == total; k++)
+                        if (memcmp(&got[k], &expect[k], sizeof(float)) != 0) bad = k;
+                    int guard_ok = 1;
+                    for (int g = 0; g < 64; g++) guard_ok &= guard[g] == 0xffffffffu;
+                    char name[128];
+                    snprintf(name, sizeof name, "%s n=%d batch=%zu chunk=%zu", dir ? "chunked -> row-major" : "row-major -> chunked",
+                             n, batch, chunk);
+                    if (bad < total)
+                        harness_check(h, 0, name, "output element %zu: got %.9g, want %.9g", bad, (double)got[bad], (double)expect[bad]);
+                    else
+                        harness_check(h, guard_ok, name, guard_ok ? "bit-exact" : "wrote past the end of the batch");
+                }
+            }
+            CUDA_CHECK(cudaFree(d_in));
+            CUDA_CHECK(cudaFree(d_out));
+            free(rm); free(want); free(got);
+        }
+}
+
 int main(void)
 {
     harness h;
     harness_begin(&h, "stage-5");
+    const int ncfg = sizeof configs / sizeof configs[0], runs = 8 * 5; /* n x batch */
+    const char *const groups[] = {"tiled layout converters", "tile kernel", "thread-per-matrix kernel", "cuSOLVER agreement",
+                                  "batch past 2^31 floats"};
+    harness_plan(&h, groups[0], CONV_TESTS);
+    harness_plan(&h, groups[1], count_kernel_configs(configs, ncfg, BATCHED_TILES) * runs * 5 + 1);
+    harness_plan(&h, groups[2], count_kernel_configs(configs, ncfg, BATCHED_THREAD) * runs * 5);
+    harness_plan(&h, groups[3], runs);
+    harness_plan(&h, groups[4], 1);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
-        const char *names[] = {"kernels x orders x NB x n x batch x chunk vs cuSOLVER (chunked)", "large batches by sampling"};
-        for (int k = 0; k < 2; k++) harness_skip(&h, names[k], reason);
+        for (int g = 0; g < 5; g++) harness_skip_rest(&h, groups[g], reason);
         return harness_end(&h);
     }
+    test_converters(&h);
     const int ns[] = {1, 7, 20, 31, 33, 64, 100, 128};
     const size_t batches[] = {1, 3, 1000, 1025, 4096}, chunks[] = {1, 8, 32, 64, 100};
-    test_configs(&h, "chunked", configs, sizeof configs / sizeof configs[0], ns, 8, batches, 5, chunks, 5);
+    test_configs(&h, "chunked", configs, ncfg, ns, 8, batches, 5, chunks, 5);
     const batched_config fast = {BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, tiles = {BATCHED_TILES, LOOK_LEFT, 8, 16, 1};
-    test_large_batch(&h, &fast, 20, 64, (size_t)9 << 30, 64); /* 2.4e9 floats: past 32-bit offsets */
-    test_large_batch(&h, &tiles, 100, 16, (size_t)1 << 30, 32);
+    test_large_batch(&h, groups[4], &fast, 20, 64, (size_t)9 << 30, 64); /* past 32-bit offsets; 0 points (memory) */
+    test_large_batch(&h, groups[1], &tiles, 100, 16, (size_t)1 << 30, 32);
     return harness_end(&h);
 }

@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cuda_runtime.h>
 #include "checks.h"
+#include "cuda_check.h"
 
 double potrf_flops(int n)
 {
@@ -247,4 +249,41 @@ void zero_strict_upper(int n, size_t count, float *L)
     for (size_t b = 0; b < count; b++)
         for (int i = 0; i < n; i++)
             for (int j = i + 1; j < n; j++) L[b * (size_t)n * n + (size_t)i * n + j] = 0.0f;
+}
+
+/* ---- verifying a benchmark's result ------------------------------------------------------- */
+
+static size_t sample_index(size_t count, int s) { return (size_t)((double)(count - 1) * s / 3); }
+
+int verify_sampled_host(int n, size_t count, const float *A, const float *L, const int *info)
+{
+    const size_t nn = (size_t)n * n;
+    for (int s = 0; s < 4; s++) {
+        size_t b = sample_index(count, s);
+        factor_check fc;
+        check_factor(n, A + b * nn, L + b * nn, info[b], &fc);
+        if (!fc.ok) {
+            fprintf(stderr, "result check after timing: matrix %zu: %s\n", b, fc.detail);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int verify_sampled_device(int n, size_t count, const float *d_A, const float *d_L, const int *d_info)
+{
+    const size_t nn = (size_t)n * n;
+    float *A = malloc(4 * nn * sizeof(float)), *L = malloc(4 * nn * sizeof(float));
+    int info[4];
+    if (!A || !L) { fprintf(stderr, "verify_sampled_device: out of host memory\n"); exit(2); }
+    for (int s = 0; s < 4; s++) {
+        size_t b = sample_index(count, s);
+        CUDA_CHECK(cudaMemcpy(A + s * nn, d_A + b * nn, nn * sizeof(float), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(L + s * nn, d_L + b * nn, nn * sizeof(float), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(&info[s], d_info + b, sizeof(int), cudaMemcpyDeviceToHost));
+    }
+    int ok = verify_sampled_host(n, 4, A, L, info);
+    free(A);
+    free(L);
+    return ok;
 }

@@ -82,6 +82,13 @@ size_t compare_factors_tol(int n, size_t count, const double *tol, const float *
  * which leaves that part as it was). */
 void zero_strict_upper(int n, size_t count, float *L);
 
+/* Benchmarks check what they timed before they report it (report.h). These sample 4 matrices of
+ * a row-major batch (first, last and two between) and run check_factor on each: A and L on the
+ * host, or the input d_A, the result d_L and d_info on the device. 1 if all pass; else 0 and
+ * the first problem on stderr. */
+int verify_sampled_host(int n, size_t count, const float *A, const float *L, const int *info);
+int verify_sampled_device(int n, size_t count, const float *d_A, const float *d_L, const int *d_info);
+
 /* LAPACK flop count of one n x n Cholesky: n^3/3 + n^2/2 + n/6. */
 double potrf_flops(int n);
 

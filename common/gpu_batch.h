@@ -15,7 +15,8 @@ extern "C" {
  * the chunked layout with the given chunk. Asynchronous on the default stream. */
 void gen_batch_device(const gen_params *p, int n, size_t first, size_t count, size_t chunk, float *d_out);
 
-/* Conversions on the device; in and out must not overlap. Asynchronous on the default stream. */
+/* Conversions on the device, one element per thread (coalesced writes, gathered reads; the
+ * tiled, faster pair is stage 05's exercise). in and out must not overlap. Asynchronous. */
 void rowmajor_to_chunked_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
 void chunked_to_rowmajor_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
 

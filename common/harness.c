@@ -9,6 +9,7 @@ void harness_begin(harness *h, const char *suite)
 {
     memset(h, 0, sizeof *h);
     h->suite = suite;
+    h->current = -1;
     const char *v = getenv("TEST_VERBOSE");
     h->verbose = v && *v && strcmp(v, "0") != 0;
     const char *path = getenv("TEST_RESULTS");
@@ -18,11 +19,59 @@ void harness_begin(harness *h, const char *suite)
     }
 }
 
+static void record_clean(FILE *f, const char *s)
+{
+    for (const char *p = s; *p; p++) fputc(*p == '\t' || *p == '\n' ? ' ' : *p, f);
+}
+
+static int find_group(const harness *h, const char *group)
+{
+    for (int g = 0; g < h->ngroups; g++)
+        if (strcmp(h->group_name[g], group) == 0) return g;
+    return -1;
+}
+
+/* A harness used wrongly is a bug in the test program: say so loudly and stop (the runner then
+ * fails every planned test). */
+static void misuse(const harness *h, const char *what, const char *group)
+{
+    fprintf(stderr, "%s: harness misuse: %s '%s'\n", h->suite, what, group);
+    exit(3);
+}
+
+void harness_plan(harness *h, const char *group, int count)
+{
+    if (find_group(h, group) >= 0) misuse(h, "group planned twice:", group);
+    if (h->ngroups == HARNESS_MAX_GROUPS) misuse(h, "too many groups at", group);
+    if (h->passed + h->failed + h->skipped) misuse(h, "plan after the first test, for", group);
+    int g = h->ngroups++;
+    h->group_name[g] = group;
+    h->planned[g] = count;
+    if (h->record) {
+        fprintf(h->record, "PLAN\t");
+        record_clean(h->record, group);
+        fprintf(h->record, "\t%d\n", count);
+        fflush(h->record);
+    }
+}
+
+void harness_group(harness *h, const char *group)
+{
+    h->current = find_group(h, group);
+    if (h->current < 0) misuse(h, "tests in a group that was never planned:", group);
+}
+
 static void record(harness *h, const char *name, const char *status, const char *detail)
 {
+    if (h->current < 0) misuse(h, "a test before harness_group(), named", name);
+    h->reported[h->current]++;
     if (!h->record) return;
-    fprintf(h->record, "%s\t%s\t%s\t", h->suite, name, status);
-    for (const char *p = detail; *p; p++) fputc(*p == '\t' || *p == '\n' ? ' ' : *p, h->record);
+    fprintf(h->record, "TEST\t");
+    record_clean(h->record, h->group_name[h->current]);
+    fputc('\t', h->record);
+    record_clean(h->record, name);
+    fprintf(h->record, "\t%s\t", status);
+    record_clean(h->record, detail);
     fputc('\n', h->record);
     fflush(h->record);
 }
@@ -55,15 +104,37 @@ void harness_skip(harness *h, const char *name, const char *reason)
         printf("SKIP  %s: %s (and every test skipped for the same reason)\n", h->suite, reason);
         snprintf(h->last_skip_reason, sizeof h->last_skip_reason, "%s", reason);
     }
+    fflush(stdout);
     record(h, name, "SKIP", reason);
+}
+
+void harness_skip_rest(harness *h, const char *group, const char *reason)
+{
+    harness_group(h, group);
+    char name[160];
+    while (h->reported[h->current] < h->planned[h->current]) {
+        snprintf(name, sizeof name, "%s #%d", group, h->reported[h->current] + 1);
+        harness_skip(h, name, reason);
+    }
 }
 
 int harness_end(harness *h)
 {
+    int plans_met = 1;
+    for (int g = 0; g < h->ngroups; g++)
+        if (h->reported[g] != h->planned[g]) {
+            printf("FAIL  %s: group '%s' planned %d tests but reported %d\n", h->suite, h->group_name[g], h->planned[g],
+                   h->reported[g]);
+            plans_met = 0;
+        }
     printf("%s: %d passed, %d failed, %d skipped\n", h->suite, h->passed, h->failed, h->skipped);
-    if (h->record) fclose(h->record);
+    fflush(stdout);
+    if (h->record) {
+        fprintf(h->record, "END\t%s\n", h->suite);
+        fclose(h->record);
+    }
     h->record = NULL;
-    return h->failed ? 1 : 0;
+    return h->failed || !plans_met ? 1 : 0;
 }
 
 int gpu_available(char *reason, size_t len)

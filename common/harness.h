@@ -1,14 +1,24 @@
 /* harness.h - the test harness every stage's tests use.
  *
- *   harness h; harness_begin(&h, "stage-1/serial");
+ *   harness h; harness_begin(&h, "stage-1");
+ *   harness_plan(&h, "serial", 66);                      every group's test count, BEFORE any test
+ *   harness_plan(&h, "openmp", 66);
+ *   harness_group(&h, "serial");                         the group the next tests belong to
  *   harness_check(&h, ok, "spd n=7", "resid %.3g", r);   one test: PASS or FAIL with a detail
- *   harness_skip(&h, "cusolver n=7", reason);            counted as skipped; reason printed once
+ *   harness_skip(&h, "cusolver n=7", reason);            one test skipped (reason printed once)
+ *   harness_skip_rest(&h, "openmp", reason);             every planned test of a group not yet run
  *   return harness_end(&h);                              prints "N passed, N failed, N skipped"
  *
+ * Why plans: grading must not be foolable. A program that crashes, calls exit() or hangs stops
+ * reporting; because every group's count was written down first, the runner
+ * (common/run_suite.py) turns each planned test that never reported into a FAIL. A group that
+ * reports fewer or more tests than it planned fails at harness_end too.
+ *
+ * Groups are learning goals; their weights live in the stage's points.tsv, not here.
  * FAIL lines are always printed, PASS lines only with TEST_VERBOSE=1. When the environment
- * variable TEST_RESULTS names a file, every test is appended to it as one tab-separated line
- * "suite <TAB> test <TAB> PASS|FAIL|SKIP <TAB> detail": the machine-readable record that
- * `make test` sums up (common/test_summary.py) for the points table. */
+ * variable TEST_RESULTS names a file, the harness appends tab-separated records to it:
+ *   PLAN <group> <count>      TEST <group> <name> PASS|FAIL|SKIP <detail>      END <program>
+ * which run_suite.py and test_summary.py turn into the points table. */
 #ifndef HARNESS_H
 #define HARNESS_H
 
@@ -18,21 +28,29 @@
 extern "C" {
 #endif
 
+#define HARNESS_MAX_GROUPS 16
+
 typedef struct {
     const char *suite;
     int passed, failed, skipped;
     int verbose;
     FILE *record;
     char last_skip_reason[256];
+    int ngroups, current;                   /* current: index of the group of the next test */
+    const char *group_name[HARNESS_MAX_GROUPS];
+    int planned[HARNESS_MAX_GROUPS], reported[HARNESS_MAX_GROUPS];
 } harness;
 
 void harness_begin(harness *h, const char *suite);
+void harness_plan(harness *h, const char *group, int count);
+void harness_group(harness *h, const char *group);
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
 int harness_check(harness *h, int ok, const char *name, const char *fmt, ...);
 void harness_skip(harness *h, const char *name, const char *reason);
-int harness_end(harness *h); /* exit status: 0 if nothing failed, 1 otherwise */
+void harness_skip_rest(harness *h, const char *group, const char *reason);
+int harness_end(harness *h); /* exit status: 0 if nothing failed and every plan was met, 1 otherwise */
 
 /* 1 if a CUDA device can be used; otherwise 0 and the reason in reason[len]. */
 int gpu_available(char *reason, size_t len);

@@ -56,6 +56,11 @@ int bench_begin_gpu(const char *stage, env_stamp *e)
 void report_row(const env_stamp *e, const char *stage, const char *variant, int n, size_t batch,
                 timing_stats t, double t_cusolver_ms, double t_copy_ms)
 {
+    if (t.verified == TIMING_WRONG) {
+        printf("%-8s %-28s n=%-4d batch=%-9zu NOT VERIFIED: its result was wrong, so no row is written\n", stage, variant, n, batch);
+        fflush(stdout);
+        return;
+    }
     double gflops = potrf_flops(n) * (double)batch / (t.median_ms * 1e6);
     char xcus[32] = "-", roof[32] = "-";
     if (t_cusolver_ms > 0) snprintf(xcus, sizeof xcus, "%.2f", t_cusolver_ms / t.median_ms);
@@ -73,13 +78,13 @@ void report_row(const env_stamp *e, const char *stage, const char *variant, int 
     }
     if (ftell(f) == 0)
         fprintf(f, "stage,variant,n,batch,median_ms,min_ms,repeats,gflops,x_cusolver,pct_copy_roofline,"
-                   "cusolver_ms,copy_ms,gpu,cc,sms,driver,cuda_runtime,host,commit,utc\n");
+                   "cusolver_ms,copy_ms,verified,gpu,cc,sms,driver,cuda_runtime,host,commit,utc\n");
     char utc[32];
     time_t now = time(NULL);
     strftime(utc, sizeof utc, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    fprintf(f, "%s,\"%s\",%d,%zu,%.5f,%.5f,%d,%.2f,%s,%s,%.5f,%.5f,\"%s\",%d.%d,%d,%d,%d,%s,%s,%s\n", stage, variant, n,
+    fprintf(f, "%s,\"%s\",%d,%zu,%.5f,%.5f,%d,%.2f,%s,%s,%.5f,%.5f,%s,\"%s\",%d.%d,%d,%d,%d,%s,%s,%s\n", stage, variant, n,
             batch, t.median_ms, t.min_ms, t.repeats, gflops, t_cusolver_ms > 0 ? xcus : "", t_copy_ms > 0 ? roof : "",
-            t_cusolver_ms, t_copy_ms, e->gpu, e->cc_major, e->cc_minor, e->sms, e->driver, e->runtime, e->host,
+            t_cusolver_ms, t_copy_ms, t.verified == TIMING_VERIFIED ? "yes" : "reference", e->gpu, e->cc_major, e->cc_minor, e->sms, e->driver, e->runtime, e->host,
             e->commit, utc);
     fclose(f);
 }

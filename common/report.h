@@ -34,7 +34,9 @@ void env_stamp_print(const env_stamp *e); /* one line "# GPU ..., CUDA ..., comm
  * one, print "SKIP <stage> bench: <reason>" and return 0. */
 int bench_begin_gpu(const char *stage, env_stamp *e);
 
-/* t_cusolver_ms / t_copy_ms <= 0 mean "not measured" (printed as '-'). */
+/* t_cusolver_ms / t_copy_ms <= 0 mean "not measured" (printed as '-'). A row whose t.verified is
+ * TIMING_WRONG is not written: it prints "NOT VERIFIED" instead (a kernel that does nothing must
+ * not look fast). The CSV column `verified` says "yes" (checked after timing) or "reference". */
 void report_row(const env_stamp *e, const char *stage, const char *variant, int n, size_t batch,
                 timing_stats t, double t_cusolver_ms, double t_copy_ms);
 

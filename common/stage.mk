@@ -6,3 +6,5 @@ ALL_BINS += $(BUILD)/common/tests/test_common
 TEST_SUITES += common
 SUITE_DEPS_common := $(BUILD)/common/tests/test_common $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check
 SUITE_CMDS_common := $(BUILD)/common/tests/test_common 'bash datasets/test_cli.sh $(BUILD)/datasets'
+SUITE_POINTS_common := common/points.tsv
+SUITE_TIMEOUT_common := 600

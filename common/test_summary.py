@@ -1,68 +1,63 @@
 #!/usr/bin/env python3
-"""test_summary.py RESULTS.tsv... - sum up test records (suite, test, PASS|FAIL|SKIP, detail).
+"""test_summary.py [--write SUMMARY.json] SUITE.json... - the points table of one or more suites
+(written by run_suite.py), ending with the line 'N passed, N failed, N skipped'.
 
-Prints a points table per suite for instructors, writes summary.json beside the first file,
-and ends with the line 'N passed, N failed, N skipped'. Exit status 1 if anything failed.
-Points: a suite's weight times the fraction of its graded (not skipped) tests that passed.
-A suite whose tests were all skipped (no GPU) earns no points and is marked 'not graded'.
+Points are per learning goal: each group of a suite has a fixed weight (the stage's points.tsv)
+and earns weight x passed / planned. Groups worth 0 are sanity checks of provided code or of
+cuSOLVER itself: they must pass, but they earn nothing. Skipped tests (no GPU here) earn nothing
+either; the table says how many points could not be earned on this machine, so the possible
+total is the same everywhere. Exit status 1 if any test failed (in grading mode, GRADE=1, a
+test that did not run is a failure too).
 """
 import json
 import os
 import sys
 
-WEIGHTS = {"common": 10, "stage-1": 10, "stage-2": 15, "stage-3": 20, "stage-4": 20, "stage-5": 25}
 
-
-def main(paths):
-    suites = {}
-    skip_reasons = {}
-    for path in paths:
-        if not os.path.exists(path):
-            continue
+def main(argv):
+    out = None
+    if len(argv) >= 2 and argv[0] == "--write":
+        out, argv = argv[1], argv[2:]
+    suites = []
+    for path in argv:
         with open(path) as f:
-            for line in f:
-                parts = line.rstrip("\n").split("\t")
-                if len(parts) < 3:
-                    continue
-                suite_file = os.path.splitext(os.path.basename(path))[0]
-                counts = suites.setdefault(suite_file, {"PASS": 0, "FAIL": 0, "SKIP": 0})
-                status = parts[2]
-                if status in counts:
-                    counts[status] += 1
-                if status == "SKIP" and len(parts) > 3:
-                    skip_reasons[parts[3]] = skip_reasons.get(parts[3], 0) + 1
-    total = {"PASS": 0, "FAIL": 0, "SKIP": 0}
-    rows = []
-    earned = possible = 0.0
+            suites.append(json.load(f))
+    total = {"passed": 0, "failed": 0, "skipped": 0}
+    earned = possible = not_here = 0.0
     print()
-    print(f"{'suite':<10} {'passed':>7} {'failed':>7} {'skipped':>8} {'points':>14}")
-    for name in sorted(suites):
-        c = suites[name]
+    head = f"{'suite / learning goal':<44} {'passed':>7} {'failed':>7} {'not run':>8} {'points':>15}"
+    print(head)
+    print("-" * len(head))
+    for s in suites:
+        sp = sum(g["points"] for g in s["groups"])
+        sw = sum(g["weight"] for g in s["groups"])
+        cnt = {k: sum(g[k] for g in s["groups"]) for k in total}
         for k in total:
-            total[k] += c[k]
-        weight = WEIGHTS.get(name, 0)
-        graded = c["PASS"] + c["FAIL"]
-        if graded:
-            pts = weight * c["PASS"] / graded
-            earned += pts
-            possible += weight
-            pts_text = f"{pts:5.1f} / {weight}"
-        else:
-            pts = None
-            pts_text = "not graded"
-        rows.append({"suite": name, "passed": c["PASS"], "failed": c["FAIL"], "skipped": c["SKIP"],
-                     "points": pts, "weight": weight})
-        print(f"{name:<10} {c['PASS']:>7} {c['FAIL']:>7} {c['SKIP']:>8} {pts_text:>14}")
-    print(f"{'points':<10} {'':>7} {'':>7} {'':>8} {earned:5.1f} / {possible:g}")
-    for reason, count in skip_reasons.items():
-        print(f"skipped {count} tests: {reason}")
-    if paths:
-        out = os.path.join(os.path.dirname(paths[0]) or ".", "summary.json")
+            total[k] += cnt[k]
+        earned, possible = earned + sp, possible + sw
+        not_here += sum(g["points_not_run"] for g in s["groups"])
+        pts = f"{sp:5.1f} / {sw:g}" if sw else "sanity (0 pts)"
+        print(f"{s['suite']:<44} {cnt['passed']:>7} {cnt['failed']:>7} {cnt['skipped']:>8} {pts:>15}")
+        for g in s["groups"]:
+            gp = f"{g['points']:5.1f} / {g['weight']:g}" if g["weight"] else "sanity"
+            print(f"  {g['group'][:42]:<42} {g['passed']:>7} {g['failed']:>7} {g['skipped']:>8} {gp:>15}")
+        for p in s.get("problems", []):
+            print(f"  !! {p}")
+    print("-" * len(head))
+    print(f"{'points':<44} {'':>7} {'':>7} {'':>8} {earned:5.1f} / {possible:g}")
+    if total["skipped"]:
+        print(f"not run here: {total['skipped']} tests need a GPU; {not_here:.1f} points could not be earned "
+              f"on this machine (grading runs them on a GPU)")
+    if suites:
+        st = suites[0]["stamp"]
+        print(f"mode {suites[0]['mode']}; GPU {st['gpu']} (driver {st['driver'] or '-'}), {st['cuda'] or 'CUDA ?'}, "
+              f"commit {st['commit']}, {st['utc']}")
+    if out:
         with open(out, "w") as f:
-            json.dump({"suites": rows, "passed": total["PASS"], "failed": total["FAIL"],
-                       "skipped": total["SKIP"], "points": earned, "possible": possible}, f, indent=1)
-    print(f"{total['PASS']} passed, {total['FAIL']} failed, {total['SKIP']} skipped")
-    return 1 if total["FAIL"] or not (total["PASS"] + total["SKIP"]) else 0
+            json.dump({"suites": suites, "points": round(earned, 3), "possible": possible,
+                       "points_not_run_here": round(not_here, 3), **total}, f, indent=1)
+    print(f"{total['passed']} passed, {total['failed']} failed, {total['skipped']} skipped")
+    return 1 if total["failed"] or not suites else 0
 
 
 if __name__ == "__main__":

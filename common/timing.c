@@ -17,6 +17,7 @@ static timing_stats summarize(double *ms, int repeats)
     qsort(ms, (size_t)repeats, sizeof(double), cmp_double);
     timing_stats t;
     t.repeats = repeats;
+    t.verified = TIMING_REFERENCE;
     t.min_ms = ms[0];
     t.median_ms = repeats % 2 ? ms[repeats / 2] : 0.5 * (ms[repeats / 2 - 1] + ms[repeats / 2]);
     return t;

@@ -19,7 +19,13 @@ extern "C" {
 typedef struct {
     double median_ms, min_ms;
     int repeats;
+    /* What report_row may claim about the result that was timed: TIMING_REFERENCE for a library
+     * call, a copy or a conversion (nothing to verify); otherwise the caller checks the result
+     * after timing and sets TIMING_VERIFIED or TIMING_WRONG. A wrong result never becomes a row. */
+    int verified;
 } timing_stats;
+
+enum { TIMING_WRONG = 0, TIMING_VERIFIED = 1, TIMING_REFERENCE = -1 };
 
 typedef void (*timed_fn)(void *ctx);
 

@@ -6,22 +6,17 @@ bin=$1
 suite=datasets-cli
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-
-record() { # record NAME OK DETAIL
-    if [ "$2" = 1 ]; then passed=$((passed + 1)); status=PASS; else failed=$((failed + 1)); status=FAIL; echo "FAIL  $suite: $1  $3"; fi
-    [ -n "${TEST_RESULTS:-}" ] && printf '%s\t%s\t%s\t%s\n' "$suite" "$1" "$status" "$3" >> "$TEST_RESULTS"
-    [ -n "${TEST_VERBOSE:-}" ] && [ "$status" = PASS ] && echo "PASS  $suite: $1  $3"
-    return 0
-}
+source "$(dirname "$0")/../common/harness.sh"
+plan "dataset CLI" 22
+group "dataset CLI"
 
 expect_exit2() { # expect_exit2 NAME PHRASE COMMAND...
     local name=$1 phrase=$2
     shift 2
     out=$("$@" 2>&1)
     rc=$?
-    if [ $rc -eq 2 ] && grep -q -- "$phrase" <<<"$out"; then record "$name" 1 "exit 2: $(head -n 1 <<<"$out")"
-    else record "$name" 0 "exit $rc, output: $(head -n 1 <<<"$out")"; fi
+    if [ $rc -eq 2 ] && grep -q -- "$phrase" <<<"$out"; then record "$name" PASS "exit 2: $(head -n 1 <<<"$out")"
+    else record "$name" FAIL "exit $rc, output: $(head -n 1 <<<"$out")"; fi
 }
 
 expect_exit2 "gen: n = 0" "bad value for --n" "$bin/gen_dataset" --n 0 --out "$tmp/x.bin"
@@ -39,17 +34,17 @@ expect_exit2 "gen: unwritable output" "cannot create" "$bin/gen_dataset" --n 4 -
 "$bin/gen_dataset" --family illcond --n 17 --count 300 --seed 5 --out "$tmp/b.bin" >/dev/null
 "$bin/gen_dataset" --family illcond --n 17 --count 300 --seed 6 --out "$tmp/c.bin" >/dev/null
 cmp -s "$tmp/a.bin" "$tmp/b.bin" && ! cmp -s "$tmp/a.bin" "$tmp/c.bin"
-record "gen: same seed same bytes" $([ $? -eq 0 ] && echo 1 || echo 0) "seed 5 twice identical, seed 6 differs"
+record "gen: same seed same bytes" $([ $? -eq 0 ] && echo PASS || echo FAIL) "seed 5 twice identical, seed 6 differs"
 "$bin/gen_dataset" --n 100 --count 700 --seed 5 --out "$tmp/big.bin" >/dev/null
 size=$(stat -c %s "$tmp/big.bin")
-record "gen: file size matches header" $([ "$size" = $((32 + 700 * 100 * 100 * 4)) ] && echo 1 || echo 0) "$size bytes"
+record "gen: file size matches header" $([ "$size" = $((32 + 700 * 100 * 100 * 4)) ] && echo PASS || echo FAIL) "$size bytes"
 "$bin/gen_dataset" --n 64 --count 4500 --seed 8 --out "$tmp/slabs.bin" >/dev/null   # 4500*64*64*4 = 74 MB: two slabs
 "$bin/gen_dataset" --n 64 --count 4500 --seed 8 --format txt --out "$tmp/slabs.txt" >/dev/null
 a=$("$bin/dataset_check" "$tmp/slabs.bin" | sed 's/^[^:]*://')
 b=$("$bin/dataset_check" "$tmp/slabs.txt" | sed 's/^[^:]*://')
-record "gen: slabbed binary equals text" $([ -n "$a" ] && [ "$a" = "$b" ] && echo 1 || echo 0) "$a"
+record "gen: slabbed binary equals text" $([ -n "$a" ] && [ "$a" = "$b" ] && echo PASS || echo FAIL) "$a"
 out=$("$bin/gen_dataset" --family nonspd --n 12 --count 10 --fail-at 5 --out "$tmp/ns.bin" >/dev/null && "$bin/dataset_check" "$tmp/ns.bin")
-record "check: nonspd fails at the planted minor" $(grep -q "0 SPD, 10 not (first: matrix 0, info 5)" <<<"$out" && echo 1 || echo 0) "$out"
+record "check: nonspd fails at the planted minor" $(grep -q "0 SPD, 10 not (first: matrix 0, info 5)" <<<"$out" && echo PASS || echo FAIL) "$out"
 
 # Bad files through the checker CLI.
 printf 'CHOLBAT\0\1\0\0\0\1\0\0\0' > "$tmp/short.bin"
@@ -69,5 +64,4 @@ expect_exit2 "check: no argument" "usage" "$bin/dataset_check"
 # The message names the file.
 expect_exit2 "check: message names the file" "$tmp/magic.bin" "$bin/dataset_check" "$tmp/magic.bin"
 
-echo "$suite: $passed passed, $failed failed, 0 skipped"
-[ $failed -eq 0 ] && exit 0 || exit 1
+finish

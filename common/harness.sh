@@ -1,0 +1,49 @@
+# harness.sh - the shell twin of harness.h for test scripts: source it, then
+#   suite=NAME; plan GROUP COUNT ...; group GROUP; record NAME PASS|FAIL|SKIP DETAIL; ...; finish
+# Records go to $TEST_RESULTS in the format run_suite.py reads (PLAN / TEST / END lines), so a
+# script that dies half-way loses the tests it did not report, exactly like a C test program.
+passed=0 failed=0 skipped=0 current_group=
+declare -A planned_count reported_count
+
+plan() { # plan GROUP COUNT: before the first test
+    planned_count[$1]=$2
+    reported_count[$1]=0
+    [ -n "${TEST_RESULTS:-}" ] && printf 'PLAN\t%s\t%d\n' "$1" "$2" >> "$TEST_RESULTS"
+    return 0
+}
+
+group() { # group GROUP: the group of the tests that follow
+    [ -n "${planned_count[$1]+x}" ] || { echo "$suite: harness misuse: group '$1' was never planned" >&2; exit 3; }
+    current_group=$1
+}
+
+record() { # record NAME PASS|FAIL|SKIP DETAIL
+    [ -n "$current_group" ] || { echo "$suite: harness misuse: a test before 'group'" >&2; exit 3; }
+    case $2 in
+        PASS) passed=$((passed + 1)); [ -n "${TEST_VERBOSE:-}" ] && echo "PASS  $suite: $1  $3" ;;
+        FAIL) failed=$((failed + 1)); echo "FAIL  $suite: $1  $3" ;;
+        SKIP) skipped=$((skipped + 1)) ;;
+    esac
+    reported_count[$current_group]=$((reported_count[$current_group] + 1))
+    [ -n "${TEST_RESULTS:-}" ] && printf 'TEST\t%s\t%s\t%s\t%s\n' "$current_group" "$1" "$2" "$(tr '\t\n' '  ' <<<"$3")" >> "$TEST_RESULTS"
+    return 0
+}
+
+skip_rest() { # skip_rest GROUP REASON: every planned test of GROUP not yet reported
+    group "$1"
+    echo "SKIP  $suite: $2 (and every test skipped for the same reason)"
+    while [ "${reported_count[$1]}" -lt "${planned_count[$1]}" ]; do record "$1 #$((reported_count[$1] + 1))" SKIP "$2"; done
+}
+
+finish() { # the end: plans met? exit status 0 only if nothing failed
+    local ok=1 g
+    for g in "${!planned_count[@]}"; do
+        if [ "${reported_count[$g]}" -ne "${planned_count[$g]}" ]; then
+            echo "FAIL  $suite: group '$g' planned ${planned_count[$g]} tests but reported ${reported_count[$g]}"
+            ok=0
+        fi
+    done
+    echo "$suite: $passed passed, $failed failed, $skipped skipped"
+    [ -n "${TEST_RESULTS:-}" ] && printf 'END\t%s\n' "$suite" >> "$TEST_RESULTS"
+    [ $failed -eq 0 ] && [ $ok = 1 ] && exit 0 || exit 1
+}
