@@ -14,8 +14,7 @@
 #include "generator.h"
 #include "harness.h"
 
-static const int sizes[] = {1, 2, 3, 7, 20, 31, 33, 64, 100, 128, 256};
-#define NSIZES (int)(sizeof sizes / sizeof sizes[0])
+static int sizes[16] = {1, 2, 3, 7, 20, 31, 33, 64, 100, 128, 256}, NSIZES = 11; /* + hidden sizes when grading */
 
 static size_t count_for(int n) { return n <= 33 ? 37 : n <= 100 ? 9 : 3; } /* odd counts */
 
@@ -34,7 +33,7 @@ static void run_cpu(harness *h, int gpu, const char *gpu_reason)
         for (int s = 0; s < NSIZES; s++) {
             int n = sizes[s];
             size_t count = count_for(n), elems = count * n * n;
-            gen_params p = gen_params_make((family_t)f, 1000 + n, 1e4, 0);
+            gen_params p = gen_params_make((family_t)f, harness_seed(1000 + n), 1e4, 0);
             float *A = malloc(elems * sizeof(float)), *L = malloc(elems * sizeof(float)), *C = malloc(elems * sizeof(float));
             int *info = malloc(count * sizeof(int)), *cinfo = malloc(count * sizeof(int)), *expect = planted(&p, n, count);
             gen_batch_host(&p, n, 0, count, A);
@@ -77,7 +76,7 @@ static void run_nan(harness *h)
 {
     int n = 20;
     size_t count = 5, nn = (size_t)n * n;
-    gen_params p = gen_params_make(FAMILY_SPD, 77, 0, 0);
+    gen_params p = gen_params_make(FAMILY_SPD, harness_seed(77), 0, 0);
     float *A = malloc(count * nn * sizeof(float)), *L = malloc(count * nn * sizeof(float));
     int info[5];
     gen_batch_host(&p, n, 0, count, A);
@@ -96,6 +95,7 @@ int main(void)
 {
     harness h;
     harness_begin(&h, "stage-1");
+    if (harness_extra()) { sizes[NSIZES++] = 5; sizes[NSIZES++] = 47; sizes[NSIZES++] = 97; }
     harness_plan(&h, "serial", FAMILY_COUNT * NSIZES + 1);
     harness_plan(&h, "openmp", FAMILY_COUNT * NSIZES);
     harness_plan(&h, "cuSOLVER agreement", FAMILY_COUNT * NSIZES);

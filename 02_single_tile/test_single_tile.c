@@ -58,14 +58,14 @@ static void test_helpers(harness *h)
     CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
     for (int nb = 1; nb <= 32; nb++)
         for (int op = 0; op < 4; op++) {
-            gen_params spd = gen_params_make(FAMILY_SPD, 500 + nb, 0, 0);
+            gen_params spd = gen_params_make(FAMILY_SPD, harness_seed(500 + nb), 0, 0);
             /* T0: SPD for spotrf, random otherwise; T1: a factored SPD tile for strsm, random otherwise. */
             for (int i = 0; i < nb; i++)
                 for (int j = 0; j < nb; j++) {
-                    in[i * nb + j] = op == 0 ? gen_element(&spd, nb, 0, i, j) : gen_sym_uniform(gen_bits(7, op, i, j, 0));
+                    in[i * nb + j] = op == 0 ? gen_element(&spd, nb, 0, i, j) : gen_sym_uniform(gen_bits(harness_seed(7), op, i, j, 0));
                     L[i * nb + j] = gen_element(&spd, nb, 1, i, j);
-                    in[nb * nb + i * nb + j] = gen_sym_uniform(gen_bits(8, op, i, j, 0));
-                    in[2 * nb * nb + i * nb + j] = gen_sym_uniform(gen_bits(9, op, i, j, 0));
+                    in[nb * nb + i * nb + j] = gen_sym_uniform(gen_bits(harness_seed(8), op, i, j, 0));
+                    in[2 * nb * nb + i * nb + j] = gen_sym_uniform(gen_bits(harness_seed(9), op, i, j, 0));
                 }
             if (op == 1) {
                 ref_potrf_d(nb, L);
@@ -123,7 +123,7 @@ static void test_kernel(harness *h)
                 for (int s = 0; s < nsizes; s++) {
                     int n = ns[s];
                     size_t count = 5, elems = count * n * n;
-                    gen_params p = gen_params_make(fams[f], 40 + n, 1e4, 0);
+                    gen_params p = gen_params_make(fams[f], harness_seed(40 + n), 1e4, 0);
                     float *A = malloc(elems * sizeof(float)), *L = malloc(elems * sizeof(float)), *C = malloc(elems * sizeof(float)), *d_A;
                     int info[5], cinfo[5], *d_info;
                     gen_batch_host(&p, n, 0, count, A);

@@ -41,7 +41,7 @@ __device__ __forceinline__ int tile_col() { return (int)threadIdx.y; }
 template <int NB, int LD>
 __device__ void spotrf_tile(float *A, int *info, int base)
 {
-    // BEGIN SOLUTION
+    // BEGIN SOLUTION: Cholesky of the NB x NB diagonal tile, one element per thread, column by column; record the first bad pivot
     const int tx = tile_col(), ty = tile_row();
     for (int k = 0; k < NB; k++) {
         if (ty == k && tx == k) {               // one thread takes the pivot's square root
@@ -63,7 +63,7 @@ __device__ void spotrf_tile(float *A, int *info, int base)
 template <int NB, int LD>
 __device__ void strsm_tile(float *B, const float *L)
 {
-    // BEGIN SOLUTION
+    // BEGIN SOLUTION: B <- B L^-T, column by column
     const int tx = tile_col(), ty = tile_row();
     for (int j = 0; j < NB; j++) {
         if (tx == j) B[ty * LD + j] /= L[j * LD + j];
@@ -78,7 +78,7 @@ __device__ void strsm_tile(float *B, const float *L)
 template <int NB, int LD>
 __device__ void ssyrk_tile(float *C, const float *A)
 {
-    // BEGIN SOLUTION
+    // BEGIN SOLUTION: C <- C - A A^T on the lower triangle
     const int tx = tile_col(), ty = tile_row();
     if (tx <= ty) {
         float s = 0.0f;
@@ -94,7 +94,7 @@ __device__ void ssyrk_tile(float *C, const float *A)
 template <int NB, int LD>
 __device__ void sgemm_tile(float *C, const float *A, const float *B)
 {
-    // BEGIN SOLUTION
+    // BEGIN SOLUTION: C <- C - A B^T
     const int tx = tile_col(), ty = tile_row();
     float s = 0.0f;
 #pragma unroll

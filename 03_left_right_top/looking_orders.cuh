@@ -42,7 +42,7 @@
 template <int NB, int LD, typename Matrix>
 __device__ void right_looking(Matrix M, int nt, float *Sd, float *Sc, float *Sa, float *Sb, int *s_info)
 {
-    // BEGIN SOLUTION
+    // BEGIN SOLUTION: right-looking: factor (k,k), solve the panel below it, update the trailing matrix
     for (int k = 0; k < nt; k++) {
         LOAD(Sd, k, k);
         __syncthreads();
@@ -105,7 +105,7 @@ __device__ void update_and_solve_offdiagonal(Matrix M, int i, int j, float *Sd, 
 template <int NB, int LD, typename Matrix>
 __device__ void left_looking(Matrix M, int nt, float *Sd, float *Sc, float *Sa, float *Sb, int *s_info)
 {
-    // BEGIN SOLUTION
+    // BEGIN SOLUTION: left-looking: for each tile column k, the diagonal tile, then the tiles below it
     for (int k = 0; k < nt; k++) {
         update_and_factor_diagonal<NB, LD>(M, k, Sd, Sa, s_info);              // column k's top
         for (int i = k + 1; i < nt; i++)                                        // and below it
@@ -117,7 +117,7 @@ __device__ void left_looking(Matrix M, int nt, float *Sd, float *Sc, float *Sa, 
 template <int NB, int LD, typename Matrix>
 __device__ void top_looking(Matrix M, int nt, float *Sd, float *Sc, float *Sa, float *Sb, int *s_info)
 {
-    // BEGIN SOLUTION
+    // BEGIN SOLUTION: top-looking: for each tile row k, the tiles left of the diagonal, then the diagonal tile
     for (int k = 0; k < nt; k++) {
         for (int j = 0; j < k; j++) {           // row k, left of the diagonal
             LOAD(Sd, j, j);                     // the factored diagonal tile above (k,j)

@@ -168,7 +168,7 @@ void test_configs(harness *h, const char *prefix, const batched_config *cfgs, in
     for (int a = 0; a < nn; a++)
         for (int bi = 0; bi < nb; bi++) {
             test_batch t;
-            test_batch_mixed(&t, ns[a], batches[bi], 4000 + ns[a]);
+            test_batch_mixed(&t, ns[a], batches[bi], harness_seed(4000 + ns[a]));
             int agree = 1; /* cuSOLVER itself must find the planted minors of the finite matrices */
             for (size_t b = 0; b < t.batch; b++) agree &= b == t.nan_matrix || t.cinfo[b] == t.planted[b];
             char name[160], detail[320];
@@ -198,6 +198,20 @@ void test_configs(harness *h, const char *prefix, const batched_config *cfgs, in
         }
 }
 
+void add_hidden_sizes(int *ns, int *nn, size_t *batches, int *nb, size_t *chunks, int *nc,
+                      batched_config *cfgs, int *ncfg)
+{
+    if (!harness_extra()) return;
+    ns[(*nn)++] = 5;
+    ns[(*nn)++] = 47;
+    ns[(*nn)++] = 97;
+    batches[(*nb)++] = 2049;
+    if (chunks) chunks[(*nc)++] = 17;
+    const batched_config tiles7 = {BATCHED_TILES, LOOK_LEFT, 4, 7, 1}, thread7 = {BATCHED_THREAD, LOOK_LEFT, 4, 7, 2};
+    cfgs[(*ncfg)++] = tiles7;
+    cfgs[(*ncfg)++] = thread7;
+}
+
 const char *batched_group_name(batched_kernel k) { return k == BATCHED_TILES ? "tile kernel" : "thread-per-matrix kernel"; }
 
 int count_kernel_configs(const batched_config *cfgs, int ncfg, batched_kernel k)
@@ -224,7 +238,7 @@ void test_large_batch(harness *h, const char *group, const batched_config *cfg, 
         harness_skip(h, name, reason);
         return;
     }
-    gen_params p = gen_params_make(FAMILY_SPD, 77, 0, 0);
+    gen_params p = gen_params_make(FAMILY_SPD, harness_seed(77), 0, 0);
     float *d_A, *d_L;
     int *d_info;
     CUDA_CHECK(cudaMalloc((void **)&d_A, elems * sizeof(float)));

@@ -63,6 +63,12 @@ void test_large_batch(harness *h, const char *group, const batched_config *cfg, 
 void test_configs(harness *h, const char *prefix, const batched_config *cfgs, int ncfg, const int *ns, int nn,
                   const size_t *batches, int nb, const size_t *chunks, int nc);
 
+/* The sizes the stage 04 and 05 tests run: n, batch (and chunk) lists, extended by the hidden
+ * grading sizes when harness_extra() (n 5, 47, 97; batch 2049; chunk 17), and the configurations,
+ * extended by two with 7 matrices per block. The arrays must have room for 4 more entries. */
+void add_hidden_sizes(int *ns, int *nn, size_t *batches, int *nb, size_t *chunks, int *nc,
+                      batched_config *cfgs, int *ncfg);
+
 /* "tile kernel" or "thread-per-matrix kernel": the test group (learning goal) of a kernel. */
 const char *batched_group_name(batched_kernel k);
 

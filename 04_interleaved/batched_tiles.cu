@@ -27,7 +27,8 @@ __global__ void __launch_bounds__(1024) potrf_tiles_kernel(float *A, int n, size
     static_assert(NB >= 1 && NB * NB <= 1024, "one matrix's NB x NB threads must fit in a block");
     constexpr int LD = tile_ld<NB, 1>(), TS = tile_floats<NB>();
     extern __shared__ float smem[];
-    // BEGIN SOLUTION
+    // BEGIN SOLUTION: give matrix threadIdx.x its four tiles and its info in smem, find its place, factor it, store its info
+    // stub: (void)A; (void)n; (void)batch; (void)chunk; (void)first; (void)info; (void)smem;
     const int m = threadIdx.x, per_block = blockDim.x;
     float *Sd = smem + m * TS, *Sc = Sd + per_block * TS, *Sa = Sc + per_block * TS, *Sb = Sa + per_block * TS;
     int *s_info = (int *)(smem + 4 * per_block * TS);
@@ -47,8 +48,9 @@ __global__ void __launch_bounds__(1024) potrf_tiles_kernel(float *A, int n, size
 template <int NB, looking_order ORDER>
 static void launch(int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
 {
-    // BEGIN SOLUTION
-    const size_t blocks = (batch + per_block - 1) / per_block;  /* ceil: the tail block runs */
+    size_t blocks = 0;
+    // BEGIN SOLUTION: how many blocks of per_block matrices cover the batch
+    blocks = (batch + per_block - 1) / per_block;  /* ceil: the tail block runs */
     // END SOLUTION
     for (size_t first_block = 0; first_block < blocks; first_block += MAX_BLOCKS) {
         size_t k = blocks - first_block < MAX_BLOCKS ? blocks - first_block : MAX_BLOCKS;

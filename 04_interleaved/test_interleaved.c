@@ -9,7 +9,7 @@
 #include "cuda_check.h"
 
 /* per_block values that do not divide the batch sizes, so the last block is always partial */
-static const batched_config configs[] = {
+static batched_config configs[32] = {
     {BATCHED_TILES, LOOK_RIGHT, 4, 16, 1}, {BATCHED_TILES, LOOK_LEFT, 4, 16, 1}, {BATCHED_TILES, LOOK_TOP, 4, 16, 1},
     {BATCHED_TILES, LOOK_RIGHT, 8, 5, 1},  {BATCHED_TILES, LOOK_LEFT, 8, 5, 1},  {BATCHED_TILES, LOOK_TOP, 8, 5, 1},
     {BATCHED_TILES, LOOK_RIGHT, 16, 3, 1}, {BATCHED_TILES, LOOK_LEFT, 16, 3, 1}, {BATCHED_TILES, LOOK_TOP, 16, 3, 1},
@@ -17,6 +17,7 @@ static const batched_config configs[] = {
     {BATCHED_THREAD, LOOK_LEFT, 2, 32, 1}, {BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, {BATCHED_THREAD, LOOK_LEFT, 8, 96, 4},
     {BATCHED_THREAD, LOOK_LEFT, 4, 33, 1},
 };
+static int ncfg = 14;
 
 static void test_refusals(harness *h)
 {
@@ -49,7 +50,10 @@ int main(void)
 {
     harness h;
     harness_begin(&h, "stage-4");
-    const int ncfg = sizeof configs / sizeof configs[0], runs = 8 * 5; /* n x batch */
+    int ns[12] = {1, 7, 20, 31, 33, 64, 100, 128}, nn = 8, nb = 5;
+    size_t batches[8] = {1, 3, 1000, 1025, 4096}, interleaved[] = {0};
+    add_hidden_sizes(ns, &nn, batches, &nb, NULL, NULL, configs, &ncfg);
+    const int runs = nn * nb;
     const char *const groups[] = {"tile kernel", "thread-per-matrix kernel", "cuSOLVER agreement",
                                   "batch past 2^31 floats", "refused configurations"};
     harness_plan(&h, groups[0], count_kernel_configs(configs, ncfg, BATCHED_TILES) * runs + 1);
@@ -62,9 +66,7 @@ int main(void)
         for (int g = 0; g < 5; g++) harness_skip_rest(&h, groups[g], reason);
         return harness_end(&h);
     }
-    const int ns[] = {1, 7, 20, 31, 33, 64, 100, 128};
-    const size_t batches[] = {1, 3, 1000, 1025, 4096}, interleaved[] = {0};
-    test_configs(&h, "interleaved", configs, ncfg, ns, 8, batches, 5, interleaved, 1);
+    test_configs(&h, "interleaved", configs, ncfg, ns, nn, batches, nb, interleaved, 1);
     const batched_config fast = {BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, tiles = {BATCHED_TILES, LOOK_TOP, 8, 8, 1};
     /* 2.4e9 floats: past 32-bit offsets. Needs ~19 GiB: on a smaller GPU it is skipped, so its
      * group is worth 0 points (a grade must not depend on the GPU's memory). */

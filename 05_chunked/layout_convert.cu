@@ -25,7 +25,8 @@ __global__ void transpose_kernel(int n, size_t batch, size_t chunk, const float 
     const size_t nn = (size_t)n * (size_t)n, e0 = (size_t)blockIdx.x * TT;
     const size_t tiles = (batch + TT - 1) / TT;
     for (size_t t = blockIdx.y; t < tiles; t += gridDim.y) {
-        // BEGIN SOLUTION
+        // BEGIN SOLUTION: move tile t (TT matrices x TT elements) through tile[][] with coalesced reads and coalesced writes
+        // stub: (void)tile[threadIdx.y][threadIdx.x]; (void)e0; (void)nn; (void)in; (void)out; (void)to_chunked; (void)n; (void)chunk;
         /* tile[r][c]: matrix m0 + r, element e0 + c. Thread x of a warp owns matrix mx for the
          * chunked side and element e0 + x for the row-major side. */
         const size_t m0 = t * TT, mx = m0 + threadIdx.x;

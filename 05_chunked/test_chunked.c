@@ -14,11 +14,12 @@
 #include "layout_convert.h"
 
 /* per_block deliberately unrelated to the chunk: blocks straddle chunks and the last chunk */
-static const batched_config configs[] = {
+static batched_config configs[16] = {
     {BATCHED_TILES, LOOK_RIGHT, 8, 5, 1}, {BATCHED_TILES, LOOK_LEFT, 8, 5, 1}, {BATCHED_TILES, LOOK_TOP, 8, 5, 1},
     {BATCHED_TILES, LOOK_TOP, 4, 16, 1},  {BATCHED_TILES, LOOK_RIGHT, 16, 3, 1},
     {BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, {BATCHED_THREAD, LOOK_LEFT, 8, 32, 1},
 };
+static int ncfg = 7;
 
 /* The tiled converters (this stage's exercise) against the test's own packing formula, for odd
  * n, odd batches, chunks that divide nothing and the two extremes (1: row-major, batch:
@@ -76,12 +77,15 @@ int main(void)
 {
     harness h;
     harness_begin(&h, "stage-5");
-    const int ncfg = sizeof configs / sizeof configs[0], runs = 8 * 5; /* n x batch */
+    int ns[12] = {1, 7, 20, 31, 33, 64, 100, 128}, nn = 8, nb = 5, nc = 5;
+    size_t batches[8] = {1, 3, 1000, 1025, 4096}, chunks[8] = {1, 8, 32, 64, 100};
+    add_hidden_sizes(ns, &nn, batches, &nb, chunks, &nc, configs, &ncfg);
+    const int runs = nn * nb;
     const char *const groups[] = {"tiled layout converters", "tile kernel", "thread-per-matrix kernel", "cuSOLVER agreement",
                                   "batch past 2^31 floats"};
     harness_plan(&h, groups[0], CONV_TESTS);
-    harness_plan(&h, groups[1], count_kernel_configs(configs, ncfg, BATCHED_TILES) * runs * 5 + 1);
-    harness_plan(&h, groups[2], count_kernel_configs(configs, ncfg, BATCHED_THREAD) * runs * 5);
+    harness_plan(&h, groups[1], count_kernel_configs(configs, ncfg, BATCHED_TILES) * runs * nc + 1);
+    harness_plan(&h, groups[2], count_kernel_configs(configs, ncfg, BATCHED_THREAD) * runs * nc);
     harness_plan(&h, groups[3], runs);
     harness_plan(&h, groups[4], 1);
     char reason[256];
@@ -90,9 +94,7 @@ int main(void)
         return harness_end(&h);
     }
     test_converters(&h);
-    const int ns[] = {1, 7, 20, 31, 33, 64, 100, 128};
-    const size_t batches[] = {1, 3, 1000, 1025, 4096}, chunks[] = {1, 8, 32, 64, 100};
-    test_configs(&h, "chunked", configs, ncfg, ns, 8, batches, 5, chunks, 5);
+    test_configs(&h, "chunked", configs, ncfg, ns, nn, batches, nb, chunks, nc);
     const batched_config fast = {BATCHED_THREAD, LOOK_LEFT, 4, 64, 2}, tiles = {BATCHED_TILES, LOOK_LEFT, 8, 16, 1};
     test_large_batch(&h, groups[4], &fast, 20, 64, (size_t)9 << 30, 64); /* past 32-bit offsets; 0 points (memory) */
     test_large_batch(&h, groups[1], &tiles, 100, 16, (size_t)1 << 30, 32);

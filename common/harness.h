@@ -52,6 +52,13 @@ void harness_skip(harness *h, const char *name, const char *reason);
 void harness_skip_rest(harness *h, const char *group, const char *reason);
 int harness_end(harness *h); /* exit status: 0 if nothing failed and every plan was met, 1 otherwise */
 
+/* Hidden variants, for grading (make grade): GRADE_SEED=S in the environment changes every seed
+ * the tests draw matrices from (harness_seed), and GRADE_EXTRA=1 asks the tests to add sizes a
+ * student cannot have tuned for (harness_extra: n = 5, 47, 97; batch 2049; chunk 17; 7 matrices
+ * per block). Hard-coded answers fail them. */
+unsigned long long harness_seed(unsigned long long base);
+int harness_extra(void);
+
 /* 1 if a CUDA device can be used; otherwise 0 and the reason in reason[len]. */
 int gpu_available(char *reason, size_t len);
 
