@@ -80,6 +80,9 @@ help:
 	@echo "make dataset       write the default dataset ($(DEFAULT_DATASET))"
 	@echo "make plots         plot build/bench.csv into build/plots/ (installs matplotlib into .venv on first use)"
 	@echo "make layout-pictures  redraw the layout pictures of the stage 04 and 05 READMEs"
+	@echo "make student-kit   write build/student-kit/ (+ .tar.gz): the course with every solution region a stub"
+	@echo "make grade SUBMISSION=DIR [STAGE=N]   grade a submitted kit (build/grade/results.json, Gradescope format)"
+	@echo "make leaderboard CSVS=\"a.csv b.csv\"   rank students' bench CSVs per GPU (build/leaderboard.png)"
 	@echo "make clean         remove build/"
 
 # One rule per test suite: common/run_suite.py runs its commands under the suite's time limit
@@ -113,6 +116,23 @@ bench: all
 	@mkdir -p $(BUILD) && rm -f $(BUILD)/bench.csv
 	@$(foreach s,$(BENCH_STAGES),echo "== $(s)" && BENCH_CSV=$(BUILD)/bench.csv $(BENCH_CMD_$(s)) &&) true
 	@python3 common/bench_table.py $(BUILD)/bench.csv
+
+# ---- the course as it is handed out (INSTRUCTORS.md) ---------------------------------------------
+.PHONY: student-kit check-kit grade leaderboard
+KIT := $(BUILD)/student-kit
+student-kit:
+	python3 common/course_kit.py kit $(KIT)
+	python3 common/course_kit.py check $(KIT)
+
+# make grade SUBMISSION=DIR [STAGE=N]: results in build/grade/results.json (Gradescope format)
+grade:
+	@test -n "$(SUBMISSION)" || { echo "make grade SUBMISSION=DIR [STAGE=N]: DIR is the student's kit folder"; exit 2; }
+	python3 common/grade.py --submission $(SUBMISSION) $(if $(STAGE),--stage $(STAGE))
+
+# make leaderboard CSVS="alice.csv bob.csv ...": ranks by geomean x cuSOLVER, per GPU
+leaderboard: $(VENV)/.installed
+	@test -n "$(CSVS)" || { echo 'make leaderboard CSVS="a.csv b.csv ..."'; exit 2; }
+	$(VENV)/bin/python common/leaderboard.py $(BUILD)/leaderboard.png $(CSVS)
 
 # matplotlib lives in a local virtual environment, made from requirements.txt on first use.
 VENV := .venv

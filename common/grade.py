@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""grade.py --submission DIR [--stage N] [--out build/grade] - grade a student's submitted kit.
+
+Policy (INSTRUCTORS.md):
+  * Only the solution regions are taken from the submission (common/course_kit.py splice); any
+    change outside them is reported and ignored.
+  * Stage N is graded in a clean copy of the course holding the submission's regions of stage N
+    and the reference solution everywhere else, so one bug in stage 2 is not paid for again in
+    stages 3-5.
+  * Tests run in grading mode (GRADE=1: a test that did not run scores 0) with the hidden variants
+    (GRADE_SEED, GRADE_EXTRA=1: other seeds, n = 5, 47, 97, batch 2049, chunk 17, 7 matrices per
+    block), under the suite's time limit. A tree that does not compile scores 0 for its stage.
+  * Performance (stages 4 and 5, GPU only): the submission's and the reference's benchmarks run
+    one after the other on the same GPU; only rows whose result was verified count. The speed
+    ratio r = geometric mean over the matched rows of t_reference / t_submission; points =
+    weight x min(1, r / 0.8): full points at 0.8x the reference or faster.
+Writes OUT/results.json in the Gradescope autograder format and prints the points table.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import course_kit  # noqa: E402
+from grading_common import environment_stamp, read_points  # noqa: E402
+
+STAGES = {1: "stage-1", 2: "stage-2", 3: "stage-3", 4: "stage-4", 5: "stage-5"}
+POINTS = {1: "01_serial/points.tsv", 2: "02_single_tile/points.tsv", 3: "03_left_right_top/points.tsv",
+          4: "04_interleaved/points.tsv", 5: "05_chunked/points.tsv"}
+# Performance: stage -> (weight, benchmark program, which rows are the student's code)
+PERF = {4: (5, "build/04_interleaved/bench_interleaved", lambda v: v.startswith("interleaved:")),
+        5: (5, "build/05_chunked/bench_chunked", lambda v: v.startswith("convert (tiled)"))}
+FULL_AT = 0.8
+
+
+def sh(cmd, cwd, log, env=None, timeout=None):
+    with open(log, "w") as f:
+        try:
+            return subprocess.run(cmd, cwd=cwd, shell=True, stdout=f, stderr=subprocess.STDOUT, env=env,
+                                  timeout=timeout).returncode
+        except subprocess.TimeoutExpired:
+            f.write(f"\ntimed out after {timeout} s\n")
+            return 124
+
+
+def clean_course(dst):
+    """A copy of the course's tracked files: the reference solution, no build products."""
+    if os.path.exists(dst):
+        shutil.rmtree(dst)
+    for f in course_kit.repo_files(ROOT):
+        os.makedirs(os.path.dirname(os.path.join(dst, f)) or dst, exist_ok=True)
+        shutil.copy2(os.path.join(ROOT, f), os.path.join(dst, f))
+
+
+def tail(path, lines=25):
+    try:
+        return "".join(open(path, errors="replace").readlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def has_gpu():
+    return subprocess.run("nvidia-smi -L", shell=True, capture_output=True).returncode == 0
+
+
+def bench_rows(path, mine):
+    rows = {}
+    if os.path.exists(path):
+        for r in csv.DictReader(open(path)):
+            if mine(r["variant"]) and r.get("verified") == "yes":
+                rows[(r["variant"], r["n"])] = float(r["median_ms"])
+    return rows
+
+
+def grade_performance(stage, tree, reference, out, env):
+    weight, prog, mine = PERF[stage]
+    benv = dict(env, BENCH_NS=os.environ.get("GRADE_BENCH_NS", "20 60 100"),
+                BENCH_BYTES=os.environ.get("GRADE_BENCH_BYTES", str(256 << 20)))
+    csvs = {}
+    for who, where in (("reference", reference), ("submission", tree)):
+        csvs[who] = os.path.join(out, f"bench-stage-{stage}-{who}.csv")
+        if os.path.exists(csvs[who]):
+            os.remove(csvs[who])
+        benv["BENCH_CSV"] = csvs[who]
+        sh(prog, where, os.path.join(out, f"bench-stage-{stage}-{who}.log"), env=benv, timeout=900)
+    ref, sub = bench_rows(csvs["reference"], mine), bench_rows(csvs["submission"], mine)
+    if not ref:
+        return None, "the reference benchmark produced no verified row", csvs["submission"]
+    logs = [math.log(ref[k] / sub[k]) if k in sub else math.log(1e-9) for k in ref]
+    r = math.exp(sum(logs) / len(logs))
+    missing = [f"{v} n={n}" for (v, n) in ref if (v, n) not in sub]
+    pts = weight * min(1.0, r / FULL_AT)
+    msg = (f"speed {r:.2f}x the reference solution over {len(ref)} verified rows (full points at {FULL_AT}x)"
+           + (f"; no verified row for {len(missing)}: {', '.join(missing[:4])}" if missing else ""))
+    return pts, msg, csvs["submission"]
+
+
+def leaderboard_value(csv_path):
+    best = {}
+    if csv_path and os.path.exists(csv_path):
+        for r in csv.DictReader(open(csv_path)):
+            if r.get("verified") == "yes" and r.get("x_cusolver") and 20 <= int(r["n"]) <= 100:
+                best[r["n"]] = max(best.get(r["n"], 0), float(r["x_cusolver"]))
+    return math.exp(sum(math.log(v) for v in best.values()) / len(best)) if best else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--submission", required=True)
+    ap.add_argument("--stage", type=int, action="append")
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "grade"))
+    a = ap.parse_args()
+    sub_dir = os.path.abspath(a.submission)
+    if not os.path.isdir(sub_dir):
+        print(f"grade: {a.submission}: not a directory (give the submitted kit's folder)", file=sys.stderr)
+        return 2
+    stages = a.stage or sorted(STAGES)
+    out = os.path.abspath(a.out)
+    os.makedirs(out, exist_ok=True)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    env = dict(os.environ, GRADE="1", GRADE_EXTRA="1", GRADE_SEED=os.environ.get("GRADE_SEED", "20170529"),
+               GIT_COMMIT=f"{commit or 'unknown'} (grading)")
+    env.pop("TEST_RESULTS", None)
+    jobs = os.environ.get("GRADE_JOBS", str(os.cpu_count() or 2))
+    gpu = has_gpu()
+
+    reference = os.path.join(out, "reference")
+    clean_course(reference)
+    need_ref = gpu and any(s in PERF for s in stages)
+    if need_ref and sh(f"make -j{jobs} all", reference, os.path.join(out, "build-reference.log")) != 0:
+        print("grade: the reference solution does not build; see build-reference.log", file=sys.stderr)
+        return 2
+
+    tests, table, notes = [], [], []
+    total = possible = 0.0
+    lb_csv = None
+    for stage in stages:
+        suite = STAGES[stage]
+        tree = os.path.join(out, suite)
+        clean_course(tree)
+        ignored = course_kit.splice(sub_dir, tree, tree, quiet=True, only=[course_kit.STAGE_DIRS[stage]])
+        notes += [f"{suite}: {x}" for x in ignored]
+        groups = read_points(os.path.join(tree, POINTS[stage]))
+        print(f"== {suite}: building and testing (grading mode, hidden variants)", flush=True)
+        built = sh(f"make -j{jobs} all", tree, os.path.join(out, f"build-{suite}.log"), env=env) == 0
+        result = None
+        if built:
+            sh(f"make test-{suite}", tree, os.path.join(out, f"test-{suite}.log"), env=env)
+            path = os.path.join(tree, "build", "test-results", f"{suite}.json")
+            result = json.load(open(path)) if os.path.exists(path) else None
+        log = os.path.join(out, f"test-{suite}.log" if built else f"build-{suite}.log")
+        for g, (weight, what) in groups.items():
+            row = next((x for x in (result or {}).get("groups", []) if x["group"] == g), None)
+            pts = row["points"] if row else 0.0
+            detail = (f"{row['passed']} of {row['planned']} tests passed" if row else
+                      "did not compile: see the build log" if not built else "the suite did not report")
+            if row and row["failed"]:
+                fails = [l for l in open(log, errors="replace") if l.startswith("FAIL") and f": " in l]
+                detail += "\nfirst failures:\n" + "".join(fails[:5])
+            if not built:
+                detail += "\n" + tail(log)
+            tests.append({"name": f"{suite}: {g}", "score": round(pts, 3), "max_score": weight,
+                          "status": "passed" if weight and pts >= weight - 1e-9 or (not weight and row and not row["failed"]) else "failed",
+                          "output": f"{what}\n{detail}", "visibility": "visible"})
+            total, possible = total + pts, possible + weight
+            table.append((suite, g, pts, weight))
+        if stage in PERF and built:
+            weight = PERF[stage][0]
+            if gpu:
+                pts, msg, csv_path = grade_performance(stage, tree, reference, out, env)
+                if stage == 4:
+                    lb_csv = csv_path
+            else:
+                pts, msg = None, "no GPU on the grading machine: performance not measured"
+            pts = pts or 0.0
+            tests.append({"name": f"{suite}: performance", "score": round(pts, 3), "max_score": weight,
+                          "status": "passed" if pts >= weight - 1e-9 else "failed", "output": msg, "visibility": "visible"})
+            total, possible = total + pts, possible + weight
+            table.append((suite, "performance", pts, weight))
+
+    results = {"score": round(total, 3), "output": "\n".join(["Graded with the reference solution for every other stage."] + notes),
+               "tests": tests, "stamp": environment_stamp()}
+    lb = leaderboard_value(lb_csv)
+    if lb is not None:
+        results["leaderboard"] = [{"name": "geomean x cuSOLVER (n 20..100)", "value": round(lb, 3)}]
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    print()
+    print(f"{'stage':<9} {'learning goal':<34} {'points':>14}")
+    for suite, g, pts, w in table:
+        print(f"{suite:<9} {g[:34]:<34} {(f'{pts:5.1f} / {w:g}' if w else 'sanity'):>14}")
+    print(f"{'total':<44} {total:5.1f} / {possible:g}")
+    for x in notes:
+        print(f"note: {x}")
+    st = results["stamp"]
+    print(f"GPU {st['gpu']}, {st['cuda']}, commit {st['commit']}; results: {os.path.join(out, 'results.json')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
