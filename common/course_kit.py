@@ -42,8 +42,10 @@ SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
 
 
 def repo_files(root):
-    out = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True).stdout
-    return [f for f in out.decode().split("\0") if f]
+    """The course's files: what git tracks or would track (not ignored), that exist now."""
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
+                         capture_output=True, check=True).stdout
+    return sorted({f for f in out.decode().split("\0") if f and os.path.isfile(os.path.join(root, f))})
 
 
 def parse(text, path="?"):
