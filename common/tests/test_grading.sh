@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# test_grading.sh - the grading machinery itself, on any machine (CI has no GPU): the student kit
+# (no solution line in it, builds without warnings, its tests run to the end and fail, the
+# solutions put back give the sources byte for byte), a planted exit() and a planted hang lose
+# their points, and grading the reference without a GPU earns exactly the CPU-runnable points.
+# Slow (it builds the course three times): `make test-grading`, and CI; not part of `make test`.
+suite=grading
+cd "$(dirname "$0")/../.."
+root=$PWD
+source common/harness.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+jobs=$(nproc 2>/dev/null || echo 2)
+plan "student kit" 5
+plan "crash and hang" 4
+plan "grading without a GPU" 3
+
+# A copy of the course with its build, so only what a mutation touches is rebuilt.
+copy_course() { mkdir -p "$1" && tar --exclude=./.git --exclude=./.venv -cf - . | tar -xf - -C "$1"; }
+ok() { "$@" && echo PASS || echo FAIL; }
+
+group "student kit"
+out=$(python3 common/course_kit.py kit "$tmp/kit" 2>&1 && python3 common/course_kit.py check "$tmp/kit" 2>&1)
+record "kit written and checked (no solution line, nothing instructor-only, byte-exact restore)" $(ok grep -q "0 problem(s)" <<<"$out") "$(tail -n 1 <<<"$out")"
+[ -f "$tmp/kit.tar.gz" ] && record "kit tarball" PASS "$(du -h "$tmp/kit.tar.gz" | cut -f1)" || record "kit tarball" FAIL "no $tmp/kit.tar.gz"
+(cd "$tmp/kit" && CI=true make -j"$jobs" all > build.log 2>&1)
+rc=$?
+warnings=$(grep -ciE "warning" "$tmp/kit/build.log")
+record "kit builds without warnings" $([ $rc -eq 0 ] && [ "$warnings" -eq 0 ] && echo PASS || echo FAIL) "make exit $rc, $warnings warning lines"
+(cd "$tmp/kit" && CI=true TEST_TIMEOUT=300 timeout 900 make test > test.log 2>&1)
+rc=$?
+last=$(grep -E '^[0-9]+ passed, ' "$tmp/kit/test.log" | tail -n 1)
+record "kit: make test runs to the end and fails" $([ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -qE '^[0-9]+ passed, [1-9][0-9]* failed' <<<"$last" && echo PASS || echo FAIL) "exit $rc: $last"
+(cd "$tmp/kit" && CI=true GRADE=1 TEST_TIMEOUT=300 timeout 900 make test > grade.log 2>&1)
+bad=0
+for s in 1 2 3 4 5; do
+    grep -qE "^stage-$s +[0-9]+ +[1-9][0-9]* " "$tmp/kit/grade.log" || bad=$((bad + 1))
+done
+record "kit, grading mode: every stage suite fails, 0 points" $([ $bad -eq 0 ] && grep -qE '^points .* 0\.0 / 100' "$tmp/kit/grade.log" && echo PASS || echo FAIL) \
+    "$bad stage suites without a failure; $(grep -E '^points' "$tmp/kit/grade.log" | tr -s ' ')"
+
+group "crash and hang"
+copy_course "$tmp/exit"
+python3 - "$tmp/exit/01_serial/cholesky_serial.c" "if (n >= 64) exit(1);" <<'PY'
+import sys
+p, plant = sys.argv[1:3]; s = open(p).read()
+key = "    for (int i = 0; i < n; i++) {\n        float *row_i"
+assert key in s
+open(p, "w").write("#include <stdlib.h>\n" + s.replace(key, "    " + plant + "\n" + key, 1))
+PY
+(cd "$tmp/exit" && CI=true make test-stage-1 > log 2>&1)
+rc=$?
+pts=$(grep -E '^points' "$tmp/exit/log" | awk '{print $2}')
+record "exit(1) in spotrf_serial for n >= 64: nonzero exit" $([ $rc -ne 0 ] && echo PASS || echo FAIL) "make exit $rc"
+record "exit(1) in spotrf_serial for n >= 64: at most half the points" $(python3 -c "import sys; sys.exit(0 if float('${pts:-99}') <= 5 else 1)" && echo PASS || echo FAIL) \
+    "stage 1 earned ${pts:-?} / 10; $(grep -m1 'ended without' "$tmp/exit/log")"
+copy_course "$tmp/hang"
+python3 - "$tmp/hang/01_serial/cholesky_serial.c" "if (n >= 64) for (volatile int spin = 1; spin;) {}" <<'PY'
+import sys
+p, plant = sys.argv[1:3]; s = open(p).read()
+key = "    for (int i = 0; i < n; i++) {\n        float *row_i"
+open(p, "w").write(s.replace(key, "    " + plant + "\n" + key, 1))
+PY
+start=$(date +%s)
+(cd "$tmp/hang" && CI=true TEST_TIMEOUT=20 timeout 300 make test-stage-1 > log 2>&1)
+rc=$? took=$(( $(date +%s) - start ))
+record "infinite loop: the suite fails within its time limit" $([ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "timed out after 20 s" "$tmp/hang/log" && echo PASS || echo FAIL) \
+    "exit $rc after $took s (limit 20 s + build)"
+record "infinite loop: its unreported tests are FAILs" $(grep -qE '^[0-9]+ passed, [1-9][0-9]* failed' "$tmp/hang/log" && echo PASS || echo FAIL) "$(grep -E "^[0-9]+ passed, " "$tmp/hang/log" | tail -n 1)"
+
+group "grading without a GPU"
+python3 common/course_kit.py splice "$root" "$tmp/kit" "$tmp/sub" > /dev/null   # a submission holding the reference solution
+GRADE_JOBS=$jobs CI=true python3 common/grade.py --submission "$tmp/sub" --out "$tmp/grade" > "$tmp/grade.log" 2>&1
+rc=$?
+total=$(grep -E '^total' "$tmp/grade.log" | tr -s ' ')
+if nvidia-smi -L > /dev/null 2>&1; then
+    skip_rest "grading without a GPU" "this machine has a GPU (the GPU grading run is .ci/acceptance-gpu)"
+else
+    record "reference graded without a GPU: exactly the CPU points (9 of 110)" $([ $rc -eq 0 ] && grep -qE '^total +9\.0 / 110' "$tmp/grade.log" && echo PASS || echo FAIL) "exit $rc: $total"
+    record "every GPU-only group scores 0" $(python3 - "$tmp/grade/results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+gpu = [t for t in r["tests"] if not t["name"].startswith("stage-1: serial") and not t["name"].startswith("stage-1: openmp")]
+print("PASS" if all(t["score"] == 0 for t in gpu) and r["score"] == 9 else "FAIL")
+PY
+) "$(python3 -c "import json; r=json.load(open('$tmp/grade/results.json')); print(len(r['tests']), 'tests in results.json, score', r['score'])")"
+    record "results.json in the Gradescope format" $(python3 - "$tmp/grade/results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+keys = {"name", "score", "max_score", "status", "output", "visibility"}
+print("PASS" if "score" in r and r["tests"] and all(keys <= set(t) for t in r["tests"]) else "FAIL")
+PY
+) "score, tests[] with name, score, max_score, status, output, visibility"
+fi
+finish
