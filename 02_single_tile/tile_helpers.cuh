@@ -7,7 +7,7 @@
  * putting the matrix in x makes the 32 threads of a warp span neighbouring matrices, whose
  * elements lie side by side in the interleaved layouts (coalesced loads). Only the lower triangle of diagonal tiles is
  * read or written. The helpers do not know where a tile came from (one matrix, a tiled matrix,
- * an interleaved batch): loading and storing is the caller's job (DESIGN.md section 3).
+ * an interleaved batch): loading and storing is the caller's job (stages 03-05 do it).
  *
  *   spotrf_tile(A, info)  A <- L with A = L L^T            (Cholesky of a diagonal tile)
  *   strsm_tile(B, L)      B <- B L^-T                       (an off-diagonal tile below L)

@@ -1,5 +1,5 @@
 /* generator.c - host side of the seeded matrix families (the element formulas are in
- * generator.h; generator_gpu.cu is the device side). */
+ * generator.h; gpu_batch.cu is the device side). */
 #include <math.h>
 #include <string.h>
 #include "generator.h"

@@ -2,7 +2,7 @@
  *
  * Every element is a pure function of (family, seed, n, matrix b, i, j): a counter-based hash,
  * no random-number state. So the GPU can fill gigabytes in milliseconds (one thread per element,
- * generator_gpu.cu), the host can regenerate any single matrix of that batch to check it, and
+ * gpu_batch.cu), the host can regenerate any single matrix of that batch to check it, and
  * the same seed always gives the same bytes. Only exact float operations are used (integer
  * conversions, power-of-two scalings, single adds and multiplies that no compiler can fuse into
  * an FMA), so the host and the device produce bit-identical matrices.

@@ -1,5 +1,5 @@
 /* layout_host.c - host converters between the row-major and the (chunked) interleaved layouts.
- * The GPU converters are in layout_gpu.cu; both use the index functions of layout.h. */
+ * The GPU converters are in gpu_batch.cu; both use the index functions of layout.h. */
 #include "layout.h"
 
 void rowmajor_to_chunked_host(int n, size_t batch, size_t chunk, const float *in, float *out)

@@ -1,4 +1,4 @@
-/* timing.h - honest timings (DESIGN.md section 6).
+/* timing.h - honest timings (the protocol of the top README, "Where results appear").
  *
  * time_gpu(): for each of warmup + repeats runs, call restore (untimed: put the pristine input
  * back), flush the L2 cache by writing a buffer twice its size (untimed), then time run between
