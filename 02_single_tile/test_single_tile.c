@@ -59,13 +59,14 @@ static void test_helpers(harness *h)
     for (int nb = 1; nb <= 32; nb++)
         for (int op = 0; op < 4; op++) {
             gen_params spd = gen_params_make(FAMILY_SPD, harness_seed(500 + nb), 0, 0);
+            const unsigned long long s0 = harness_seed(7), s1 = harness_seed(8), s2 = harness_seed(9);
             /* T0: SPD for spotrf, random otherwise; T1: a factored SPD tile for strsm, random otherwise. */
             for (int i = 0; i < nb; i++)
                 for (int j = 0; j < nb; j++) {
-                    in[i * nb + j] = op == 0 ? gen_element(&spd, nb, 0, i, j) : gen_sym_uniform(gen_bits(harness_seed(7), op, i, j, 0));
+                    in[i * nb + j] = op == 0 ? gen_element(&spd, nb, 0, i, j) : gen_sym_uniform(gen_bits(s0, op, i, j, 0));
                     L[i * nb + j] = gen_element(&spd, nb, 1, i, j);
-                    in[nb * nb + i * nb + j] = gen_sym_uniform(gen_bits(harness_seed(8), op, i, j, 0));
-                    in[2 * nb * nb + i * nb + j] = gen_sym_uniform(gen_bits(harness_seed(9), op, i, j, 0));
+                    in[nb * nb + i * nb + j] = gen_sym_uniform(gen_bits(s1, op, i, j, 0));
+                    in[2 * nb * nb + i * nb + j] = gen_sym_uniform(gen_bits(s2, op, i, j, 0));
                 }
             if (op == 1) {
                 ref_potrf_d(nb, L);

@@ -162,12 +162,13 @@ def main():
             detail = (f"{row['passed']} of {row['planned']} tests passed" if row else
                       "did not compile: see the build log" if not built else "the suite did not report")
             if row and row["failed"]:
-                fails = [l for l in open(log, errors="replace") if l.startswith("FAIL") and f": " in l]
-                detail += "\nfirst failures:\n" + "".join(fails[:5])
+                fails = [l for l in open(log, errors="replace") if l.startswith("FAIL")]
+                detail += "\nfirst failures of the suite:\n" + "".join(fails[:5])
             if not built:
                 detail += "\n" + tail(log)
+            passed = bool(row) and row["failed"] == 0 and row["passed"] == row["planned"]
             tests.append({"name": f"{suite}: {g}", "score": round(pts, 3), "max_score": weight,
-                          "status": "passed" if weight and pts >= weight - 1e-9 or (not weight and row and not row["failed"]) else "failed",
+                          "status": "passed" if passed else "failed",
                           "output": f"{what}\n{detail}", "visibility": "visible"})
             total, possible = total + pts, possible + weight
             table.append((suite, g, pts, weight))

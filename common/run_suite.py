@@ -30,8 +30,8 @@ from grading_common import environment_stamp, read_points  # noqa: E402
 
 
 def run_command(cmd, env, time_left):
-    """Run one command in its own process group, echoing its output; returns (status, reason,
-    records_path contents are read by the caller). status: 'ok' | 'crashed' | 'timeout'."""
+    """Run one command in its own process group, echoing its output. Returns (status, exit code,
+    the last lines it printed); status is 'ok' (exit 0 or 1), 'crashed' or 'timeout'."""
     proc = subprocess.Popen(["bash", "-c", cmd], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)
     tail = []
@@ -115,7 +115,8 @@ def main():
         env = dict(os.environ, TEST_RESULTS=rec)
         status, rc, tail = run_command(cmd, env, left)
         p, t, ended = parse_records(rec)
-        os.remove(rec) if os.path.exists(rec) else None
+        if os.path.exists(rec):
+            os.remove(rec)
         if status == "timeout":
             reason = f"timed out after {timeout:g} s"
         elif status == "crashed":
