@@ -6,6 +6,7 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cholesky_serial.h"
 #include "cli.h"
 #include "cuda_check.h"
@@ -13,12 +14,22 @@
 #include "generator.h"
 #include "harness.h"
 #include "report.h"
+#include "host_alloc.h"
 
 int main(int argc, char **argv)
 {
     long long mb = 64;
+    const char *usage = "usage: bench_serial [MB]   batch of about MB megabytes per n (default 64); BENCH_CSV=FILE\n";
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) { fputs(usage, stdout); return 0; }
     if (argc > 2 || (argc == 2 && !cli_parse_ll(argv[1], 1, 1 << 20, &mb))) {
-        fprintf(stderr, "usage: bench_serial [MB per batch]\n");
+        fprintf(stderr, "bench_serial: bad arguments\n%s", usage);
+        return 2;
+    }
+    /* The batch and the benchmark's working copy: refuse what the machine cannot hold. */
+    unsigned long long need = 2ull * (unsigned long long)mb << 20, have = cli_host_memory();
+    if (have && need > have / 2) {
+        fprintf(stderr, "bench_serial: %lld MB per batch needs %.1f GiB of host memory (the batch and a working copy); "
+                        "this machine has %.1f GiB, so at most %llu MB\n", mb, need / 1073741824.0, have / 1073741824.0, have / 4 >> 20);
         return 2;
     }
     char reason[256];
@@ -31,7 +42,7 @@ int main(int argc, char **argv)
     gen_params p = gen_params_make(FAMILY_SPD, GEN_DEFAULT_SEED, 0, 0);
     for (int n = 20; n <= 100; n += 10) {
         size_t count = (size_t)(mb << 20) / ((size_t)n * n * sizeof(float)), bytes = count * n * n * sizeof(float);
-        float *A = malloc(bytes);
+        float *A = host_alloc(bytes, "the batch of matrices");
         gen_batch_host(&p, n, 0, count, A);
         double t_cus = 0;
         if (gpu) {

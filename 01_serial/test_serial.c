@@ -13,6 +13,7 @@
 #include "cusolver_oracle.h"
 #include "generator.h"
 #include "harness.h"
+#include "host_alloc.h"
 
 static int sizes[16] = {1, 2, 3, 7, 20, 31, 33, 64, 100, 128, 256}, NSIZES = 11; /* + hidden sizes when grading */
 
@@ -22,7 +23,7 @@ static size_t count_for(int n) { return n <= 33 ? 37 : n <= 100 ? 9 : 3; } /* od
 static int *planted(const gen_params *p, int n, size_t count)
 {
     if (p->family != FAMILY_NONSPD) return NULL;
-    int *e = malloc(count * sizeof(int));
+    int *e = host_alloc(count * sizeof(int), "test buffers");
     for (size_t b = 0; b < count; b++) e[b] = gen_nonspd_fail_at(p, n, b);
     return e;
 }
@@ -34,8 +35,8 @@ static void run_cpu(harness *h, int gpu, const char *gpu_reason)
             int n = sizes[s];
             size_t count = count_for(n), elems = count * n * n;
             gen_params p = gen_params_make((family_t)f, harness_seed(1000 + n), 1e4, 0);
-            float *A = malloc(elems * sizeof(float)), *L = malloc(elems * sizeof(float)), *C = malloc(elems * sizeof(float));
-            int *info = malloc(count * sizeof(int)), *cinfo = malloc(count * sizeof(int)), *expect = planted(&p, n, count);
+            float *A = host_alloc(elems * sizeof(float), "test buffers"), *L = host_alloc(elems * sizeof(float), "test buffers"), *C = host_alloc(elems * sizeof(float), "test buffers");
+            int *info = host_alloc(count * sizeof(int), "test buffers"), *cinfo = host_alloc(count * sizeof(int), "test buffers"), *expect = planted(&p, n, count);
             gen_batch_host(&p, n, 0, count, A);
             for (int variant = 0; variant < 2; variant++) {
                 harness_group(h, variant ? "openmp" : "serial");
@@ -77,7 +78,7 @@ static void run_nan(harness *h)
     int n = 20;
     size_t count = 5, nn = (size_t)n * n;
     gen_params p = gen_params_make(FAMILY_SPD, harness_seed(77), 0, 0);
-    float *A = malloc(count * nn * sizeof(float)), *L = malloc(count * nn * sizeof(float));
+    float *A = host_alloc(count * nn * sizeof(float), "test buffers"), *L = host_alloc(count * nn * sizeof(float), "test buffers");
     int info[5];
     gen_batch_host(&p, n, 0, count, A);
     A[2 * nn + 9 * n + 4] = A[2 * nn + 4 * n + 9] = NAN; /* matrix 2, element (9, 4) */

@@ -6,6 +6,7 @@
  *     cusolverDnSpotrfBatched and the copy roofline of the same bytes. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "cli.h"
 #include "checks.h"
 #include "cholesky_serial.h"
 #include "cuda_check.h"
@@ -15,6 +16,7 @@
 #include "harness.h"
 #include "report.h"
 #include "single_tile.h"
+#include "host_alloc.h"
 
 typedef struct {
     int nb, pad, n;
@@ -42,14 +44,15 @@ static timing_stats time_tile(int nb, int pad, int n, size_t count, const float 
     return t;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    cli_no_arguments(argc, argv, "usage: bench_single_tile   (stage 02 benchmark; BENCH_CSV=FILE appends its rows there)\n");
     env_stamp e;
     if (!bench_begin_gpu("stage-2", &e)) return 0;
     gen_params p = gen_params_make(FAMILY_SPD, GEN_DEFAULT_SEED, 0, 0);
     char variant[64];
     for (int n = 16; n <= 32; n *= 2) {         /* 1. one matrix: latency */
-        float *A = malloc((size_t)n * n * sizeof(float)), *d_A;
+        float *A = host_alloc((size_t)n * n * sizeof(float), "a test matrix"), *d_A;
         gen_batch_host(&p, n, 0, 1, A);
         CUDA_CHECK(cudaMalloc((void **)&d_A, (size_t)n * n * sizeof(float)));
         CUDA_CHECK(cudaMemcpy(d_A, A, (size_t)n * n * sizeof(float), cudaMemcpyHostToDevice));

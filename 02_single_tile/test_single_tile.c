@@ -13,6 +13,7 @@
 #include "generator.h"
 #include "harness.h"
 #include "single_tile.h"
+#include "host_alloc.h"
 
 static const char *const op_names[4] = {"spotrf_tile", "strsm_tile", "ssyrk_tile", "sgemm_tile"};
 
@@ -50,8 +51,8 @@ static void helper_reference(int nb, int op, const float *in, double *want, doub
 
 static void test_helpers(harness *h)
 {
-    float *in = malloc(3 * 32 * 32 * sizeof(float)), *out = malloc(32 * 32 * sizeof(float)), *d_in, *d_out;
-    double *want = malloc(32 * 32 * sizeof(double)), *bound = malloc(32 * 32 * sizeof(double)), *L = malloc(32 * 32 * sizeof(double));
+    float *in = host_alloc(3 * 32 * 32 * sizeof(float), "test buffers"), *out = host_alloc(32 * 32 * sizeof(float), "test buffers"), *d_in, *d_out;
+    double *want = host_alloc(32 * 32 * sizeof(double), "test buffers"), *bound = host_alloc(32 * 32 * sizeof(double), "test buffers"), *L = host_alloc(32 * 32 * sizeof(double), "test buffers");
     int *d_info, info;
     CUDA_CHECK(cudaMalloc((void **)&d_in, 3 * 32 * 32 * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&d_out, 32 * 32 * sizeof(float)));
@@ -125,7 +126,7 @@ static void test_kernel(harness *h)
                     int n = ns[s];
                     size_t count = 5, elems = count * n * n;
                     gen_params p = gen_params_make(fams[f], harness_seed(40 + n), 1e4, 0);
-                    float *A = malloc(elems * sizeof(float)), *L = malloc(elems * sizeof(float)), *C = malloc(elems * sizeof(float)), *d_A;
+                    float *A = host_alloc(elems * sizeof(float), "test buffers"), *L = host_alloc(elems * sizeof(float), "test buffers"), *C = host_alloc(elems * sizeof(float), "test buffers"), *d_A;
                     int info[5], cinfo[5], *d_info;
                     gen_batch_host(&p, n, 0, count, A);
                     CUDA_CHECK(cudaMalloc((void **)&d_A, elems * sizeof(float)));

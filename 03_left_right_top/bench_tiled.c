@@ -3,6 +3,7 @@
  * set up outside the timed region) and the stage 01 serial code on the CPU. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "cli.h"
 #include "checks.h"
 #include "cholesky_serial.h"
 #include "cuda_check.h"
@@ -11,6 +12,7 @@
 #include "harness.h"
 #include "report.h"
 #include "tiled_cholesky.h"
+#include "host_alloc.h"
 
 typedef struct {
     looking_order order;
@@ -25,8 +27,9 @@ static void run(void *p)
     if (potrf_tiled(c->order, c->nb, c->n, c->d_work, c->d_info) != 0) exit(2);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    cli_no_arguments(argc, argv, "usage: bench_tiled   (stage 03 benchmark; BENCH_CSV=FILE appends its rows there)\n");
     env_stamp e;
     if (!bench_begin_gpu("stage-3", &e)) return 0;
     gen_params p = gen_params_make(FAMILY_SPD, GEN_DEFAULT_SEED, 0, 0);
@@ -35,7 +38,7 @@ int main(void)
         int n = ns[s];
         tiled_ctx c = {LOOK_RIGHT, 0, n, NULL, NULL};
         size_t bytes = (size_t)n * n * sizeof(float);
-        float *A = malloc(bytes), *d_A;
+        float *A = host_alloc(bytes, "a test matrix"), *d_A;
         gen_batch_host(&p, n, 0, 1, A);
         CUDA_CHECK(cudaMalloc((void **)&d_A, bytes));
         CUDA_CHECK(cudaMalloc((void **)&c.d_work, bytes));

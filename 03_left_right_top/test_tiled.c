@@ -16,6 +16,7 @@
 #include "generator.h"
 #include "harness.h"
 #include "tiled_cholesky.h"
+#include "host_alloc.h"
 
 static const int nbs[] = {4, 8, 16, 32};
 /* The graded groups: one learning goal per loop order (03_left_right_top/points.tsv). */
@@ -26,7 +27,7 @@ static int family_sizes[16] = {1, 2, 7, 8, 9, 31, 32, 33, 64, 100, 127, 256, 100
 static void check_all_variants(harness *h, const char *what, int n, const float *A, int planted)
 {
     size_t bytes = (size_t)n * n * sizeof(float);
-    float *L = malloc(bytes), *C = malloc(bytes), *d_A;
+    float *L = host_alloc(bytes, "test buffers"), *C = host_alloc(bytes, "test buffers"), *d_A;
     int *d_info, info;
     int cinfo = oracle_potrf_host(n, A, C);
     CUDA_CHECK(cudaMalloc((void **)&d_A, bytes));
@@ -67,7 +68,7 @@ static void test_families(harness *h)
         for (int s = 0; s < nfamily_sizes; s++) {
             int n = ns[s];
             gen_params p = gen_params_make(fams[f], harness_seed(300 + n), 1e4, 0);
-            float *A = malloc((size_t)n * n * sizeof(float));
+            float *A = host_alloc((size_t)n * n * sizeof(float), "test buffers");
             gen_batch_host(&p, n, 0, 1, A);
             char what[64];
             snprintf(what, sizeof what, "%s n=%d", family_name(fams[f]), n);

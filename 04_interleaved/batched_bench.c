@@ -10,6 +10,8 @@
 #include "generator.h"
 #include "gpu_batch.h"
 #include "timing.h"
+#include "cli.h"
+#include "host_alloc.h"
 
 typedef struct {
     const batched_config *cfg;
@@ -45,12 +47,12 @@ static void layout_name(size_t chunk, char *buf, size_t len)
 static int recheck(const bench_ctx *c, const gen_params *p, float *d_scratch)
 {
     size_t nn = (size_t)c->n * c->n;
-    int *info = malloc(c->batch * sizeof(int)), ok = 1;
+    int *info = host_alloc(c->batch * sizeof(int), "benchmark buffers"), ok = 1;
     CUDA_CHECK(cudaMemcpy(info, c->d_info, c->batch * sizeof(int), cudaMemcpyDeviceToHost));
     for (size_t b = 0; b < c->batch && ok; b++)
         if (info[b] != 0) { fprintf(stderr, "result check after timing: matrix %zu info %d\n", b, info[b]); ok = 0; }
     chunked_to_rowmajor_device(c->n, c->batch, c->chunk, c->d_out, d_scratch);
-    float *A = malloc(nn * sizeof(float)), *L = malloc(nn * sizeof(float));
+    float *A = host_alloc(nn * sizeof(float), "benchmark buffers"), *L = host_alloc(nn * sizeof(float), "benchmark buffers");
     for (int s = 0; s < 4 && ok; s++) {
         size_t b = (size_t)((double)(c->batch - 1) * s / 3);
         gen_batch_host(p, c->n, b, 1, A);
@@ -67,7 +69,7 @@ static int recheck(const bench_ctx *c, const gen_params *p, float *d_scratch)
 static int same_samples(int n, size_t batch, const float *d_x, const float *d_y)
 {
     size_t nn = (size_t)n * n;
-    float *x = malloc(nn * sizeof(float)), *y = malloc(nn * sizeof(float));
+    float *x = host_alloc(nn * sizeof(float), "benchmark buffers"), *y = host_alloc(nn * sizeof(float), "benchmark buffers");
     int ok = 1;
     for (int s = 0; s < 4 && ok; s++) {
         size_t b = (size_t)((double)(batch - 1) * s / 3);
@@ -88,13 +90,21 @@ void bench_batched(const env_stamp *e, const char *stage, const bench_case *case
     if (!to_rowmajor) to_rowmajor = chunked_to_rowmajor_device;
     int ns[16], count = 0;
     const char *env_ns = getenv("BENCH_NS"), *env_bytes = getenv("BENCH_BYTES");
-    if (env_ns) {
+    (void)env_bytes;
+    if (env_ns && *env_ns) { /* every value checked: a typo must not run (or crash) a long benchmark */
         char *copy = strdup(env_ns), *tok = strtok(copy, " ,");
-        for (; tok && count < 16; tok = strtok(NULL, " ,")) ns[count++] = atoi(tok);
+        for (; tok; tok = strtok(NULL, " ,")) {
+            long long v;
+            if (count == 16 || !cli_parse_ll(tok, 1, BATCHED_MAX_N, &v)) {
+                fprintf(stderr, "bad value for BENCH_NS: '%s' (at most 16 orders, each 1..%d)\n", env_ns, BATCHED_MAX_N);
+                exit(2);
+            }
+            ns[count++] = (int)v;
+        }
         free(copy);
     } else
         for (int n = 20; n <= 100; n += 10) ns[count++] = n;
-    size_t target = env_bytes ? strtoull(env_bytes, NULL, 0) : (size_t)1 << 30;
+    size_t target = (size_t)cli_env_ll("BENCH_BYTES", 1 << 20, 1LL << 40, 1LL << 30);
     gen_params p = gen_params_make(FAMILY_SPD, GEN_DEFAULT_SEED, 0, 0);
     for (int s = 0; s < count; s++) {
         int n = ns[s];

@@ -9,6 +9,7 @@
 #include "generator.h"
 #include "gpu_batch.h"
 #include "batched_testing.h"
+#include "host_alloc.h"
 
 #define GUARD 4096            /* floats / ints after each device array that must stay untouched */
 #define GUARD_BYTE 0x5a       /* 0x5a5a5a5a: 1.5e16 as a float, 1515870810 as an int */
@@ -19,11 +20,11 @@ void test_batch_mixed(test_batch *t, int n, size_t batch, uint64_t seed)
     size_t nn = (size_t)n * n;
     t->n = n;
     t->batch = batch;
-    t->A = malloc(batch * nn * sizeof(float));
-    t->C = malloc(batch * nn * sizeof(float));
-    t->planted = malloc(batch * sizeof(int));
-    t->cinfo = malloc(batch * sizeof(int));
-    t->tol = malloc(batch * sizeof(double));
+    t->A = host_alloc(batch * nn * sizeof(float), "test buffers");
+    t->C = host_alloc(batch * nn * sizeof(float), "test buffers");
+    t->planted = host_alloc(batch * sizeof(int), "test buffers");
+    t->cinfo = host_alloc(batch * sizeof(int), "test buffers");
+    t->tol = host_alloc(batch * sizeof(double), "test buffers");
     gen_params spd = gen_params_make(FAMILY_SPD, seed, 0, 0), ill = gen_params_make(FAMILY_ILLCOND, seed + 1, 1e4, 0),
                bad = gen_params_make(FAMILY_NONSPD, seed + 2, 0, 0);
     #pragma omp parallel for schedule(dynamic, 64)
@@ -84,10 +85,10 @@ void layout_run_begin(layout_run *r, const test_batch *t, size_t chunk)
     size_t elems = t->batch * t->n * t->n;
     r->t = t;
     r->chunk = chunk;
-    r->packed = malloc(elems * sizeof(float));
-    r->out = malloc((elems + GUARD) * sizeof(float));
-    r->L = malloc(elems * sizeof(float));
-    r->info = malloc((t->batch + GUARD) * sizeof(int));
+    r->packed = host_alloc(elems * sizeof(float), "test buffers");
+    r->out = host_alloc((elems + GUARD) * sizeof(float), "test buffers");
+    r->L = host_alloc(elems * sizeof(float), "test buffers");
+    r->info = host_alloc((t->batch + GUARD) * sizeof(int), "test buffers");
     pack_chunked_independent(t->n, t->batch, chunk, t->A, r->packed);
     CUDA_CHECK(cudaMalloc((void **)&r->d_A, (elems + GUARD) * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&r->d_info, (t->batch + GUARD) * sizeof(int)));
@@ -250,7 +251,7 @@ void test_large_batch(harness *h, const char *group, const batched_config *cfg, 
     char detail[320] = "refused";
     if (ok) {
         chunked_to_rowmajor_device(n, batch, chunk, d_A, d_L); /* then copy out only the samples */
-        int *info = malloc(batch * sizeof(int));
+        int *info = host_alloc(batch * sizeof(int), "test buffers");
         CUDA_CHECK(cudaMemcpy(info, d_info, batch * sizeof(int), cudaMemcpyDeviceToHost));
         size_t bad = 0, first_bad = 0;
         for (size_t b = 0; b < batch; b++)
@@ -259,9 +260,9 @@ void test_large_batch(harness *h, const char *group, const batched_config *cfg, 
             ok = 0;
             snprintf(detail, sizeof detail, "%zu matrices with info != 0, first %zu (info %d)", bad, first_bad, info[first_bad]);
         }
-        float *A = malloc(samples * nn * sizeof(float)), *L = malloc(samples * nn * sizeof(float)),
-              *C = malloc(samples * nn * sizeof(float));
-        int *cinfo = malloc(samples * sizeof(int)), *sinfo = malloc(samples * sizeof(int));
+        float *A = host_alloc(samples * nn * sizeof(float), "test buffers"), *L = host_alloc(samples * nn * sizeof(float), "test buffers"),
+              *C = host_alloc(samples * nn * sizeof(float), "test buffers");
+        int *cinfo = host_alloc(samples * sizeof(int), "test buffers"), *sinfo = host_alloc(samples * sizeof(int), "test buffers");
         for (int s = 0; s < samples; s++) { /* evenly spread, first and last included */
             size_t b = samples > 1 ? (size_t)((double)(batch - 1) * s / (samples - 1)) : 0;
             gen_batch_host(&p, n, b, 1, A + s * nn);

@@ -1,10 +1,12 @@
 /* bench_interleaved.c - stage 04 benchmark (make bench-stage-4): the tile kernel in the three
  * looking orders and the thread-per-matrix kernel on the simple interleaved layout, n = 20..100,
  * 1 GiB batches, against cusolverDnSpotrfBatched and the copy roofline (batched_bench.h). */
+#include "cli.h"
 #include "batched_bench.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
+    cli_no_arguments(argc, argv, BENCH_BATCHED_USAGE("bench_interleaved", "04"));
     env_stamp e;
     if (!bench_begin_gpu("stage-4", &e)) return 0;
     const bench_case cases[] = {

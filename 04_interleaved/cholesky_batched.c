@@ -22,6 +22,7 @@
 #include "gpu_batch.h"
 #include "harness.h"
 #include "layout.h"
+#include "host_alloc.h"
 
 static void usage(FILE *f)
 {
@@ -155,7 +156,7 @@ int main(int argc, char **argv)
     printf("  factored in %.3f ms (one cold run, %.1f GFLOP/s; make bench-stage-4 times it properly)\n", ms,
            potrf_flops((int)n) * batch / (ms * 1e6));
 
-    int *info = malloc(info_bytes);
+    int *info = host_alloc(info_bytes, "driver buffers");
     CUDA_CHECK(cudaMemcpy(info, d_info, info_bytes, cudaMemcpyDeviceToHost));
     size_t failed = 0;
     for (long long b = 0; b < batch; b++)
@@ -173,7 +174,7 @@ int main(int argc, char **argv)
     int status = 0;
     if (check > batch) check = batch;
     if (check > 0) {
-        float *A = malloc(nn * sizeof(float)), *L = malloc(nn * sizeof(float));
+        float *A = host_alloc(nn * sizeof(float), "driver buffers"), *L = host_alloc(nn * sizeof(float), "driver buffers");
         int device;
         struct cudaDeviceProp prop;
         CUDA_CHECK(cudaGetDevice(&device));
@@ -208,7 +209,7 @@ int main(int argc, char **argv)
         free(A); free(L);
     }
     if (output) {
-        host = malloc(bytes);
+        host = host_alloc(bytes, "driver buffers");
         if (!host) { fprintf(stderr, "cholesky_batched: no host memory for %.2f GiB of output\n", bytes / 1073741824.0); return 2; }
         CUDA_CHECK(cudaMemcpy(host, d_rm, bytes, cudaMemcpyDeviceToHost));
         dataset out = {(int)n, (size_t)batch, host};

@@ -2,11 +2,13 @@
  * layout, with one chunk per block (chunk = matrices per block: each block reads and writes one
  * contiguous range) and, for the thread kernel, a few other chunk sizes; n = 20..100, 1 GiB
  * batches, against cusolverDnSpotrfBatched and the copy roofline (batched_bench.h). */
+#include "cli.h"
 #include "batched_bench.h"
 #include "layout_convert.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
+    cli_no_arguments(argc, argv, BENCH_BATCHED_USAGE("bench_chunked", "05"));
     env_stamp e;
     if (!bench_begin_gpu("stage-5", &e)) return 0;
     const bench_case cases[] = {

@@ -12,6 +12,7 @@
 #include "batched_testing.h"
 #include "cuda_check.h"
 #include "layout_convert.h"
+#include "host_alloc.h"
 
 /* per_block deliberately unrelated to the chunk: blocks straddle chunks and the last chunk */
 static batched_config configs[16] = {
@@ -35,7 +36,7 @@ static void test_converters(harness *h)
         for (int bi = 0; bi < 3; bi++) {
             const int n = conv_ns[a];
             const size_t batch = conv_batches[bi], total = batch * n * n;
-            float *rm = malloc(total * sizeof(float)), *want = malloc(total * sizeof(float)), *got = malloc(total * sizeof(float));
+            float *rm = host_alloc(total * sizeof(float), "test buffers"), *want = host_alloc(total * sizeof(float), "test buffers"), *got = host_alloc(total * sizeof(float), "test buffers");
             float *d_in, *d_out;
             CUDA_CHECK(cudaMalloc((void **)&d_in, total * sizeof(float)));
             CUDA_CHECK(cudaMalloc((void **)&d_out, (total + 64) * sizeof(float)));

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 #include "checks.h"
 #include "cuda_check.h"
+#include "host_alloc.h"
 
 double potrf_flops(int n)
 {
@@ -49,7 +50,7 @@ static double normalize(int n, double *v)
 
 double estimate_kappa(int n, const double *A, const double *L)
 {
-    double *v = malloc(2 * (size_t)n * sizeof(double)), *w = v + n;
+    double *v = host_alloc(2 * (size_t)n * sizeof(double), "float64 check workspace"), *w = v + n;
     double lmax = 0.0, lmin_inv = 0.0;
     for (int i = 0; i < n; i++) v[i] = 1.0 + 0.37 * sin(1.0 + i); /* not orthogonal to much */
     normalize(n, v);
@@ -85,7 +86,7 @@ double estimate_kappa(int n, const double *A, const double *L)
 void check_factor(int n, const float *A, const float *L, int info, factor_check *r)
 {
     size_t nn = (size_t)n * (size_t)n;
-    double *A64 = malloc(2 * nn * sizeof(double)), *L64 = A64 + nn;
+    double *A64 = host_alloc(2 * nn * sizeof(double), "float64 check workspace"), *L64 = A64 + nn;
     for (size_t k = 0; k < nn; k++) A64[k] = L64[k] = A[k];
     r->ok = 0;
     r->resid = r->fwd = r->kappa = 0.0;
@@ -179,7 +180,7 @@ void compare_tolerances(int n, size_t count, const float *A, double *tol)
     #pragma omp parallel for schedule(dynamic, 16)
     for (long long b = 0; b < (long long)count; b++) {
         /* kappa from the float64 factor of the same input */
-        double *A64 = malloc(2 * nn * sizeof(double)), *L64 = A64 + nn;
+        double *A64 = host_alloc(2 * nn * sizeof(double), "float64 check workspace"), *L64 = A64 + nn;
         for (size_t k = 0; k < nn; k++) A64[k] = L64[k] = A[(size_t)b * nn + k];
         tol[b] = 2.0 * fwd_tol(n, ref_potrf_d(n, L64) == 0 ? estimate_kappa(n, A64, L64) : 1.0);
         free(A64);
@@ -237,7 +238,7 @@ size_t compare_factors_tol(int n, size_t count, const double *tol, const float *
 size_t compare_factors(int n, size_t count, const float *A, const float *L1, const int *info1,
                        const float *L2, const int *info2, char *detail, size_t detail_len, double *max_diff)
 {
-    double *tol = malloc(count * sizeof(double));
+    double *tol = host_alloc(count * sizeof(double), "float64 check workspace");
     compare_tolerances(n, count, A, tol);
     size_t bad = compare_factors_tol(n, count, tol, L1, info1, L2, info2, detail, detail_len, max_diff);
     free(tol);
@@ -273,7 +274,7 @@ int verify_sampled_host(int n, size_t count, const float *A, const float *L, con
 int verify_sampled_device(int n, size_t count, const float *d_A, const float *d_L, const int *d_info)
 {
     const size_t nn = (size_t)n * n;
-    float *A = malloc(4 * nn * sizeof(float)), *L = malloc(4 * nn * sizeof(float));
+    float *A = host_alloc(4 * nn * sizeof(float), "float64 check workspace"), *L = host_alloc(4 * nn * sizeof(float), "float64 check workspace");
     int info[4];
     if (!A || !L) { fprintf(stderr, "verify_sampled_device: out of host memory\n"); exit(2); }
     for (int s = 0; s < 4; s++) {

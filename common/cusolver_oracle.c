@@ -3,6 +3,7 @@
 #include "checks.h"
 #include "cuda_check.h"
 #include "cusolver_oracle.h"
+#include "host_alloc.h"
 
 void oracle_single_setup(oracle_single *o, int n, float *d_A)
 {
@@ -48,7 +49,7 @@ void oracle_batched_setup(oracle_batched *o, int n, float *d_A, size_t count)
 {
     o->n = n;
     o->count = count;
-    float **ptrs = malloc(count * sizeof(float *));
+    float **ptrs = host_alloc(count * sizeof(float *), "cuSOLVER pointer array");
     for (size_t b = 0; b < count; b++) ptrs[b] = d_A + b * (size_t)n * n;
     CUSOLVER_CHECK(cusolverDnCreate(&o->handle));
     CUDA_CHECK(cudaMalloc((void **)&o->d_ptrs, count * sizeof(float *)));

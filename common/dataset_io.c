@@ -3,6 +3,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -74,11 +76,11 @@ static uint32_t get_u32(const unsigned char *p)
 static void put_u64(unsigned char *p, uint64_t v) { for (int k = 0; k < 8; k++) p[k] = (unsigned char)(v >> (8 * k)); }
 static void put_u32(unsigned char *p, uint32_t v) { for (int k = 0; k < 4; k++) p[k] = (unsigned char)(v >> (8 * k)); }
 
-static int read_binary(const char *path, FILE *f, long long size, dataset *out, char *err, size_t errlen)
+static int read_binary(const char *path, FILE *f, unsigned long long size, dataset *out, char *err, size_t errlen)
 {
     unsigned char h[DATASET_HEADER_BYTES];
     if (size < DATASET_HEADER_BYTES || fread(h, 1, sizeof h, f) != sizeof h)
-        return fail(err, errlen, path, "truncated header: %lld bytes, a header needs %d", size, DATASET_HEADER_BYTES);
+        return fail(err, errlen, path, "truncated header: %llu bytes, a header needs %d", size, DATASET_HEADER_BYTES);
     if (memcmp(h, DATASET_MAGIC, 8) != 0)
         return fail(err, errlen, path, "wrong magic: not a %s dataset file", DATASET_MAGIC);
     uint32_t version = get_u32(h + 8), type = get_u32(h + 12);
@@ -91,18 +93,22 @@ static int read_binary(const char *path, FILE *f, long long size, dataset *out, 
         return fail(err, errlen, path, "bad header: n = %llu (must be 1..%d)", (unsigned long long)n, DATASET_MAX_N);
     if (count < 1)
         return fail(err, errlen, path, "bad header: count = 0");
+    /* The payload must be exactly count*n*n floats; the sizes are compared in unsigned 64-bit
+     * arithmetic, and a header whose payload would not fit in memory at all is refused first. */
     size_t elems = checked_elems(n, count);
+    uint64_t payload = size - DATASET_HEADER_BYTES;
     if (!elems)
-        return fail(err, errlen, path, "bad header: n = %llu, count = %llu is too large", (unsigned long long)n, (unsigned long long)count);
-    long long want = DATASET_HEADER_BYTES + (long long)(elems * sizeof(float));
-    if (size != want)
-        return fail(err, errlen, path, "header says count = %llu, n = %llu (%lld bytes) but the file has %lld bytes (%s)",
-                    (unsigned long long)count, (unsigned long long)n, want, size, size < want ? "truncated" : "trailing bytes");
+        return fail(err, errlen, path, "header says count = %llu, n = %llu: more than 2^64 bytes, but the file has %llu bytes",
+                    (unsigned long long)count, (unsigned long long)n, size);
+    if ((uint64_t)elems * sizeof(float) != payload)
+        return fail(err, errlen, path, "header says count = %llu, n = %llu (%llu bytes of data) but the file has %llu (%s)",
+                    (unsigned long long)count, (unsigned long long)n, (unsigned long long)elems * sizeof(float),
+                    (unsigned long long)payload, payload < (uint64_t)elems * sizeof(float) ? "truncated" : "trailing bytes");
     float *data = malloc(elems * sizeof(float));
     if (!data) return fail(err, errlen, path, "out of host memory for %zu bytes", elems * sizeof(float));
     if (fread(data, sizeof(float), elems, f) != elems) {
         free(data);
-        return fail(err, errlen, path, "read error: %s", strerror(errno));
+        return fail(err, errlen, path, "read error: %s", ferror(f) ? strerror(errno) : "the file shrank while being read");
     }
     out->n = (int)n;
     out->count = (size_t)count;
@@ -112,98 +118,147 @@ static int read_binary(const char *path, FILE *f, long long size, dataset *out, 
 
 /* ---- text ---------------------------------------------------------------------------------- */
 
-/* Next whitespace-separated token of text starting at *pos; tracks the line number. */
-static const char *next_token(const char *text, size_t *pos, int *line, size_t *len)
+/* Next whitespace-separated token of text[0..size) starting at *pos; '#' starts a comment that
+ * runs to the end of its line. Tracks the line number. */
+static const char *next_token(const char *text, size_t size, size_t *pos, int *line, size_t *len)
 {
     size_t p = *pos;
-    while (text[p] && isspace((unsigned char)text[p])) {
-        if (text[p] == '\n') (*line)++;
-        p++;
+    for (;;) {
+        while (p < size && isspace((unsigned char)text[p])) {
+            if (text[p] == '\n') (*line)++;
+            p++;
+        }
+        if (p < size && text[p] == '#') {
+            while (p < size && text[p] != '\n') p++;
+            continue;
+        }
+        break;
     }
-    if (!text[p]) { *pos = p; return NULL; }
+    if (p >= size) { *pos = p; return NULL; }
     size_t start = p;
-    while (text[p] && !isspace((unsigned char)text[p])) p++;
+    while (p < size && !isspace((unsigned char)text[p]) && text[p] != '#') p++;
     *len = p - start;
     *pos = p;
     return text + start;
 }
 
-static int parse_positive_int(const char *tok, size_t len, long long *v)
+/* A plain non-negative integer ("12", not "12.0" or "1e1"); 0 on success. */
+static int parse_count(const char *tok, size_t len, unsigned long long *v)
 {
-    char buf[32];
-    if (len == 0 || len >= sizeof buf) return -1;
-    memcpy(buf, tok, len);
-    buf[len] = 0;
-    char *end;
-    errno = 0;
-    long long x = strtoll(buf, &end, 10);
-    if (*end || errno || x < 1) return -1;
+    if (len == 0 || len > 20) return -1;
+    unsigned long long x = 0;
+    for (size_t k = 0; k < len; k++) {
+        if (!isdigit((unsigned char)tok[k])) return -1;
+        unsigned d = (unsigned)(tok[k] - '0');
+        if (x > (ULLONG_MAX - d) / 10) return -1;
+        x = x * 10 + d;
+    }
     *v = x;
     return 0;
 }
 
-static int read_text(const char *path, FILE *f, long long size, dataset *out, char *err, size_t errlen)
+#define TEXT_MAX_COUNT ((unsigned long long)1 << 40)
+#define SHOWN(len) (int)((len) < 40 ? (len) : 40)
+
+/* Two header forms: "count\nn\n" then count*n rows of n numbers, or (a single matrix) "n\n" then
+ * n rows of n numbers. The first is meant when lines 1 and 2 each hold one plain integer; a
+ * single matrix of order n >= 2 has n numbers on line 2, so the two cannot be confused. */
+static int read_text(const char *path, FILE *f, unsigned long long size, dataset *out, char *err, size_t errlen)
 {
     char *text = malloc((size_t)size + 1);
-    if (!text) return fail(err, errlen, path, "out of host memory for %lld bytes", size);
+    if (!text) return fail(err, errlen, path, "out of host memory for %llu bytes of text", size);
     if (fread(text, 1, (size_t)size, f) != (size_t)size) {
         free(text);
         return fail(err, errlen, path, "read error: %s", strerror(errno));
     }
     text[size] = 0;
+    int rc = -1;
+    float *data = NULL;
+    const char *nul = memchr(text, 0, (size_t)size);
+    if (nul) {
+        fail(err, errlen, path, "byte %zu is a NUL byte: not a text dataset (a text dataset holds only numbers)",
+             (size_t)(nul - text));
+        goto done;
+    }
+    size_t skip = (size >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) ? 3 : 0; /* a UTF-8 byte-order mark */
 
-    /* Pass 1: count tokens, remember the first two and how many tokens line 2 holds. */
-    size_t pos = 0, len = 0, len0 = 0, len1 = 0, ntok = 0, on_line2 = 0;
-    int line = 1;
+    /* Pass 1: count the tokens; remember the first two and their lines. */
+    size_t pos = skip, len = 0, len0 = 0, len1 = 0, ntok = 0, on_line0 = 0, on_line1 = 0;
+    int line = 1, line0 = 0, line1 = 0;
     const char *tok, *t0 = NULL, *t1 = NULL;
-    while ((tok = next_token(text, &pos, &line, &len))) {
-        if (ntok == 0) { t0 = tok; len0 = len; }
-        if (ntok == 1) { t1 = tok; len1 = len; }
-        if (line == 2) on_line2++;
+    while ((tok = next_token(text, (size_t)size, &pos, &line, &len))) {
+        if (ntok == 0) { t0 = tok; len0 = len; line0 = line; }
+        if (ntok == 1) { t1 = tok; len1 = len; line1 = line; }
+        if (line == line0) on_line0++;
+        if (t1 && line == line1) on_line1++;
         ntok++;
     }
-    long long first, second = 0;
-    int rc = -1;
-    if (!t0) { fail(err, errlen, path, "empty file"); goto done; }
-    if (parse_positive_int(t0, len0, &first) != 0 || first > (long long)1 << 40) {
-        fail(err, errlen, path, "line 1: expected a positive integer (count, or n for a single matrix), found '%.*s'", (int)(len0 < 40 ? len0 : 40), t0);
+    unsigned long long first, second = 0;
+    if (!t0) { fail(err, errlen, path, "no numbers in the file (empty, or only comments)"); goto done; }
+    if (parse_count(t0, len0, &first) != 0 || first < 1) {
+        fail(err, errlen, path, "line %d: expected a positive integer (count, or n for a single matrix), found '%.*s'",
+             line0, SHOWN(len0), t0);
         goto done;
     }
-    int batch_header = t1 && on_line2 == 1 && parse_positive_int(t1, len1, &second) == 0 && second <= DATASET_MAX_N;
-    size_t count, n, header_tokens;
-    if (batch_header && checked_elems((uint64_t)second, (uint64_t)first) &&
-        ntok == 2 + checked_elems((uint64_t)second, (uint64_t)first)) {
+    if (on_line0 != 1) {
+        fail(err, errlen, path, "line %d: the first line must hold only the count (or n for a single matrix), found %zu numbers",
+             line0, on_line0);
+        goto done;
+    }
+    size_t count, n, header_tokens, elems;
+    if (t1 && on_line1 == 1 && parse_count(t1, len1, &second) == 0) { /* count, then n */
+        if (first > TEXT_MAX_COUNT) {
+            fail(err, errlen, path, "line %d: count = %llu is too large (at most %llu)", line0, first, TEXT_MAX_COUNT);
+            goto done;
+        }
+        if (second < 1 || second > DATASET_MAX_N) {
+            fail(err, errlen, path, "line %d: n = %llu (must be 1..%d)", line1, second, DATASET_MAX_N);
+            goto done;
+        }
+        elems = checked_elems(second, first);
+        if (!elems) {
+            fail(err, errlen, path, "header says count = %llu, n = %llu: too many values for this machine", first, second);
+            goto done;
+        }
+        if (ntok - 2 != elems) {
+            fail(err, errlen, path, "header says count = %llu, n = %llu: expected %zu values, found %zu (%s)%s", first,
+                 second, elems, ntok - 2, ntok - 2 < elems ? "missing values" : "extra values",
+                 first == 1 && ntok == 2 ? "; a single 1 x 1 matrix is written '1' (count), '1' (n), then its value" : "");
+            goto done;
+        }
         count = (size_t)first; n = (size_t)second; header_tokens = 2;
-    } else if (first <= DATASET_MAX_N && ntok == 1 + (size_t)(first * first)) {
+    } else { /* a single matrix: n, then n rows of n numbers */
+        if (first > DATASET_MAX_N) {
+            fail(err, errlen, path, "line %d: n = %llu (single matrix) is too large (at most %d)", line0, first, DATASET_MAX_N);
+            goto done;
+        }
+        elems = (size_t)(first * first);
+        if (ntok - 1 != elems) {
+            fail(err, errlen, path, "header says n = %llu (single matrix): expected %zu values, found %zu (%s)", first, elems,
+                 ntok - 1, ntok - 1 < elems ? "missing values" : "extra values");
+            goto done;
+        }
         count = 1; n = (size_t)first; header_tokens = 1;
-    } else if (batch_header) {
-        size_t want = checked_elems((uint64_t)second, (uint64_t)first);
-        fail(err, errlen, path, "header says count = %lld, n = %lld: expected %zu values, found %zu (%s)",
-             first, second, want, ntok - 2, ntok - 2 < want ? "missing values" : "extra values");
-        goto done;
-    } else {
-        fail(err, errlen, path, "header says n = %lld (single matrix): expected %lld values, found %zu (%s)",
-             first, first * first, ntok - 1, ntok - 1 < (size_t)(first * first) ? "missing values" : "extra values");
-        goto done;
     }
 
     /* Pass 2: parse the values. */
-    size_t elems = count * n * n;
-    float *data = malloc(elems * sizeof(float));
+    data = malloc(elems * sizeof(float));
     if (!data) { fail(err, errlen, path, "out of host memory for %zu bytes", elems * sizeof(float)); goto done; }
-    pos = 0; line = 1;
-    for (size_t k = 0; k < header_tokens; k++) next_token(text, &pos, &line, &len);
+    pos = skip; line = 1;
+    for (size_t k = 0; k < header_tokens; k++) next_token(text, (size_t)size, &pos, &line, &len);
     for (size_t k = 0; k < elems; k++) {
-        tok = next_token(text, &pos, &line, &len);
+        tok = next_token(text, (size_t)size, &pos, &line, &len);
         char buf[64];
-        size_t l = len < sizeof buf - 1 ? len : sizeof buf - 1;
-        memcpy(buf, tok, l);
-        buf[l] = 0;
+        if (len >= sizeof buf) {
+            fail(err, errlen, path, "line %d: '%.*s...' is not a number (too long)", line, SHOWN(len), tok);
+            goto done;
+        }
+        memcpy(buf, tok, len);
+        buf[len] = 0;
         char *end;
         float v = strtof(buf, &end);
-        if (*end || len >= sizeof buf - 1) {
-            free(data);
-            fail(err, errlen, path, "line %d: '%.*s' is not a number", line, (int)(len < 40 ? len : 40), tok);
+        if (*end || end == buf) {
+            fail(err, errlen, path, "line %d: '%.*s' is not a number", line, SHOWN(len), tok);
             goto done;
         }
         data[k] = v;
@@ -211,42 +266,74 @@ static int read_text(const char *path, FILE *f, long long size, dataset *out, ch
     out->n = (int)n;
     out->count = count;
     out->data = data;
+    data = NULL;
     rc = 0;
 done:
+    free(data);
     free(text);
     return rc;
 }
 
-int dataset_read(const char *path, dataset *out, char *err, size_t errlen)
+int dataset_read_opts(const char *path, dataset *out, unsigned flags, char *err, size_t errlen)
 {
     out->n = 0; out->count = 0; out->data = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0) return fail(err, errlen, path, "cannot open: %s", strerror(errno));
+    if (S_ISDIR(st.st_mode)) return fail(err, errlen, path, "is a directory, not a dataset file");
+    if (!S_ISREG(st.st_mode)) return fail(err, errlen, path, "not a regular file (a dataset is read from a file)");
     FILE *f = fopen(path, "rb");
     if (!f) return fail(err, errlen, path, "cannot open: %s", strerror(errno));
-    long long size = -1;
-    if (fseeko(f, 0, SEEK_END) == 0) size = (long long)ftello(f);
-    if (size < 0 || fseeko(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return fail(err, errlen, path, "cannot determine the file size");
-    }
-    int c = fgetc(f);
+    unsigned long long size = (unsigned long long)st.st_size;
+    unsigned char head[8] = {0};
+    size_t got = fread(head, 1, sizeof head, f);
     rewind(f);
+    size_t bom = got >= 3 && !memcmp(head, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    int c = got > bom ? head[bom] : EOF;
     int rc;
-    if (c == EOF)
+    if (got == 0)
         rc = fail(err, errlen, path, "empty file");
-    else if (isdigit(c) || isspace(c) || c == '+' || c == '-' || c == '.')
+    else if (got >= 7 && !memcmp(head, DATASET_MAGIC, 7))
+        rc = read_binary(path, f, size, out, err, errlen);
+    else if (c == EOF || isdigit(c) || isspace(c) || c == '+' || c == '-' || c == '.' || c == '#')
         rc = read_text(path, f, size, out, err, errlen);
     else
-        rc = read_binary(path, f, size, out, err, errlen);
+        rc = fail(err, errlen, path, "wrong magic: neither a %s binary dataset nor text (first byte 0x%02x)", DATASET_MAGIC, c);
     fclose(f);
-    if (rc == 0 && check_finite(path, out, err, errlen) != 0) {
+    if (rc == 0 && !(flags & DATASET_ALLOW_NONFINITE) && check_finite(path, out, err, errlen) != 0) {
         dataset_free(out);
         rc = -1;
     }
     return rc;
 }
 
+int dataset_read(const char *path, dataset *out, char *err, size_t errlen)
+{
+    return dataset_read_opts(path, out, 0, err, errlen);
+}
+
+int dataset_make_parent_dirs(const char *path, char *err, size_t errlen)
+{
+    char dir[4096];
+    if (strlen(path) >= sizeof dir) return fail(err, errlen, path, "path too long");
+    strcpy(dir, path);
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        struct stat st;
+        if (stat(dir, &st) != 0) {
+            if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+                return fail(err, errlen, path, "cannot create the directory %s: %s", dir, strerror(errno));
+        } else if (!S_ISDIR(st.st_mode))
+            return fail(err, errlen, path, "cannot create: %s is not a directory", dir);
+        *p = '/';
+    }
+    return 0;
+}
+
 int dataset_write_header(const char *path, const dataset *d, FILE **f, char *err, size_t errlen)
 {
+    *f = NULL;
+    if (dataset_make_parent_dirs(path, err, errlen) != 0) return -1;
     *f = fopen(path, "wb");
     if (!*f) return fail(err, errlen, path, "cannot create: %s", strerror(errno));
     unsigned char h[DATASET_HEADER_BYTES] = {0};
@@ -272,6 +359,7 @@ int dataset_write(const char *path, const dataset *d, dataset_format fmt, char *
         if (dataset_write_header(path, d, &f, err, errlen) != 0) return -1;
         ok = fwrite(d->data, sizeof(float), elems, f) == elems;
     } else {
+        if (dataset_make_parent_dirs(path, err, errlen) != 0) return -1;
         f = fopen(path, "w");
         if (!f) return fail(err, errlen, path, "cannot create: %s", strerror(errno));
         /* %.9g prints every float so that it reads back to the same bits. */

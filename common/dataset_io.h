@@ -9,12 +9,19 @@
  *   offset 32  count*n*n float32 values, matrix after matrix, each row-major
  *
  * Text format of the seed project: line 1 count, line 2 n, then count*n rows of n numbers.
- * A single matrix may also be given with only n on line 1, then n rows of n numbers.
+ * A single matrix may also be given with only n on line 1, then n rows of n numbers. Lines 1
+ * and 2 holding one plain integer each always mean "count, n" (so a single 1 x 1 matrix is
+ * written as a batch of one). A '#' starts a comment to the end of its line; a UTF-8
+ * byte-order mark at the start is skipped.
  *
  * dataset_read() recognises both (binary by its magic, text when the file starts like a number)
  * and rejects, with a message that names the file and what is wrong: a missing or unreadable
- * file, a truncated header, a wrong magic, an unknown version or element type, a header that
- * disagrees with the file size, non-numeric or missing values, and NaN or Inf values. */
+ * file, a directory, a truncated header, a wrong magic, an unknown version or element type, a
+ * header that disagrees with the file size (sizes compared without overflow), a count or n out
+ * of range, non-numeric, missing or extra values, a NUL byte in a text file, and (unless
+ * DATASET_ALLOW_NONFINITE is given) NaN or Inf values.
+ *
+ * Writers create the output file's missing parent directories. */
 #ifndef DATASET_IO_H
 #define DATASET_IO_H
 
@@ -43,6 +50,15 @@ typedef enum { DATASET_BINARY = 0, DATASET_TEXT = 1 } dataset_format;
 
 /* 0 on success; -1 with a message in err on any problem (out is then empty). */
 int dataset_read(const char *path, dataset *out, char *err, size_t errlen);
+
+/* dataset_read with flags: DATASET_ALLOW_NONFINITE accepts NaN and Inf values (the batched
+ * driver factors such matrices and reports them through info, as LAPACK does). */
+#define DATASET_ALLOW_NONFINITE 1u
+int dataset_read_opts(const char *path, dataset *out, unsigned flags, char *err, size_t errlen);
+
+/* Create the missing parent directories of path (like mkdir -p of its dirname). 0 or -1 with a
+ * message naming the directory that could not be made. */
+int dataset_make_parent_dirs(const char *path, char *err, size_t errlen);
 int dataset_write(const char *path, const dataset *d, dataset_format fmt, char *err, size_t errlen);
 void dataset_free(dataset *d);
 

@@ -1,5 +1,6 @@
 /* report.c - see report.h. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,9 +73,9 @@ void report_row(const env_stamp *e, const char *stage, const char *variant, int 
     const char *path = getenv("BENCH_CSV");
     if (!path || !*path) path = "build/bench.csv";
     FILE *f = fopen(path, "a");
-    if (!f) {
-        fprintf(stderr, "cannot append to %s\n", path);
-        return;
+    if (!f) { /* a benchmark whose rows are lost must not look like a success */
+        fprintf(stderr, "cannot append to %s (BENCH_CSV): %s; stopping\n", path, strerror(errno));
+        exit(2);
     }
     if (ftell(f) == 0)
         fprintf(f, "stage,variant,n,batch,median_ms,min_ms,repeats,gflops,x_cusolver,pct_copy_roofline,"
@@ -86,5 +87,8 @@ void report_row(const env_stamp *e, const char *stage, const char *variant, int 
             batch, t.median_ms, t.min_ms, t.repeats, gflops, t_cusolver_ms > 0 ? xcus : "", t_copy_ms > 0 ? roof : "",
             t_cusolver_ms, t_copy_ms, t.verified == TIMING_VERIFIED ? "yes" : "reference", e->gpu, e->cc_major, e->cc_minor, e->sms, e->driver, e->runtime, e->host,
             e->commit, utc);
-    fclose(f);
+    if (ferror(f) | fclose(f)) {
+        fprintf(stderr, "write error on %s (BENCH_CSV): %s; stopping\n", path, strerror(errno));
+        exit(2);
+    }
 }

@@ -5,6 +5,7 @@
 #include <time.h>
 #include "cuda_check.h"
 #include "timing.h"
+#include "host_alloc.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -42,7 +43,7 @@ timing_stats time_gpu(timed_fn run, timed_fn restore, void *ctx, int warmup, int
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
-    double *ms = malloc((size_t)repeats * sizeof(double));
+    double *ms = host_alloc((size_t)repeats * sizeof(double), "timing samples");
     for (int r = -warmup; r < repeats; r++) {
         if (restore) restore(ctx);
         l2_flush();
@@ -95,7 +96,7 @@ static double now_ms(void)
 
 timing_stats time_host(timed_fn run, timed_fn restore, void *ctx, int warmup, int repeats)
 {
-    double *ms = malloc((size_t)repeats * sizeof(double));
+    double *ms = host_alloc((size_t)repeats * sizeof(double), "timing samples");
     for (int r = -warmup; r < repeats; r++) {
         if (restore) restore(ctx);
         double t0 = now_ms();

@@ -16,6 +16,7 @@
 #include "dataset_io.h"
 #include "generator.h"
 #include "cli.h"
+#include "host_alloc.h"
 
 static void usage(FILE *f)
 {
@@ -27,10 +28,11 @@ static void usage(FILE *f)
             "  --n        matrix order, 1..%d (default 32)\n"
             "  --count    number of matrices, >= 1 (default 1024)\n"
             "  --seed     64-bit seed (default %u)\n"
-            "  --kappa    illcond: condition number of the core, > 1 (default %g)\n"
-            "  --fail-at  nonspd: the leading minor that fails, 1..n; 0 = random per matrix (default 0)\n"
+            "  --kappa    illcond only: condition number of the core, > 1 (default %g)\n"
+            "  --fail-at  nonspd only: the leading minor that fails, 1..n; 0 = random per matrix (default 0)\n"
             "  --format   bin (default) or txt (line 1 count, line 2 n, then count*n rows)\n"
-            "  --out      output file (default datasets/data/<family>_n<N>_c<C>_s<S>.<format>)\n",
+            "  --out      output file; missing directories are created\n"
+            "             (default datasets/data/<family>_n<N>_c<C>_s<S>.<format>)\n",
             DATASET_MAX_N, GEN_DEFAULT_SEED, GEN_DEFAULT_KAPPA);
 }
 
@@ -40,6 +42,7 @@ int main(int argc, char **argv)
     long long n = 32, count = 1024, fail_at = 0;
     unsigned long long seed = GEN_DEFAULT_SEED;
     double kappa = GEN_DEFAULT_KAPPA;
+    int kappa_given = 0, fail_at_given = 0;
     dataset_format fmt = DATASET_BINARY;
     const char *out = NULL;
 
@@ -52,13 +55,27 @@ int main(int argc, char **argv)
         else if (!strcmp(opt, "--n")) ok = cli_parse_ll(val, 1, DATASET_MAX_N, &n);
         else if (!strcmp(opt, "--count")) ok = cli_parse_ll(val, 1, (long long)1 << 40, &count);
         else if (!strcmp(opt, "--seed")) ok = cli_parse_ull(val, &seed);
-        else if (!strcmp(opt, "--kappa")) ok = cli_parse_double(val, 1.0, 1e12, &kappa) && kappa > 1.0;
-        else if (!strcmp(opt, "--fail-at")) ok = cli_parse_ll(val, 0, DATASET_MAX_N, &fail_at);
+        else if (!strcmp(opt, "--kappa")) ok = (kappa_given = cli_parse_double(val, 1.0, 1e12, &kappa) && kappa > 1.0);
+        else if (!strcmp(opt, "--fail-at")) ok = (fail_at_given = cli_parse_ll(val, 0, DATASET_MAX_N, &fail_at));
         else if (!strcmp(opt, "--format")) ok = dataset_format_parse(val, &fmt) == 0;
         else if (!strcmp(opt, "--out")) out = val;
         else { fprintf(stderr, "gen_dataset: unknown option %s\n", opt); usage(stderr); return 2; }
         if (!ok) { fprintf(stderr, "gen_dataset: bad value for %s: '%s'\n", opt, val); usage(stderr); return 2; }
         a++;
+    }
+    /* Options that do not apply are refused rather than silently ignored. */
+    if (kappa_given && family != FAMILY_ILLCOND) {
+        fprintf(stderr, "gen_dataset: --kappa applies only to --family illcond (this is %s)\n", family_name(family));
+        return 2;
+    }
+    if (fail_at_given && family != FAMILY_NONSPD) {
+        fprintf(stderr, "gen_dataset: --fail-at applies only to --family nonspd (this is %s)\n", family_name(family));
+        return 2;
+    }
+    if ((double)count * (double)n * (double)n * sizeof(float) > (double)(1ULL << 50)) {
+        fprintf(stderr, "gen_dataset: %lld matrices of order %lld would be %.3g bytes; at most 1 PiB\n", count, n,
+                (double)count * (double)n * (double)n * sizeof(float));
+        return 2;
     }
     if (family == FAMILY_NONSPD && fail_at > n) {
         fprintf(stderr, "gen_dataset: --fail-at %lld is larger than n = %lld\n", fail_at, n);
@@ -77,7 +94,7 @@ int main(int argc, char **argv)
     size_t slab = (64u << 20) / (nn * sizeof(float));
     if (slab < 1) slab = 1;
     if (slab > (size_t)count) slab = (size_t)count;
-    float *buf = malloc(slab * nn * sizeof(float));
+    float *buf = host_alloc(slab * nn * sizeof(float), "a slab of generated matrices");
     if (!buf) { fprintf(stderr, "gen_dataset: out of host memory\n"); return 2; }
 
     /* Write the header with dataset_write on the first slab, then append the rest raw: the
@@ -92,7 +109,7 @@ int main(int argc, char **argv)
             dataset d = {(int)n, (size_t)count, buf};
             if (k != (size_t)count) { /* text of a large batch: generate it whole */
                 free(buf);
-                d.data = buf = malloc((size_t)count * nn * sizeof(float));
+                d.data = buf = host_alloc((size_t)count * nn * sizeof(float), "a slab of generated matrices");
                 if (!buf) { fprintf(stderr, "gen_dataset: out of host memory\n"); return 2; }
                 gen_batch_host(&p, (int)n, 0, (size_t)count, buf);
             }

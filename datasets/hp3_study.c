@@ -9,13 +9,19 @@
  * once 0.29 n^1.5 > n (n above about 12, earlier by chance) the smallest eigenvalue goes negative. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "checks.h"
 #include "cli.h"
 #include "generator.h"
+#include "host_alloc.h"
 
 int main(int argc, char **argv)
 {
     long long count = 1000;
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        puts("usage: hp3_study [count]   how often the seed project's recipe is SPD, count matrices per n (default 1000)");
+        return 0;
+    }
     if (argc > 2 || (argc == 2 && !cli_parse_ll(argv[1], 1, 1000000, &count))) {
         fprintf(stderr, "usage: hp3_study [count >= 1]\n");
         return 2;
@@ -26,7 +32,7 @@ int main(int argc, char **argv)
         long long bad = 0;
         #pragma omp parallel for reduction(+ : bad) schedule(dynamic)
         for (long long b = 0; b < count; b++) {
-            double *w = malloc((size_t)n * n * sizeof(double));
+            double *w = host_alloc((size_t)n * n * sizeof(double), "float64 workspace");
             for (int i = 0; i < n; i++)
                 for (int j = 0; j < n; j++) w[i * n + j] = gen_element(&p, n, (uint64_t)b, i, j);
             bad += ref_potrf_d(n, w) != 0;

@@ -3,11 +3,12 @@
 # status 2 and a clear message, the same seed gives the same bytes, text and binary agree.
 # Records each test in $TEST_RESULTS like the C harness does.
 bin=$1
+here=$(pwd)
 suite=datasets-cli
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../common/harness.sh"
-plan "dataset CLI" 22
+plan "dataset CLI" 33
 group "dataset CLI"
 
 expect_exit2() { # expect_exit2 NAME PHRASE COMMAND...
@@ -27,7 +28,22 @@ expect_exit2 "gen: unknown family" "bad value for --family" "$bin/gen_dataset" -
 expect_exit2 "gen: unknown option" "unknown option" "$bin/gen_dataset" --size 3
 expect_exit2 "gen: missing value" "needs a value" "$bin/gen_dataset" --n
 expect_exit2 "gen: fail-at beyond n" "larger than n" "$bin/gen_dataset" --family nonspd --n 4 --fail-at 9 --out "$tmp/x.bin"
-expect_exit2 "gen: unwritable output" "cannot create" "$bin/gen_dataset" --n 4 --count 2 --out "$tmp/no/such/dir/x.bin"
+touch "$tmp/afile"
+expect_exit2 "gen: unwritable output" "is not a directory" "$bin/gen_dataset" --n 4 --count 2 --out "$tmp/afile/x.bin"
+expect_exit2 "gen: --kappa without illcond" "applies only to --family illcond" "$bin/gen_dataset" --kappa 10 --out "$tmp/x.bin"
+expect_exit2 "gen: --fail-at without nonspd" "applies only to --family nonspd" "$bin/gen_dataset" --family illcond --fail-at 3 --out "$tmp/x.bin"
+expect_exit2 "gen: a petabyte" "at most 1 PiB" "$bin/gen_dataset" --n 65536 --count 1099511627776 --out "$tmp/x.bin"
+out=$(cd "$tmp" && mkdir fresh && cd fresh && "$here/$bin/gen_dataset" --n 3 --count 2 2>&1) && [ -f "$tmp/fresh/datasets/data/spd_n3_c2_s2017.bin" ]
+record "gen: default output directory created" $([ $? -eq 0 ] && echo PASS || echo FAIL) "$out"
+out=$("$bin/gen_dataset" --n 3 --count 2 --out "$tmp/new/sub/x.txt" --format txt 2>&1) && [ -f "$tmp/new/sub/x.txt" ]
+record "gen: output directories created" $([ $? -eq 0 ] && echo PASS || echo FAIL) "$out"
+if [ -w /dev/full ]; then
+    expect_exit2 "gen: disk full" "write error" "$bin/gen_dataset" --n 64 --count 5000 --out /dev/full
+else record "gen: disk full" SKIP "no /dev/full"; fi
+for prog in gen_dataset dataset_check hp3_study; do
+    out=$("$bin/$prog" --help 2>&1); rc=$?
+    record "$prog --help exits 0" $([ $rc -eq 0 ] && grep -q usage <<<"$out" && echo PASS || echo FAIL) "exit $rc: $(head -n 1 <<<"$out")"
+done
 
 # Determinism, and text == binary.
 "$bin/gen_dataset" --family illcond --n 17 --count 300 --seed 5 --out "$tmp/a.bin" >/dev/null
@@ -61,6 +77,11 @@ printf '1\n2\n1 inf\ninf 1\n' > "$tmp/inf.txt"
 expect_exit2 "check: Inf in text" "is Inf" "$bin/dataset_check" "$tmp/inf.txt"
 expect_exit2 "check: missing file" "cannot open" "$bin/dataset_check" "$tmp/nope.bin"
 expect_exit2 "check: no argument" "usage" "$bin/dataset_check"
+expect_exit2 "check: a directory" "is a directory" "$bin/dataset_check" "$tmp"
+printf '3\n2\n1 0\n0 1\n1 0\n0 1\n' > "$tmp/misread.txt"
+expect_exit2 "check: 3 matrices announced, 2 given" "expected 12 values, found 8" "$bin/dataset_check" "$tmp/misread.txt"
+out=$("$bin/dataset_check" --allow-nonfinite "$tmp/inf.txt" 2>&1)
+record "check: --allow-nonfinite counts them" $(grep -q "0 SPD, 1 not (first: matrix 0, info 2); 1 hold NaN or Inf" <<<"$out" && echo PASS || echo FAIL) "$out"
 # The message names the file.
 expect_exit2 "check: message names the file" "$tmp/magic.bin" "$bin/dataset_check" "$tmp/magic.bin"
 

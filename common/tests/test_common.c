@@ -14,6 +14,7 @@
 #include "gpu_batch.h"
 #include "harness.h"
 #include "layout.h"
+#include "host_alloc.h"
 
 static char tmpdir[256];
 
@@ -41,7 +42,7 @@ static void test_round_trips(harness *h)
     for (int s = 0; s < 3; s++) {
         int n = sizes[s];
         size_t count = 3, elems = count * n * n;
-        dataset d = {n, count, malloc(elems * sizeof(float))}, r;
+        dataset d = {n, count, host_alloc(elems * sizeof(float), "test buffers")}, r;
         gen_batch_host(&p, n, 0, count, d.data);
         for (int f = 0; f < 2; f++) {
             const char *path = tmp_path(f ? "rt.txt" : "rt.bin");
@@ -64,9 +65,26 @@ static void test_round_trips(harness *h)
     harness_check(h, ok, "text single-matrix variant", "%s", ok ? "n=3, count=1" : err);
     if (ok) dataset_free(&r);
     /* A batch of 1x1 matrices and a single 1x1 matrix must not be confused. */
-    write_file(tmp_path("ones.txt"), "2\n1\n4\n9\n", 9);
+    write_file(tmp_path("ones.txt"), "2\n1\n4\n9\n", 8);
     ok = dataset_read(tmp_path("ones.txt"), &r, err, sizeof err) == 0 && r.n == 1 && r.count == 2 && r.data[1] == 9.0f;
     harness_check(h, ok, "text batch of 1x1 matrices", "%s", ok ? "count=2" : err);
+    if (ok) dataset_free(&r);
+    /* Issue 9: a UTF-8 byte-order mark and '#' comment lines are accepted; 1x1 single matrix
+     * with a non-integer value. */
+    const char *bom = "\xEF\xBB\xBF# exported by a spreadsheet\n2\n2   # n\n4 1\n1 3\n# second matrix\n2 0\n0 2\n";
+    write_file(tmp_path("bom.txt"), bom, strlen(bom));
+    ok = dataset_read(tmp_path("bom.txt"), &r, err, sizeof err) == 0 && r.n == 2 && r.count == 2 && r.data[7] == 2.0f;
+    harness_check(h, ok, "text with a byte-order mark and comments", "%s", ok ? "count=2, n=2" : err);
+    if (ok) dataset_free(&r);
+    write_file(tmp_path("one.txt"), "1\n2.5\n", 6);
+    ok = dataset_read(tmp_path("one.txt"), &r, err, sizeof err) == 0 && r.n == 1 && r.count == 1 && r.data[0] == 2.5f;
+    harness_check(h, ok, "text single 1x1 matrix", "%s", ok ? "n=1, count=1" : err);
+    if (ok) dataset_free(&r);
+    /* A factors file may hold NaN when asked for (the driver's --info reading of real data). */
+    write_file(tmp_path("nan-ok.txt"), "1\n2\n1 nan\nnan 1\n", 16);
+    ok = dataset_read_opts(tmp_path("nan-ok.txt"), &r, DATASET_ALLOW_NONFINITE, err, sizeof err) == 0 && r.n == 2 &&
+         isnan(r.data[1]);
+    harness_check(h, ok, "NaN accepted with DATASET_ALLOW_NONFINITE", "%s", ok ? "read" : err);
     if (ok) dataset_free(&r);
 }
 
@@ -136,6 +154,39 @@ static void test_bad_files(harness *h)
     expect_bad(h, "negative count (text)", "negative.txt", t, strlen(t), "expected a positive integer");
     t = "3\n1 2 3\n4 5 6\n";
     expect_bad(h, "single matrix missing a row", "short.txt", t, strlen(t), "expected 9 values, found 6");
+
+    /* Issue 9's regressions: each was once misread or reported nonsense. */
+    t = "3\n2\n1 0\n0 1\n1 0\n0 1\n"; /* was read as ONE 3 x 3 matrix */
+    expect_bad(h, "count 3 of order 2 with 2 matrices' values", "misread.txt", t, strlen(t), "expected 12 values, found 8");
+    t = "1\n0\n"; /* was accepted as a 1 x 1 matrix */
+    expect_bad(h, "n = 0 in a text header", "n0.txt", t, strlen(t), "n = 0 (must be 1..");
+    t = "10000000000\n65536\n1\n"; /* count*n*n overflowed */
+    expect_bad(h, "text count*n*n past 2^64", "huge.txt", t, strlen(t), "too many values");
+    t = "10000000000\n2\n1 0\n0 1\n";
+    expect_bad(h, "text count 1e10, four values", "huge2.txt", t, strlen(t), "expected 40000000000 values, found 4");
+    t = "99999999999999999999999\n2\n1 0\n0 1\n";
+    expect_bad(h, "text count past 64 bits", "huge3.txt", t, strlen(t), "expected a positive integer");
+    t = "1\n5\n";
+    expect_bad(h, "1x1 single matrix with an integer value", "one-int.txt", t, strlen(t), "a single 1 x 1 matrix is written");
+    t = "2 2\n1 0\n0 1\n";
+    expect_bad(h, "count and n on one line", "oneline.txt", t, strlen(t), "must hold only the count");
+    const char nul[] = "1\n2\n1 0\n\0 0 1\n"; /* data after a NUL byte were ignored */
+    expect_bad(h, "NUL byte in a text file", "nul.txt", nul, sizeof nul - 1, "NUL byte");
+    expect_bad(h, "a directory", "", NULL, 0, "is a directory");
+    t = "# only a comment\n";
+    expect_bad(h, "only comments", "comment.txt", t, strlen(t), "no numbers");
+    /* Binary headers whose sizes overflow: no negative or wrapped byte counts in the message. */
+    unsigned char hdr[DATASET_HEADER_BYTES + 8];
+    memcpy(hdr, good, DATASET_HEADER_BYTES);
+    memset(hdr + DATASET_HEADER_BYTES, 0, 8);
+    memset(hdr + 24, 0, 8);
+    hdr[31] = 0x40;                                                  /* count = 2^62 */
+    hdr[16] = 0; hdr[17] = 0; hdr[18] = 1;                            /* n = 65536 */
+    expect_bad(h, "binary count*n*n past 2^64", "huge.bin", hdr, sizeof hdr, "more than 2^64 bytes");
+    memset(hdr + 24, 0, 8);
+    hdr[29] = 1;                                                     /* count = 2^40 */
+    hdr[16] = 0xe8; hdr[17] = 3; hdr[18] = 0;                        /* n = 1000 */
+    expect_bad(h, "binary header of 4 EB", "huge2.bin", hdr, sizeof hdr, "(4398046511104000000 bytes of data) but the file has 8");
 }
 
 /* ---- layouts -------------------------------------------------------------------------------- */
@@ -150,8 +201,8 @@ static void test_layouts(harness *h)
             for (int ci = 0; ci < 5; ci++) {
                 int n = ns[a];
                 size_t batch = batches[bi], chunk = chunks[ci], total = batch * n * n;
-                float *in = malloc(total * sizeof(float)), *mid = malloc(total * sizeof(float)),
-                      *back = malloc(total * sizeof(float));
+                float *in = host_alloc(total * sizeof(float), "test buffers"), *mid = host_alloc(total * sizeof(float), "test buffers"),
+                      *back = host_alloc(total * sizeof(float), "test buffers");
                 unsigned char *hit = calloc(total, 1);
                 for (size_t k = 0; k < total; k++) in[k] = (float)k; /* exact below 2^24 */
                 int ok = 1;
@@ -184,7 +235,7 @@ static void test_generator(harness *h)
 {
     int n = 24;
     size_t count = 64, elems = count * n * n;
-    float *a = malloc(elems * sizeof(float)), *b = malloc(elems * sizeof(float)), *part = malloc(5 * n * n * sizeof(float));
+    float *a = host_alloc(elems * sizeof(float), "test buffers"), *b = host_alloc(elems * sizeof(float), "test buffers"), *part = host_alloc(5 * n * n * sizeof(float), "test buffers");
     for (int f = 0; f < FAMILY_COUNT; f++) {
         gen_params p = gen_params_make((family_t)f, 11, 1e4, 0), q = gen_params_make((family_t)f, 12, 1e4, 0);
         gen_batch_host(&p, n, 0, count, a);
@@ -208,7 +259,7 @@ static void test_generator(harness *h)
     int sizes[] = {1, 2, 7, 33, 100};
     for (int s = 0; s < 5; s++) {
         int m = sizes[s];
-        double *w = malloc((size_t)m * m * sizeof(double));
+        double *w = host_alloc((size_t)m * m * sizeof(double), "test buffers");
         for (int f = 0; f < FAMILY_COUNT; f++) {
             if (f == FAMILY_HP3) continue;
             gen_params p = gen_params_make((family_t)f, 3, 1e4, 0);
@@ -294,7 +345,7 @@ static void test_gpu(harness *h)
         for (int f = 0; f < FAMILY_COUNT; f++) {
             int n = ns[a];
             size_t batch = 1025, total = batch * n * n;
-            float *host = malloc(total * sizeof(float)), *lay = malloc(total * sizeof(float)), *got = malloc(total * sizeof(float));
+            float *host = host_alloc(total * sizeof(float), "test buffers"), *lay = host_alloc(total * sizeof(float), "test buffers"), *got = host_alloc(total * sizeof(float), "test buffers");
             float *d_a, *d_b;
             CUDA_CHECK(cudaMalloc((void **)&d_a, total * sizeof(float)));
             CUDA_CHECK(cudaMalloc((void **)&d_b, total * sizeof(float)));
@@ -333,7 +384,7 @@ int main(void)
     harness h;
     harness_begin(&h, "common");
     /* Everything here tests provided code: sanity groups (0 points), see common/points.tsv. */
-    harness_plan(&h, "file format", 8 + 18);
+    harness_plan(&h, "file format", 8 + 18 + 3 + 12);
     harness_plan(&h, "layouts", 3 * 4 * 5);
     harness_plan(&h, "generator", FAMILY_COUNT + 5 * (FAMILY_COUNT - 1) + 2);
     harness_plan(&h, "checker", 5);
