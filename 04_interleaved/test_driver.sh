@@ -9,8 +9,8 @@ gen=build/datasets/gen_dataset
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source common/harness.sh
-plan "driver arguments" 10
-plan "driver on a GPU" 8
+plan "driver arguments" 18
+plan "driver on a GPU" 18
 group "driver arguments"
 
 expect() { # expect NAME STATUS PHRASE COMMAND...: exit status and a phrase in the output
@@ -33,6 +33,16 @@ expect "driver: too many threads" 2 "must be 1..1024" $bin --n 40 --batch 4 --ke
 expect "driver: missing file" 2 "no/such.bin" $bin --input "$tmp/no/such.bin"
 printf '2\n3\n1 2 3\n4 5\n' > "$tmp/short.txt"
 expect "driver: truncated text file" 2 "short.txt" $bin --input "$tmp/short.txt"
+# Options that do not apply are refused, not ignored (issue 9).
+printf '1\n2\n4 1\n1 3\n' > "$tmp/one.txt"
+expect "driver: --seed with --input" 2 "describe a generated batch" $bin --input "$tmp/one.txt" --seed 3
+expect "driver: --kappa without illcond" 2 "only to --family illcond" $bin --n 4 --batch 4 --kappa 100
+expect "driver: --format without --output" 2 "only to --output" $bin --n 4 --batch 4 --format txt
+expect "driver: --order with the thread kernel" 2 "only to --kernel tiles" $bin --n 4 --batch 4 --order top
+expect "driver: --unroll with the tile kernel" 2 "only to --kernel thread" $bin --n 4 --batch 4 --kernel tiles --unroll 2
+expect "driver: bad --max-gpu-memory" 2 "bad value for --max-gpu-memory" $bin --n 4 --batch 4 --max-gpu-memory 12X
+expect "driver: --max-gpu-memory below 1 MiB" 2 "bad value for --max-gpu-memory" $bin --n 4 --batch 4 --max-gpu-memory 1000
+expect "driver: --help exits 0" 0 "usage: cholesky_batched" $bin --help
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
     skip_rest "driver on a GPU" "no CUDA device"
@@ -52,6 +62,36 @@ else
     expect "driver: non-SPD file: info reported" 0 "30 of 30 matrices not positive definite" $bin --input "$tmp/c.bin" --check 30
     expect "driver: generated batch, tiles, chunked" 0 "against the float64 reference: ok" \
         $bin --n 45 --batch 5000 --kernel tiles --order right --nb 8 --per-block 6 --chunk 32 --check 20
-    expect "driver: too large a batch" 2 "GiB are free" $bin --n 100 --batch 100000000000
+    expect "driver: --max-gpu-memory above what is free" 2 "GiB are free" $bin --n 100 --batch 1000 --max-gpu-memory 100000G
+
+    # Real data: NaN and non-SPD matrices are factored and flagged by info, not refused.
+    printf '5\n2\n4 1\n1 3\n1 nan\nnan 1\n1 2\n2 1\nnan 0\n0 1\n-1 0\n0 1\n' > "$tmp/mixed.txt"
+    expect "driver: NaN and non-SPD matrices factored" 0 "4 of 5 matrices not positive definite (2 hold NaN or Inf)" \
+        $bin --input "$tmp/mixed.txt" --check 5 --info "$tmp/info/mixed.txt" --output "$tmp/Lmixed.txt"
+    got=$(tr '\n' ' ' < "$tmp/info/mixed.txt" 2>/dev/null)
+    record "driver: --info holds every info" $([ "$got" = "0 2 2 1 1 " ] && echo PASS || echo FAIL) "infos: '$got' (want 0 2 2 1 1)"
+    expect "driver: factors of failed matrices read back" 0 "5 matrices of order 2; 1 SPD, 4 not" build/datasets/dataset_check "$tmp/Lmixed.txt"
+    $gen --family nonspd --n 31 --count 3000 --seed 6 --out "$tmp/ns.bin" >/dev/null
+    expect "driver: infos of a non-SPD file, tile kernel" 0 "checked 300 matrices against the float64 reference: ok" \
+        $bin --input "$tmp/ns.bin" --kernel tiles --nb 8 --chunk 7 --check 300 --info "$tmp/ns-info.txt"
+    want=$(build/datasets/dataset_check "$tmp/ns.bin" | grep -o "[0-9]* not")
+    got=$(grep -vc '^0$' "$tmp/ns-info.txt")
+    record "driver: --info agrees with the float64 reference" $([ "$want" = "$got not" ] && echo PASS || echo FAIL) "nonzero infos $got, reference: $want"
+
+    # Batches larger than the GPU budget go through in slices (4x and more), checked and bit-identical.
+    expect "driver: generated 4 GiB batch in 256 MiB slices" 0 "checked 64 matrices against the float64 reference: ok" \
+        $bin --n 64 --batch 262144 --chunk 32 --check 64 --max-gpu-memory 256M
+    grep -q "slices of" <<<"$out" && record "driver: the generated batch was sliced" PASS "$(grep -m1 'slices of' <<<"$out")" \
+        || record "driver: the generated batch was sliced" FAIL "no slices line"
+    $gen --family spd --n 50 --count 107374 --seed 9 --out "$tmp/big.bin" >/dev/null
+    expect "driver: 1 GiB file in 64 MiB slices" 0 "checked 1000 matrices against the float64 reference: ok" \
+        $bin --input "$tmp/big.bin" --chunk 32 --check 1000 --max-gpu-memory 64M --output "$tmp/Lsliced.bin"
+    echo "$out" | sed 's/^/    /' > "$tmp/sliced.log"
+    grep -q "slices of" <<<"$out" && record "driver: the file was sliced, copies overlapped" PASS "$(grep -m1 'slices of' <<<"$out"); $(grep -m1 'overlap' <<<"$out" | sed 's/^ *//')" \
+        || record "driver: the file was sliced, copies overlapped" FAIL "no slices line"
+    $bin --input "$tmp/big.bin" --chunk 32 --check 0 --output "$tmp/Lwhole.bin" >/dev/null 2>&1
+    cmp -s "$tmp/Lsliced.bin" "$tmp/Lwhole.bin"
+    record "driver: sliced factors equal one-slice factors" $([ $? -eq 0 ] && echo PASS || echo FAIL) "cmp of the two factors files"
+    [ -n "$DRIVER_LOG" ] && cp "$tmp/sliced.log" "$DRIVER_LOG"
 fi
 finish

@@ -77,3 +77,20 @@ extern "C" void chunked_to_rowmajor_device(int n, size_t batch, size_t chunk, co
     to_rowmajor_kernel<<<grid_for(batch * n * n), 256>>>(n, batch, chunk, d_in, d_out);
     KERNEL_CHECK();
 }
+
+extern "C" void copy_matrix_from_layout(int n, size_t batch, size_t chunk, const float *d_lay, size_t b, float *host,
+                                        cudaStream_t stream)
+{
+    const size_t nn = (size_t)n * n;
+    const matrix_place pl = chunked_place(n, chunk, batch, b);
+    int device, max_pitch;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxPitch, device));
+    if (pl.stride * sizeof(float) <= (size_t)(unsigned)max_pitch)
+        CUDA_CHECK(cudaMemcpy2DAsync(host, sizeof(float), d_lay + pl.base, pl.stride * sizeof(float), sizeof(float), nn,
+                                     cudaMemcpyDeviceToHost, stream));
+    else /* strides past the pitch limit (batches of > 5e8 matrices, so n <= 6) */
+        for (size_t e = 0; e < nn; e++)
+            CUDA_CHECK(cudaMemcpyAsync(host + e, d_lay + pl.base + e * pl.stride, sizeof(float), cudaMemcpyDeviceToHost,
+                                       stream));
+}

@@ -5,6 +5,7 @@
 #define GPU_BATCH_H
 
 #include <stddef.h>
+#include <cuda_runtime.h>
 #include "generator.h"
 
 #ifdef __cplusplus
@@ -19,6 +20,12 @@ void gen_batch_device(const gen_params *p, int n, size_t first, size_t count, si
  * tiled, faster pair is stage 05's exercise). in and out must not overlap. Asynchronous. */
 void rowmajor_to_chunked_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
 void chunked_to_rowmajor_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
+
+/* Matrix b of a batch in the chunked layout on the device, copied row-major into host[n*n]: its
+ * n^2 elements are equally spaced, so it is one strided copy (element by element past the
+ * copy engine's pitch limit). Asynchronous on stream when host is pinned. */
+void copy_matrix_from_layout(int n, size_t batch, size_t chunk, const float *d_lay, size_t b, float *host,
+                             cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,212 @@
+/* sliced_run.c - see sliced_run.h. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <cuda_runtime.h>
+#include "cuda_check.h"
+#include "gpu_batch.h"
+#include "host_alloc.h"
+#include "sliced_run.h"
+
+typedef struct {
+    float *d_rm, *d_lay;
+    int *d_info;
+} buffer_set;
+
+typedef struct { /* when each stage of one slice started and ended */
+    cudaEvent_t in0, in1, c0, c1, out0, out1;
+} slice_events;
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static float between(cudaEvent_t a, cudaEvent_t b)
+{
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+    return ms;
+}
+
+size_t sliced_bytes_per_matrix(int n, int staging)
+{
+    return (size_t)n * n * sizeof(float) * (staging ? 2 : 1) + sizeof(int);
+}
+
+static void free_sets(buffer_set *s, int count)
+{
+    for (int k = 0; k < count; k++) {
+        if (s[k].d_rm) CUDA_CHECK(cudaFree(s[k].d_rm));
+        if (s[k].d_lay) CUDA_CHECK(cudaFree(s[k].d_lay));
+        if (s[k].d_info) CUDA_CHECK(cudaFree(s[k].d_info));
+        s[k].d_rm = s[k].d_lay = NULL;
+        s[k].d_info = NULL;
+    }
+}
+
+/* cudaMalloc that reports running out of memory instead of stopping the program. */
+static int try_alloc(void **p, size_t bytes)
+{
+    cudaError_t e = cudaMalloc(p, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError(); /* clear it: out of memory is not sticky */
+        *p = NULL;
+        return 0;
+    }
+    CUDA_CHECK(e);
+    return 1;
+}
+
+static int alloc_sets(buffer_set *s, int count, int n, size_t slice, int staging)
+{
+    size_t bytes = slice * (size_t)n * n * sizeof(float);
+    for (int k = 0; k < count; k++) {
+        s[k].d_rm = NULL;
+        if (!try_alloc((void **)&s[k].d_lay, bytes) || !try_alloc((void **)&s[k].d_info, slice * sizeof(int)) ||
+            (staging && !try_alloc((void **)&s[k].d_rm, bytes))) {
+            free_sets(s, k + 1);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Best of three copies of `bytes` between the pinned host buffer and the device. */
+static double copy_gbs(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t s)
+{
+    cudaEvent_t a, b;
+    CUDA_CHECK(cudaEventCreate(&a));
+    CUDA_CHECK(cudaEventCreate(&b));
+    float best = 1e30f;
+    for (int r = 0; r < 3; r++) {
+        CUDA_CHECK(cudaEventRecord(a, s));
+        CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, s));
+        CUDA_CHECK(cudaEventRecord(b, s));
+        CUDA_CHECK(cudaEventSynchronize(b));
+        float ms = between(a, b);
+        if (ms < best) best = ms;
+    }
+    CUDA_CHECK(cudaEventDestroy(a));
+    CUDA_CHECK(cudaEventDestroy(b));
+    return bytes / (best * 1e6);
+}
+
+int sliced_run(const sliced_job *job, sliced_report *rep)
+{
+    const int n = job->n, staging = job->host != NULL;
+    const size_t nn = (size_t)n * n, per = sliced_bytes_per_matrix(n, staging);
+    *rep = (sliced_report){0};
+
+    /* The slice: the whole batch if it fits, else half the budget per buffer set. */
+    int sets = 1;
+    size_t slice = job->batch;
+    if (job->batch > job->gpu_budget / per) {
+        sets = 2;
+        slice = job->gpu_budget / (2 * per);
+        if (job->chunk && slice >= job->chunk) slice -= slice % job->chunk; /* whole chunks per slice */
+    }
+    if (slice == 0) {
+        fprintf(stderr, "a GPU budget of %zu bytes cannot hold one slice: two matrices of order %d need %zu bytes\n",
+                job->gpu_budget, n, 2 * per);
+        return -1;
+    }
+    /* Another process may have taken memory since it was measured: halve the slice until it fits. */
+    buffer_set set[2] = {{0}};
+    while (!alloc_sets(set, sets, n, slice, staging)) {
+        size_t smaller = slice / 2;
+        if (smaller == 0) {
+            fprintf(stderr, "out of GPU memory: even a slice of one matrix of order %d (%zu bytes) cannot be allocated\n", n, per);
+            return -1;
+        }
+        fprintf(stderr, "note: %d x %zu bytes of GPU memory could not be allocated (another process?); slices of %zu matrices\n",
+                sets, slice * per, smaller);
+        slice = smaller;
+        sets = 2;
+    }
+    rep->slice = slice;
+    rep->slices = (job->batch + slice - 1) / slice;
+
+    const size_t bytes = job->batch * nn * sizeof(float);
+    if (job->host) {
+        double t0 = now_ms();
+        cudaError_t e = cudaHostRegister(job->host, bytes, cudaHostRegisterDefault);
+        rep->pin_ms = now_ms() - t0;
+        rep->pinned = e == cudaSuccess;
+        if (!rep->pinned) {
+            cudaGetLastError();
+            fprintf(stderr, "note: the host buffer could not be pinned (%s): copies will not overlap\n", cudaGetErrorString(e));
+        }
+    }
+    cudaStream_t in, out, compute = 0; /* compute: the legacy default stream, which the launchers use */
+    CUDA_CHECK(cudaStreamCreateWithFlags(&in, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&out, cudaStreamNonBlocking));
+    if (rep->pinned && staging) {
+        size_t probe = slice * nn * sizeof(float) < ((size_t)256 << 20) ? slice * nn * sizeof(float) : (size_t)256 << 20;
+        rep->h2d_gbs = copy_gbs(set[0].d_rm, job->host, probe, cudaMemcpyHostToDevice, in);
+        rep->d2h_gbs = copy_gbs(job->host, set[0].d_rm, probe, cudaMemcpyDeviceToHost, out);
+        /* the probe copied the host's first bytes back onto themselves: unchanged */
+    }
+
+    slice_events *ev = host_alloc_array(rep->slices, sizeof *ev, "slice events");
+    double t0 = now_ms();
+    for (size_t s = 0; s < rep->slices; s++) {
+        const size_t first = s * slice, count = job->batch - first < slice ? job->batch - first : slice;
+        const size_t lay_chunk = job->chunk ? job->chunk : count;
+        buffer_set *b = &set[s % sets];
+        slice_events *e = &ev[s];
+        cudaEvent_t *evs[] = {&e->in0, &e->in1, &e->c0, &e->c1, &e->out0, &e->out1};
+        for (int k = 0; k < 6; k++) CUDA_CHECK(cudaEventCreate(evs[k]));
+        float *h = job->host ? job->host + first * nn : NULL;
+
+        /* Buffer set b was last used by slice s - sets: its copy out must be done. */
+        if (s >= (size_t)sets) CUDA_CHECK(cudaStreamWaitEvent(in, ev[s - sets].out1, 0));
+        CUDA_CHECK(cudaEventRecord(e->in0, in));
+        if (!job->gen) CUDA_CHECK(cudaMemcpyAsync(b->d_rm, h, count * nn * sizeof(float), cudaMemcpyHostToDevice, in));
+        CUDA_CHECK(cudaEventRecord(e->in1, in));
+
+        CUDA_CHECK(cudaStreamWaitEvent(compute, e->in1, 0));
+        CUDA_CHECK(cudaEventRecord(e->c0, compute));
+        if (job->gen) gen_batch_device(job->gen, n, first, count, lay_chunk, b->d_lay);
+        else rowmajor_to_chunked_device(n, count, lay_chunk, b->d_rm, b->d_lay);
+        if (potrf_batched(job->cfg, n, count, lay_chunk, b->d_lay, b->d_info) != 0) return -1;
+        if (job->copy_out) chunked_to_rowmajor_device(n, count, lay_chunk, b->d_lay, b->d_rm);
+        CUDA_CHECK(cudaEventRecord(e->c1, compute));
+
+        CUDA_CHECK(cudaStreamWaitEvent(out, e->c1, 0));
+        CUDA_CHECK(cudaEventRecord(e->out0, out));
+        CUDA_CHECK(cudaMemcpyAsync(job->info + first, b->d_info, count * sizeof(int), cudaMemcpyDeviceToHost, out));
+        if (job->copy_out) CUDA_CHECK(cudaMemcpyAsync(h, b->d_rm, count * nn * sizeof(float), cudaMemcpyDeviceToHost, out));
+        for (size_t k = 0; k < job->nsamples; k++) { /* sampled matrices that live in this slice */
+            size_t g = job->sample_index[k];
+            if (g >= first && g < first + count)
+                copy_matrix_from_layout(n, count, lay_chunk, b->d_lay, g - first, job->sample_out + k * nn, out);
+        }
+        CUDA_CHECK(cudaEventRecord(e->out1, out));
+    }
+    CUDA_CHECK(cudaStreamSynchronize(out));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    rep->wall_ms = now_ms() - t0;
+    for (size_t s = 0; s < rep->slices; s++) {
+        rep->h2d_ms += between(ev[s].in0, ev[s].in1);
+        rep->compute_ms += between(ev[s].c0, ev[s].c1);
+        rep->d2h_ms += between(ev[s].out0, ev[s].out1);
+        cudaEvent_t evs[] = {ev[s].in0, ev[s].in1, ev[s].c0, ev[s].c1, ev[s].out0, ev[s].out1};
+        for (int k = 0; k < 6; k++) CUDA_CHECK(cudaEventDestroy(evs[k]));
+    }
+    rep->bytes_in = job->gen ? 0 : bytes;
+    rep->bytes_out = (job->copy_out ? bytes : 0) + job->batch * sizeof(int);
+    free(ev);
+    CUDA_CHECK(cudaStreamDestroy(in));
+    CUDA_CHECK(cudaStreamDestroy(out));
+    free_sets(set, sets);
+    if (rep->pinned) {
+        double t1 = now_ms();
+        CUDA_CHECK(cudaHostUnregister(job->host));
+        rep->pin_ms += now_ms() - t1;
+    }
+    return 0;
+}

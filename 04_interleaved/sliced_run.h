@@ -1,0 +1,51 @@
+/* sliced_run.h - the driver's engine: factor a batch of any size in slices that fit a GPU memory
+ * budget, overlapping the copies of one slice with the factorization of another.
+ *
+ *   slice s:  copy in (H2D) --> convert row-major -> layout, potrf_batched, convert back --> copy out (D2H)
+ *             [copy stream]     [compute: the default stream]                                 [copy stream]
+ *
+ * Two sets of device buffers take turns: while slice s is factored in set s % 2, slice s + 1 is
+ * copied into the other set and slice s - 1's factors and infos are copied out. Events order the
+ * three streams (the copy streams are non-blocking, so they run beside the default stream). The
+ * host buffer is pinned (cudaHostRegister) so that the copies are asynchronous; if pinning fails
+ * the run is still correct, only not overlapped. A batch that fits the budget is one slice. */
+#ifndef SLICED_RUN_H
+#define SLICED_RUN_H
+
+#include <stddef.h>
+#include "batched_cholesky.h"
+#include "generator.h"
+
+typedef struct {
+    const batched_config *cfg;
+    int n;
+    size_t batch;
+    size_t chunk;            /* 0: each slice in the simple interleaved layout */
+    float *host;             /* row-major batch on the host, or NULL: input (if !gen) and output, in place */
+    const gen_params *gen;   /* non-NULL: generate each slice on the GPU instead of copying it in */
+    int copy_out;            /* copy the factors back into host */
+    int *info;               /* batch infos (out) */
+    size_t nsamples;         /* generated batches without host: copy these matrices out of the layout */
+    const size_t *sample_index;
+    float *sample_out;       /* nsamples * n * n floats, row-major */
+    size_t gpu_budget;       /* bytes of GPU memory the run may use */
+} sliced_job;
+
+typedef struct {
+    size_t slice, slices;          /* matrices per slice, number of slices */
+    int pinned;                    /* the host buffer could be pinned: copies overlap */
+    double pin_ms;                 /* time to pin (and later unpin) the host buffer */
+    double wall_ms;                /* first copy in to last copy out */
+    double h2d_ms, compute_ms, d2h_ms; /* each stage summed over the slices (events) */
+    double h2d_gbs, d2h_gbs;       /* the copy engines' bandwidth, measured on a pinned buffer (0: not measured) */
+    size_t bytes_in, bytes_out;    /* bytes over the host link */
+} sliced_report;
+
+/* Bytes of GPU memory one matrix needs in a slice (its layout, its row-major staging copy when
+ * the batch comes from or goes to the host, its info). */
+size_t sliced_bytes_per_matrix(int n, int staging);
+
+/* 0 on success; -1 with a message on stderr (budget too small for one matrix, GPU memory gone). */
+int sliced_run(const sliced_job *job, sliced_report *rep);
+
+#endif
