@@ -62,6 +62,7 @@ $(COMMON_LIB): $(COMMON_OBJ)
 #   BENCH_STAGES += name;  BENCH_CMD_name := command
 ALL_BINS :=
 TEST_SUITES :=
+SANITIZE_STAGES :=
 BENCH_STAGES :=
 include common/stage.mk datasets/stage.mk
 include $(sort $(wildcard 0*/stage.mk))
@@ -145,6 +146,27 @@ plots: $(VENV)/.installed
 # The layout pictures of the stage 04 and 05 READMEs (committed; regenerate after changing them).
 layout-pictures: $(VENV)/.installed
 	$(VENV)/bin/python common/plot_layouts.py 04_interleaved/layouts.png 05_chunked/chunked_layout.png
+
+# make sanitize-stage-N: every kernel of stage N on small runs under compute-sanitizer (memcheck,
+# racecheck, synccheck, initcheck; common/sanitize.sh). Zero reports pass. make sanitize: all.
+SANITIZE = python3 common/run_suite.py --suite sanitize-stage-$(1) --points common/points-sanitize.tsv \
+	--results $(RESULTS) --timeout 1800 -- 'bash common/sanitize.sh sanitize-stage-$(1) $(SANITIZE_CMDS_$(1))'
+define sanitize_rule
+sanitize-stage-$(1): $$(SANITIZE_DEPS_$(1))
+	@mkdir -p $(RESULTS)
+	@$$(call SANITIZE,$(1))
+	@python3 common/test_summary.py $(RESULTS)/sanitize-stage-$(1).json
+endef
+$(foreach s,$(SANITIZE_STAGES),$(eval $(call sanitize_rule,$(s))))
+.PHONY: sanitize $(addprefix sanitize-stage-,$(SANITIZE_STAGES))
+sanitize: $(foreach s,$(SANITIZE_STAGES),$(SANITIZE_DEPS_$(s)))
+	@mkdir -p $(RESULTS)
+	@$(foreach s,$(SANITIZE_STAGES),$(call SANITIZE,$(s));) true
+	@python3 common/test_summary.py $(foreach s,$(SANITIZE_STAGES),$(RESULTS)/sanitize-stage-$(s).json)
+sanitize-stage-1:
+	@echo "stage 01 runs on the CPU only: its sanitizers are the host ones (make SAN=1 test-stage-1)"
+sanitize-stage-6:
+	@echo "stage 06 has no GPU code yet (06_tuning is a stub): nothing to sanitize"
 
 clean:
 	rm -rf $(BUILD)

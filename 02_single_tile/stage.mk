@@ -7,7 +7,13 @@ $(S2)/test_single_tile: $(S2)/test_single_tile.o $(S2)/single_tile.o $(COMMON_LI
 $(S2)/bench_single_tile: $(S2)/bench_single_tile.o $(S2)/single_tile.o $(BUILD)/01_serial/cholesky_serial.o $(BUILD)/01_serial/serial_timing.o $(COMMON_LIB)
 	$(LINK)
 
-ALL_BINS += $(S2)/test_single_tile $(S2)/bench_single_tile
+$(S2)/sanitize_single_tile: $(S2)/sanitize_single_tile.o $(S2)/single_tile.o $(COMMON_LIB)
+	$(LINK)
+
+ALL_BINS += $(S2)/test_single_tile $(S2)/bench_single_tile $(S2)/sanitize_single_tile
+SANITIZE_STAGES += 2
+SANITIZE_DEPS_2 := $(S2)/sanitize_single_tile
+SANITIZE_CMDS_2 := "$(S2)/sanitize_single_tile"
 TEST_SUITES += stage-2
 SUITE_DEPS_stage-2 := $(S2)/test_single_tile
 SUITE_CMDS_stage-2 := $(S2)/test_single_tile

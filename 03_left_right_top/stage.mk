@@ -7,7 +7,13 @@ $(S3)/test_tiled: $(S3)/test_tiled.o $(S3)/tiled_cholesky.o $(COMMON_LIB)
 $(S3)/bench_tiled: $(S3)/bench_tiled.o $(S3)/tiled_cholesky.o $(BUILD)/01_serial/cholesky_serial.o $(BUILD)/01_serial/serial_timing.o $(COMMON_LIB)
 	$(LINK)
 
-ALL_BINS += $(S3)/test_tiled $(S3)/bench_tiled
+$(S3)/sanitize_tiled: $(S3)/sanitize_tiled.o $(S3)/tiled_cholesky.o $(COMMON_LIB)
+	$(LINK)
+
+ALL_BINS += $(S3)/test_tiled $(S3)/bench_tiled $(S3)/sanitize_tiled
+SANITIZE_STAGES += 3
+SANITIZE_DEPS_3 := $(S3)/sanitize_tiled
+SANITIZE_CMDS_3 := "$(S3)/sanitize_tiled"
 TEST_SUITES += stage-3
 SUITE_DEPS_stage-3 := $(S3)/test_tiled
 SUITE_CMDS_stage-3 := $(S3)/test_tiled

@@ -10,7 +10,15 @@ $(S4)/bench_interleaved: $(S4)/bench_interleaved.o $(S4)/batched_bench.o $(BATCH
 $(S4)/cholesky_batched: $(S4)/cholesky_batched.o $(S4)/sliced_run.o $(BATCHED_OBJS) $(COMMON_LIB)
 	$(LINK)
 
-ALL_BINS += $(S4)/test_interleaved $(S4)/bench_interleaved $(S4)/cholesky_batched
+$(S4)/sanitize_interleaved: $(S4)/sanitize_interleaved.o $(S4)/batched_small_run.o $(BATCHED_OBJS) $(COMMON_LIB)
+	$(LINK)
+
+ALL_BINS += $(S4)/test_interleaved $(S4)/bench_interleaved $(S4)/cholesky_batched $(S4)/sanitize_interleaved
+# The driver's sliced pipeline too: 300 matrices through a 1 MiB budget are 7 slices.
+SANITIZE_STAGES += 4
+SANITIZE_DEPS_4 := $(S4)/sanitize_interleaved $(S4)/cholesky_batched
+SANITIZE_CMDS_4 := "$(S4)/sanitize_interleaved" \
+	"$(S4)/cholesky_batched --n 33 --batch 300 --chunk 16 --check 20 --max-gpu-memory 1M --output \$$SANITIZE_TMP/L.bin"
 TEST_SUITES += stage-4
 SUITE_DEPS_stage-4 := $(S4)/test_interleaved $(S4)/cholesky_batched $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check
 SUITE_CMDS_stage-4 := $(S4)/test_interleaved "bash 04_interleaved/test_driver.sh"

@@ -7,7 +7,13 @@ $(S5)/test_chunked: $(S5)/test_chunked.o $(S5)/layout_convert.o $(BUILD)/04_inte
 $(S5)/bench_chunked: $(S5)/bench_chunked.o $(S5)/layout_convert.o $(BUILD)/04_interleaved/batched_bench.o $(BATCHED_OBJS) $(COMMON_LIB)
 	$(LINK)
 
-ALL_BINS += $(S5)/test_chunked $(S5)/bench_chunked
+$(S5)/sanitize_chunked: $(S5)/sanitize_chunked.o $(S5)/layout_convert.o $(BUILD)/04_interleaved/batched_small_run.o $(BATCHED_OBJS) $(COMMON_LIB)
+	$(LINK)
+
+ALL_BINS += $(S5)/test_chunked $(S5)/bench_chunked $(S5)/sanitize_chunked
+SANITIZE_STAGES += 5
+SANITIZE_DEPS_5 := $(S5)/sanitize_chunked
+SANITIZE_CMDS_5 := "$(S5)/sanitize_chunked"
 TEST_SUITES += stage-5
 SUITE_DEPS_stage-5 := $(S5)/test_chunked
 SUITE_CMDS_stage-5 := $(S5)/test_chunked

@@ -1,0 +1,44 @@
+/* sanitize_chunked.c - every stage 05 kernel once, small (make sanitize-stage-5 runs it under
+ * compute-sanitizer): the tiled converters there and back for several chunks and odd n with a
+ * partial last chunk, and both batched kernels on chunked layouts through them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "batched_small_run.h"
+#include "cli.h"
+#include "cuda_check.h"
+#include "host_alloc.h"
+#include "layout_convert.h"
+#include "small_runs.h"
+
+int main(int argc, char **argv)
+{
+    cli_no_arguments(argc, argv, "usage: sanitize_chunked   (small runs of every stage 05 kernel, for compute-sanitizer)\n");
+    const size_t batch = 70, chunks[] = {1, 17, 32, 64, 70};
+    const int ns[] = {1, 7, 33};
+    int wrong = 0;
+    for (int s = 0; s < 3; s++)
+        for (int c = 0; c < 5; c++) { /* a round trip must give back the input bit for bit */
+            int n = ns[s];
+            size_t bytes = batch * n * n * sizeof(float);
+            float *A = small_batch(n, batch), *B = host_alloc(bytes, "round trip"), *d_rm, *d_lay;
+            CUDA_CHECK(cudaMalloc((void **)&d_rm, bytes));
+            CUDA_CHECK(cudaMalloc((void **)&d_lay, bytes));
+            CUDA_CHECK(cudaMemcpy(d_rm, A, bytes, cudaMemcpyHostToDevice));
+            rowmajor_to_chunked_tiled(n, batch, chunks[c], d_rm, d_lay);
+            CUDA_CHECK(cudaMemset(d_rm, 0, bytes));
+            chunked_to_rowmajor_tiled(n, batch, chunks[c], d_lay, d_rm);
+            CUDA_CHECK(cudaMemcpy(B, d_rm, bytes, cudaMemcpyDeviceToHost));
+            if (memcmp(A, B, bytes) != 0) { printf("FAILED round trip n=%d chunk=%zu\n", n, chunks[c]); wrong++; }
+            CUDA_CHECK(cudaFree(d_rm)); CUDA_CHECK(cudaFree(d_lay));
+            free(A); free(B);
+        }
+    batched_config thread = {BATCHED_THREAD, LOOK_LEFT, 4, 32, 2}, left = {BATCHED_TILES, LOOK_LEFT, 8, 4, 1},
+                   right = {BATCHED_TILES, LOOK_RIGHT, 4, 8, 1}, top = {BATCHED_TILES, LOOK_TOP, 16, 2, 1};
+    small_run_batched(&thread, 33, batch, 17, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
+    small_run_batched(&thread, 7, batch, 32, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
+    small_run_batched(&left, 33, batch, 17, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
+    small_run_batched(&right, 7, batch, 32, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
+    small_run_batched(&top, 20, batch, 64, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
+    return small_runs_end("sanitize_chunked") || wrong;
+}
