@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# load_test.sh - make load-test: the batched code under load, on a GPU (minutes; not in make test).
+#   1. the driver factors a generated batch that fills the GPU (LOAD_GIB, default 60 GiB, or 85 %
+#      of the free memory if less), checked by sampling across the whole batch;
+#   2. the stage 05 benchmark times a batch of the same size (its full-GPU mode), every row verified;
+#   3. two drivers share the GPU, each asking for 60 % of it: both must finish with correct
+#      results (the second finds less memory and goes through in slices), or fail with a clear
+#      out-of-memory message - never crash or compute wrong factors.
+# Sizes past 2^32 elements: any 32-bit index overflow shows up as a wrong sampled matrix.
+suite=load-test
+drv=build/04_interleaved/cholesky_batched
+source common/harness.sh
+plan "under load" 5
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if ! nvidia-smi -L >/dev/null 2>&1; then skip_rest "under load" "no CUDA device"; finish; fi
+group "under load"
+free_mib=$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits | head -n 1)
+gib=${LOAD_GIB:-60}
+max_gib=$((free_mib * 85 / 100 / 1024))
+[ "$gib" -gt "$max_gib" ] && gib=$max_gib
+n=100
+batch=$((gib * 1024 * 1024 * 1024 / (n * n * 4)))
+echo "load test: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1), $free_mib MiB free; batches of $gib GiB ($batch matrices of order $n)"
+
+out=$($drv --n $n --batch $batch --chunk 32 --check 64 2>&1); rc=$?
+echo "$out" | sed 's/^/    /'
+if [ $rc -eq 0 ] && grep -q "checked 64 matrices against the float64 reference: ok" <<<"$out" && grep -q "0 of $batch matrices not positive definite" <<<"$out"; then
+    record "driver: $gib GiB batch, checked by sampling" PASS "$(grep -m1 'end to end' <<<"$out" | sed 's/^ *//')"
+else record "driver: $gib GiB batch, checked by sampling" FAIL "exit $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ')"; fi
+if grep -q "slices of" <<<"$out"; then record "driver: the full batch in one slice" FAIL "$(grep -m1 'slices of' <<<"$out")"
+else record "driver: the full batch in one slice" PASS "no slicing needed: the batch is on the GPU at once"; fi
+
+out=$(BENCH_NS=$n BENCH_BYTES=$((gib << 30)) BENCH_CSV=$tmp/load.csv build/05_chunked/bench_chunked 2>&1); rc=$?
+echo "$out" | sed 's/^/    /'
+rows=$(($(wc -l < "$tmp/load.csv" 2>/dev/null || echo 1) - 1))
+if [ $rc -eq 0 ] && [ "$rows" -gt 0 ] && ! grep -q "NOT VERIFIED" <<<"$out"; then
+    record "bench: $gib GiB batch, every row verified" PASS "$rows rows; $(grep -m1 'chunked c=' <<<"$out" | sed 's/  */ /g')"
+else record "bench: $gib GiB batch, every row verified" FAIL "exit $rc, $rows rows: $(grep -m2 -E 'NOT VERIFIED|error|check' <<<"$out" | tr '\n' ' ')"; fi
+[ -n "${LOAD_CSV:-}" ] && cp "$tmp/load.csv" "$LOAD_CSV"
+
+# Two processes, each asking for 60 % of the memory: the second starts once the first holds its share.
+share=$((free_mib * 60 / 100 / 1024))
+b2=$((share * 1024 * 1024 * 1024 / (64 * 64 * 4)))
+$drv --n 64 --batch $b2 --check 32 >"$tmp/p1.log" 2>&1 & p1=$!
+sleep 3
+$drv --n 64 --batch $b2 --check 32 --seed 7 >"$tmp/p2.log" 2>&1 & p2=$!
+wait $p1; r1=$?
+wait $p2; r2=$?
+for k in 1 2; do echo "  process $k:"; sed 's/^/    /' "$tmp/p$k.log"; done
+ok() { grep -q "against the float64 reference: ok" "$1"; }
+oom() { grep -qiE "out of GPU memory|GiB are free" "$1"; }
+if [ $r1 -eq 0 ] && ok "$tmp/p1.log"; then record "two processes: the first finishes correctly" PASS "$(grep -m1 'end to end' "$tmp/p1.log" | sed 's/^ *//')"
+else record "two processes: the first finishes correctly" FAIL "exit $r1: $(tail -n 2 "$tmp/p1.log" | tr '\n' ' ')"; fi
+if { [ $r2 -eq 0 ] && ok "$tmp/p2.log"; } || { [ $r2 -eq 2 ] && oom "$tmp/p2.log"; }; then
+    record "two processes: the second finishes correctly or says it is out of memory" PASS "exit $r2: $(grep -m1 -E 'slices of|out of GPU memory|GiB are free|end to end' "$tmp/p2.log" | sed 's/^ *//')"
+else record "two processes: the second finishes correctly or says it is out of memory" FAIL "exit $r2: $(tail -n 3 "$tmp/p2.log" | tr '\n' ' ')"; fi
+finish
