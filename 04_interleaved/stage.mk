@@ -15,12 +15,6 @@ $(S4)/sanitize_interleaved: $(S4)/sanitize_interleaved.o $(S4)/batched_small_run
 
 ALL_BINS += $(S4)/test_interleaved $(S4)/bench_interleaved $(S4)/cholesky_batched $(S4)/sanitize_interleaved
 # The driver's sliced pipeline too: 300 matrices through a 1 MiB budget are 7 slices.
-# make load-test: a batch that fills the GPU, through the driver and the benchmark; two processes.
-.PHONY: load-test
-load-test: $(S4)/cholesky_batched $(BUILD)/05_chunked/bench_chunked
-	@mkdir -p $(RESULTS)
-	@python3 common/run_suite.py --suite load-test --points common/points-load.tsv --results $(RESULTS) --timeout 1200 -- 'bash 04_interleaved/load_test.sh'
-	@python3 common/test_summary.py $(RESULTS)/load-test.json
 SANITIZE_STAGES += 4
 SANITIZE_DEPS_4 := $(S4)/sanitize_interleaved $(S4)/cholesky_batched
 SANITIZE_CMDS_4 := "$(S4)/sanitize_interleaved" \

@@ -21,3 +21,9 @@ SUITE_POINTS_stage-5 := 05_chunked/points.tsv
 SUITE_TIMEOUT_stage-5 := 1800
 BENCH_STAGES += stage-5
 BENCH_CMD_stage-5 := $(S5)/bench_chunked
+# make load-test: a batch that fills the GPU, through the driver and the benchmark; two processes.
+.PHONY: load-test
+load-test: $(BUILD)/04_interleaved/cholesky_batched $(S5)/bench_chunked
+	@mkdir -p $(RESULTS)
+	@python3 common/run_suite.py --suite load-test --points common/points-load.tsv --results $(RESULTS) --timeout 1200 -- 'bash 05_chunked/load_test.sh'
+	@python3 common/test_summary.py $(RESULTS)/load-test.json
