@@ -8,7 +8,7 @@ suite=datasets-cli
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../common/harness.sh"
-plan "dataset CLI" 33
+plan "dataset CLI" 34
 group "dataset CLI"
 
 expect_exit2() { # expect_exit2 NAME PHRASE COMMAND...
