@@ -6,7 +6,10 @@
 # -lineinfo always; -G only with DEBUG=1 (never benchmark a DEBUG build).
 
 SHELL := /bin/bash
-BUILD := build
+# SAN=1: the host code with AddressSanitizer and UndefinedBehaviorSanitizer, built apart in
+# build-san/ (make SAN=1 test runs every test that way; kernels are checked by make sanitize).
+BUILD := $(if $(filter 1,$(SAN)),build-san,build)
+export BUILD
 RESULTS := $(BUILD)/test-results
 NVCC ?= nvcc
 CC := gcc
@@ -32,6 +35,16 @@ CFLAGS := -std=c11 $(OPT) -Wall -Wextra -fopenmp -Icommon -I$(CUDA_HOME)/include
 NVCCFLAGS := $(OPT) -lineinfo $(NVDEBUG) $(GENCODE) -std=c++17 -Icommon -Xcompiler -fopenmp,-Wall
 LDFLAGS := $(GENCODE) -Xcompiler -fopenmp -L$(CUDA_HOME)/lib64
 LDLIBS := -lcusolver -lcudart -lm
+ifeq ($(SAN),1)
+  SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+  CFLAGS += $(SANFLAGS)
+  NVCCFLAGS += -Xcompiler -fsanitize=address,-fsanitize=undefined,-fno-sanitize-recover=undefined,-fno-omit-frame-pointer
+  LDFLAGS += -Xcompiler -fsanitize=address,-fsanitize=undefined
+  # protect_shadow_gap=0: the CUDA driver maps memory where ASan keeps its shadow gap.
+  export ASAN_OPTIONS := protect_shadow_gap=0:detect_leaks=1:abort_on_error=0
+  export LSAN_OPTIONS := suppressions=$(abspath common/lsan.supp):print_suppressions=0
+  export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1
+endif
 LINK = $(NVCC) $(LDFLAGS) $(filter %.o %.a,$^) -o $@ $(LDLIBS)
 
 # The commit stamped on every benchmark row.

@@ -4,8 +4,8 @@
 # factored and checked, factors are written back and reread, and too large a batch is refused
 # with the memory asked and free. Records each test in $TEST_RESULTS like the C harness does.
 suite=stage-4-driver
-bin=build/04_interleaved/cholesky_batched
-gen=build/datasets/gen_dataset
+bin=${BUILD:-build}/04_interleaved/cholesky_batched
+gen=${BUILD:-build}/datasets/gen_dataset
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source common/harness.sh
@@ -51,13 +51,13 @@ else
     $gen --family spd --n 33 --count 1001 --seed 3 --out "$tmp/a.bin" >/dev/null
     expect "driver: binary file in, factors out and reread" 0 "checked 1001 matrices against the float64 reference: ok" \
         $bin --input "$tmp/a.bin" --output "$tmp/L.bin" --check 1001
-    expect "driver: the factors file is valid" 0 "1001" build/datasets/dataset_check "$tmp/L.bin"
+    expect "driver: the factors file is valid" 0 "1001" ${BUILD:-build}/datasets/dataset_check "$tmp/L.bin"
     $gen --family illcond --n 7 --count 50 --seed 4 --format txt --out "$tmp/b.txt" >/dev/null
     expect "driver: seed text format, chunked" 0 "checked 50 matrices against the float64 reference: ok" \
         $bin --input "$tmp/b.txt" --chunk 8 --check 50 --output "$tmp/L.txt" --format txt
     expect "driver: text in, text out by default" 0 "wrote the factors" $bin --input "$tmp/b.txt" --output "$tmp/L2.txt"
     if head -c 7 "$tmp/L2.txt" | grep -q CHOLBAT; then record "driver: the default output format follows the input" FAIL "binary"
-    else expect "driver: the default output format follows the input" 0 "50 matrices of order 7" build/datasets/dataset_check "$tmp/L2.txt"; fi
+    else expect "driver: the default output format follows the input" 0 "50 matrices of order 7" ${BUILD:-build}/datasets/dataset_check "$tmp/L2.txt"; fi
     $gen --family nonspd --n 20 --count 30 --seed 5 --out "$tmp/c.bin" >/dev/null
     expect "driver: non-SPD file: info reported" 0 "30 of 30 matrices not positive definite" $bin --input "$tmp/c.bin" --check 30
     expect "driver: generated batch, tiles, chunked" 0 "against the float64 reference: ok" \
@@ -70,11 +70,11 @@ else
         $bin --input "$tmp/mixed.txt" --check 5 --info "$tmp/info/mixed.txt" --output "$tmp/Lmixed.txt"
     got=$(tr '\n' ' ' < "$tmp/info/mixed.txt" 2>/dev/null)
     record "driver: --info holds every info" $([ "$got" = "0 2 2 1 1 " ] && echo PASS || echo FAIL) "infos: '$got' (want 0 2 2 1 1)"
-    expect "driver: factors of failed matrices read back" 0 "5 matrices of order 2; 1 SPD, 4 not" build/datasets/dataset_check "$tmp/Lmixed.txt"
+    expect "driver: factors of failed matrices read back" 0 "5 matrices of order 2; 1 SPD, 4 not" ${BUILD:-build}/datasets/dataset_check "$tmp/Lmixed.txt"
     $gen --family nonspd --n 31 --count 3000 --seed 6 --out "$tmp/ns.bin" >/dev/null
     expect "driver: infos of a non-SPD file, tile kernel" 0 "checked 300 matrices against the float64 reference: ok" \
         $bin --input "$tmp/ns.bin" --kernel tiles --nb 8 --chunk 7 --check 300 --info "$tmp/ns-info.txt"
-    want=$(build/datasets/dataset_check "$tmp/ns.bin" | grep -o "[0-9]* not")
+    want=$(${BUILD:-build}/datasets/dataset_check "$tmp/ns.bin" | grep -o "[0-9]* not")
     got=$(grep -vc '^0$' "$tmp/ns-info.txt")
     record "driver: --info agrees with the float64 reference" $([ "$want" = "$got not" ] && echo PASS || echo FAIL) "nonzero infos $got, reference: $want"
 

@@ -8,7 +8,7 @@
 #      out-of-memory message - never crash or compute wrong factors.
 # Sizes past 2^32 elements: any 32-bit index overflow shows up as a wrong sampled matrix.
 suite=load-test
-drv=build/04_interleaved/cholesky_batched
+drv=${BUILD:-build}/04_interleaved/cholesky_batched
 source common/harness.sh
 plan "under load" 5
 tmp=$(mktemp -d)
@@ -31,7 +31,7 @@ else record "driver: $gib GiB batch, checked by sampling" FAIL "exit $rc: $(tail
 if grep -q "slices of" <<<"$out"; then record "driver: the full batch in one slice" FAIL "$(grep -m1 'slices of' <<<"$out")"
 else record "driver: the full batch in one slice" PASS "no slicing needed: the batch is on the GPU at once"; fi
 
-out=$(BENCH_NS=$n BENCH_BYTES=$((gib << 30)) BENCH_CSV=$tmp/load.csv build/05_chunked/bench_chunked 2>&1); rc=$?
+out=$(BENCH_NS=$n BENCH_BYTES=$((gib << 30)) BENCH_CSV=$tmp/load.csv ${BUILD:-build}/05_chunked/bench_chunked 2>&1); rc=$?
 echo "$out" | sed 's/^/    /'
 rows=$(($(wc -l < "$tmp/load.csv" 2>/dev/null || echo 1) - 1))
 if [ $rc -eq 0 ] && [ "$rows" -gt 0 ] && ! grep -q "NOT VERIFIED" <<<"$out"; then

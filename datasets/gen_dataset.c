@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include "dataset_io.h"
 #include "generator.h"
 #include "cli.h"
@@ -113,25 +114,35 @@ int main(int argc, char **argv)
                 if (!buf) { fprintf(stderr, "gen_dataset: out of host memory\n"); return 2; }
                 gen_batch_host(&p, (int)n, 0, (size_t)count, buf);
             }
-            if (dataset_write(out, &d, fmt, err, sizeof err) != 0) { fprintf(stderr, "gen_dataset: %s\n", err); return 2; }
+            if (dataset_write(out, &d, fmt, err, sizeof err) != 0) { fprintf(stderr, "gen_dataset: %s\n", err); goto fail; }
             break;
         }
         if (first == 0) {
             dataset d = {(int)n, (size_t)count, buf};
-            if (dataset_write_header(out, &d, &f, err, sizeof err) != 0) { fprintf(stderr, "gen_dataset: %s\n", err); return 2; }
+            if (dataset_write_header(out, &d, &f, err, sizeof err) != 0) { fprintf(stderr, "gen_dataset: %s\n", err); goto fail; }
         }
         if (fwrite(buf, sizeof(float), k * nn, f) != k * nn) {
             fprintf(stderr, "gen_dataset: %s: write error: %s\n", out, strerror(errno));
-            return 2;
+            goto fail;
         }
         if (time(NULL) - last >= 2) {
             last = time(NULL);
             fprintf(stderr, "gen_dataset: %zu of %lld matrices written\n", first + k, count);
         }
     }
-    if (f && fclose(f) != 0) { fprintf(stderr, "gen_dataset: %s: write error: %s\n", out, strerror(errno)); return 2; }
+    if (f) {
+        int bad = fclose(f) != 0;
+        f = NULL;
+        if (bad) { fprintf(stderr, "gen_dataset: %s: write error: %s\n", out, strerror(errno)); goto fail; }
+    }
     printf("wrote %s: %lld %s matrices of order %lld, seed %llu (%.1f MB)\n", out, count, family_name(family), n, seed,
            (double)count * nn * sizeof(float) / 1e6);
     free(buf);
     return 0;
+fail: /* nothing leaks, and a half-written file is not left looking complete */
+    if (f) fclose(f);
+    free(buf);
+    struct stat st; /* only a regular file we were writing: never a device such as /dev/full */
+    if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) remove(out);
+    return 2;
 }
