@@ -2,6 +2,19 @@
 $(BUILD)/common/tests/test_common: $(BUILD)/common/tests/test_common.o $(COMMON_LIB)
 	$(LINK)
 
+# The fuzz target of the readers and parsers (tests/fuzz_readers.c): make fuzz builds it with the
+# sanitizers (make SAN=1) and mutates the seed corpus for FUZZ_SECONDS (CI: 60).
+$(BUILD)/common/tests/fuzz_readers: $(BUILD)/common/tests/fuzz_readers.o $(COMMON_LIB)
+	$(LINK)
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	@$(MAKE) --no-print-directory SAN=1 build-san/common/tests/fuzz_readers
+	@mkdir -p build-san/test-results
+	@python3 common/run_suite.py --suite fuzz --points common/points-fuzz.tsv --results build-san/test-results \
+		--timeout $$(($(FUZZ_SECONDS) + 300)) -- 'bash common/tests/fuzz.sh $(FUZZ_SECONDS)'
+	@python3 common/test_summary.py build-san/test-results/fuzz.json
+
 ALL_BINS += $(BUILD)/common/tests/test_common
 TEST_SUITES += common
 SUITE_DEPS_common := $(BUILD)/common/tests/test_common $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check
