@@ -3,14 +3,16 @@
 #   1. the driver factors a generated batch that fills the GPU (LOAD_GIB, default 60 GiB, or 85 %
 #      of the free memory if less), checked by sampling across the whole batch;
 #   2. the stage 05 benchmark times a batch of the same size (its full-GPU mode), every row verified;
-#   3. two drivers share the GPU, each asking for 60 % of it: both must finish with correct
-#      results (the second finds less memory and goes through in slices), or fail with a clear
+#   3. another process holds 60 % of the GPU while the driver factors a batch of 60 % of it: the
+#      driver must find what is left and go through in slices, correctly;
+#   4. two drivers start at the same moment, each asking for 60 % of the GPU: both must finish
+#      with correct results (the one that loses the race for memory slices), or fail with a clear
 #      out-of-memory message - never crash or compute wrong factors.
 # Sizes past 2^32 elements: any 32-bit index overflow shows up as a wrong sampled matrix.
 suite=load-test
 drv=${BUILD:-build}/04_interleaved/cholesky_batched
 source common/harness.sh
-plan "under load" 5
+plan "under load" 7
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if ! nvidia-smi -L >/dev/null 2>&1; then skip_rest "under load" "no CUDA device"; finish; fi
@@ -39,20 +41,33 @@ if [ $rc -eq 0 ] && [ "$rows" -gt 0 ] && ! grep -q "NOT VERIFIED" <<<"$out"; the
 else record "bench: $gib GiB batch, every row verified" FAIL "exit $rc, $rows rows: $(grep -m2 -E 'NOT VERIFIED|error|check' <<<"$out" | tr '\n' ' ')"; fi
 [ -n "${LOAD_CSV:-}" ] && cp "$tmp/load.csv" "$LOAD_CSV"
 
-# Two processes, each asking for 60 % of the memory: the second starts once the first holds its share.
 share=$((free_mib * 60 / 100 / 1024))
 b2=$((share * 1024 * 1024 * 1024 / (64 * 64 * 4)))
+# Another process holds 60 % of the memory: the driver's batch of 60 % must go through in slices.
+${BUILD:-build}/common/tests/gpu_hold $share 60 >"$tmp/hold.log" 2>&1 & hold=$!
+for _ in $(seq 60); do grep -q holding "$tmp/hold.log" && break; sleep 1; done
+out=$($drv --n 64 --batch $b2 --check 32 2>&1); rc=$?
+kill $hold 2>/dev/null; wait $hold 2>/dev/null
+echo "  beside a process holding $share GiB:"; echo "$out" | sed 's/^/    /'
+if [ $rc -eq 0 ] && grep -q "against the float64 reference: ok" <<<"$out" && grep -q "slices of" <<<"$out"; then
+    record "beside another process: the driver slices what is left" PASS "$(grep -m1 'slices of' <<<"$out" | sed 's/^ *//')"
+else record "beside another process: the driver slices what is left" FAIL "exit $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ')"; fi
+if grep -q holding "$tmp/hold.log"; then record "beside another process: the memory was really held" PASS "$(cat "$tmp/hold.log")"
+else record "beside another process: the memory was really held" FAIL "$(cat "$tmp/hold.log")"; fi
+
+# Two drivers started together, each asking for 60 % of the memory.
 $drv --n 64 --batch $b2 --check 32 >"$tmp/p1.log" 2>&1 & p1=$!
-sleep 3
 $drv --n 64 --batch $b2 --check 32 --seed 7 >"$tmp/p2.log" 2>&1 & p2=$!
 wait $p1; r1=$?
 wait $p2; r2=$?
 for k in 1 2; do echo "  process $k:"; sed 's/^/    /' "$tmp/p$k.log"; done
 ok() { grep -q "against the float64 reference: ok" "$1"; }
 oom() { grep -qiE "out of GPU memory|GiB are free" "$1"; }
-if [ $r1 -eq 0 ] && ok "$tmp/p1.log"; then record "two processes: the first finishes correctly" PASS "$(grep -m1 'end to end' "$tmp/p1.log" | sed 's/^ *//')"
-else record "two processes: the first finishes correctly" FAIL "exit $r1: $(tail -n 2 "$tmp/p1.log" | tr '\n' ' ')"; fi
-if { [ $r2 -eq 0 ] && ok "$tmp/p2.log"; } || { [ $r2 -eq 2 ] && oom "$tmp/p2.log"; }; then
-    record "two processes: the second finishes correctly or says it is out of memory" PASS "exit $r2: $(grep -m1 -E 'slices of|out of GPU memory|GiB are free|end to end' "$tmp/p2.log" | sed 's/^ *//')"
-else record "two processes: the second finishes correctly or says it is out of memory" FAIL "exit $r2: $(tail -n 3 "$tmp/p2.log" | tr '\n' ' ')"; fi
+for k in 1 2; do
+    r=$([ $k = 1 ] && echo $r1 || echo $r2)
+    name="two drivers at once: process $k finishes correctly or says it is out of memory"
+    if { [ "$r" -eq 0 ] && ok "$tmp/p$k.log"; } || { [ "$r" -eq 2 ] && oom "$tmp/p$k.log"; }; then
+        record "$name" PASS "exit $r: $(grep -m1 -E 'slices of|out of GPU memory|GiB are free|end to end' "$tmp/p$k.log" | sed 's/^ *//')"
+    else record "$name" FAIL "exit $r: $(tail -n 3 "$tmp/p$k.log" | tr '\n' ' ')"; fi
+done
 finish

@@ -15,7 +15,10 @@ fuzz:
 		--timeout $$(($(FUZZ_SECONDS) + 300)) -- 'bash common/tests/fuzz.sh $(FUZZ_SECONDS)'
 	@python3 common/test_summary.py build-san/test-results/fuzz.json
 
-ALL_BINS += $(BUILD)/common/tests/test_common
+$(BUILD)/common/tests/gpu_hold: $(BUILD)/common/tests/gpu_hold.o $(COMMON_LIB)
+	$(LINK)
+
+ALL_BINS += $(BUILD)/common/tests/test_common $(BUILD)/common/tests/gpu_hold
 TEST_SUITES += common
 SUITE_DEPS_common := $(BUILD)/common/tests/test_common $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check
 SUITE_CMDS_common := $(BUILD)/common/tests/test_common 'bash datasets/test_cli.sh $(BUILD)/datasets'
