@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include "dataset_io.h"
 #include "generator.h"
 #include "cli.h"
@@ -90,6 +91,23 @@ int main(int argc, char **argv)
         out = def;
     }
 
+    /* A file that cannot fit is refused before the first byte (not after filling the disk). */
+    char err0[DATASET_ERR_LEN];
+    if (dataset_make_parent_dirs(out, err0, sizeof err0) != 0) { fprintf(stderr, "gen_dataset: %s\n", err0); return 2; }
+    double need = DATASET_HEADER_BYTES + (double)count * (double)n * (double)n * sizeof(float) * (fmt == DATASET_TEXT ? 4 : 1);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", out);
+    char *slash = strrchr(dir, '/');
+    if (slash) slash[slash == dir ? 1 : 0] = 0;
+    else snprintf(dir, sizeof dir, ".");
+    struct stat st;
+    struct statvfs vfs;
+    if (!(stat(out, &st) == 0 && !S_ISREG(st.st_mode)) && statvfs(dir, &vfs) == 0 &&
+        need > (double)vfs.f_bavail * (double)vfs.f_frsize) {
+        fprintf(stderr, "gen_dataset: %s: the file needs about %.3g GB but its filesystem has %.3g GB free\n", out, need / 1e9,
+                (double)vfs.f_bavail * (double)vfs.f_frsize / 1e9);
+        return 2;
+    }
     gen_params p = gen_params_make(family, seed, kappa, (int)fail_at);
     size_t nn = (size_t)n * (size_t)n;
     size_t slab = (64u << 20) / (nn * sizeof(float));
@@ -142,7 +160,7 @@ int main(int argc, char **argv)
 fail: /* nothing leaks, and a half-written file is not left looking complete */
     if (f) fclose(f);
     free(buf);
-    struct stat st; /* only a regular file we were writing: never a device such as /dev/full */
+    /* only a regular file we were writing: never a device such as /dev/full */
     if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) remove(out);
     return 2;
 }

@@ -8,7 +8,7 @@ suite=datasets-cli
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../common/harness.sh"
-plan "dataset CLI" 34
+plan "dataset CLI" 35
 group "dataset CLI"
 
 expect_exit2() { # expect_exit2 NAME PHRASE COMMAND...
@@ -33,6 +33,7 @@ expect_exit2 "gen: unwritable output" "is not a directory" "$bin/gen_dataset" --
 expect_exit2 "gen: --kappa without illcond" "applies only to --family illcond" "$bin/gen_dataset" --kappa 10 --out "$tmp/x.bin"
 expect_exit2 "gen: --fail-at without nonspd" "applies only to --family nonspd" "$bin/gen_dataset" --family illcond --fail-at 3 --out "$tmp/x.bin"
 expect_exit2 "gen: a petabyte" "at most 1 PiB" "$bin/gen_dataset" --n 65536 --count 1099511627776 --out "$tmp/x.bin"
+expect_exit2 "gen: more than the disk holds" "its filesystem has" "$bin/gen_dataset" --n 2 --count 1099511627776 --out "$tmp/x.bin"
 out=$(cd "$tmp" && mkdir fresh && cd fresh && "$here/$bin/gen_dataset" --n 3 --count 2 2>&1) && [ -f "$tmp/fresh/datasets/data/spd_n3_c2_s2017.bin" ]
 record "gen: default output directory created" $([ $? -eq 0 ] && echo PASS || echo FAIL) "$out"
 out=$("$bin/gen_dataset" --n 3 --count 2 --out "$tmp/new/sub/x.txt" --format txt 2>&1) && [ -f "$tmp/new/sub/x.txt" ]
