@@ -8,8 +8,8 @@ $(S1)/bench_serial: $(S1)/bench_serial.o $(S1)/cholesky_serial.o $(S1)/serial_ti
 
 ALL_BINS += $(S1)/test_serial $(S1)/bench_serial
 TEST_SUITES += stage-1
-SUITE_DEPS_stage-1 := $(S1)/test_serial
-SUITE_CMDS_stage-1 := $(S1)/test_serial
+SUITE_DEPS_stage-1 := $(S1)/test_serial $(S1)/bench_serial
+SUITE_CMDS_stage-1 := $(S1)/test_serial "bash 01_serial/test_cli_serial.sh"
 SUITE_POINTS_stage-1 := 01_serial/points.tsv
 SUITE_TIMEOUT_stage-1 := 600
 BENCH_STAGES += stage-1
