@@ -139,8 +139,7 @@ void bench_batched(const env_stamp *e, const char *stage, const bench_case *case
     if (!to_layout) to_layout = rowmajor_to_chunked_device;
     if (!to_rowmajor) to_rowmajor = chunked_to_rowmajor_device;
     int ns[16], count = 0;
-    const char *env_ns = getenv("BENCH_NS"), *env_bytes = getenv("BENCH_BYTES");
-    (void)env_bytes;
+    const char *env_ns = getenv("BENCH_NS");
     if (env_ns && *env_ns) { /* every value checked: a typo must not run (or crash) a long benchmark */
         char *copy = strdup(env_ns), *tok = strtok(copy, " ,");
         for (; tok; tok = strtok(NULL, " ,")) {

@@ -196,7 +196,7 @@ int main(int argc, char **argv)
     if (input) printf("  read %s%s\n", input, nonfinite ? "" : " (all values finite)");
     else printf("  generating %s (seed %llu) on the GPU\n", family_name(family), seed);
 
-    sliced_job job = {&cfg, (int)n, (size_t)batch, (size_t)chunk, host, input ? NULL : &p, host != NULL, info,
+    sliced_job job = {&cfg, (int)n, (size_t)batch, (size_t)chunk, host, input ? NULL : &p, info,
                       host ? 0 : (size_t)check, sample, sample_L, (size_t)budget};
     sliced_report rep;
     if (sliced_run(&job, &rep) != 0) return 2;

@@ -173,13 +173,13 @@ int sliced_run(const sliced_job *job, sliced_report *rep)
         if (job->gen) gen_batch_device(job->gen, n, first, count, lay_chunk, b->d_lay);
         else rowmajor_to_chunked_device(n, count, lay_chunk, b->d_rm, b->d_lay);
         if (potrf_batched(job->cfg, n, count, lay_chunk, b->d_lay, b->d_info) != 0) return -1;
-        if (job->copy_out) chunked_to_rowmajor_device(n, count, lay_chunk, b->d_lay, b->d_rm);
+        if (staging) chunked_to_rowmajor_device(n, count, lay_chunk, b->d_lay, b->d_rm);
         CUDA_CHECK(cudaEventRecord(e->c1, compute));
 
         CUDA_CHECK(cudaStreamWaitEvent(out, e->c1, 0));
         CUDA_CHECK(cudaEventRecord(e->out0, out));
         CUDA_CHECK(cudaMemcpyAsync(job->info + first, b->d_info, count * sizeof(int), cudaMemcpyDeviceToHost, out));
-        if (job->copy_out) CUDA_CHECK(cudaMemcpyAsync(h, b->d_rm, count * nn * sizeof(float), cudaMemcpyDeviceToHost, out));
+        if (staging) CUDA_CHECK(cudaMemcpyAsync(h, b->d_rm, count * nn * sizeof(float), cudaMemcpyDeviceToHost, out));
         for (size_t k = 0; k < job->nsamples; k++) { /* sampled matrices that live in this slice */
             size_t g = job->sample_index[k];
             if (g >= first && g < first + count)
@@ -198,7 +198,7 @@ int sliced_run(const sliced_job *job, sliced_report *rep)
         for (int k = 0; k < 6; k++) CUDA_CHECK(cudaEventDestroy(evs[k]));
     }
     rep->bytes_in = job->gen ? 0 : bytes;
-    rep->bytes_out = (job->copy_out ? bytes : 0) + job->batch * sizeof(int);
+    rep->bytes_out = (staging ? bytes : 0) + job->batch * sizeof(int);
     free(ev);
     CUDA_CHECK(cudaStreamDestroy(in));
     CUDA_CHECK(cudaStreamDestroy(out));

@@ -23,7 +23,6 @@ typedef struct {
     size_t chunk;            /* 0: each slice in the simple interleaved layout */
     float *host;             /* row-major batch on the host, or NULL: input (if !gen) and output, in place */
     const gen_params *gen;   /* non-NULL: generate each slice on the GPU instead of copying it in */
-    int copy_out;            /* copy the factors back into host */
     int *info;               /* batch infos (out) */
     size_t nsamples;         /* generated batches without host: copy these matrices out of the layout */
     const size_t *sample_index;

@@ -114,7 +114,6 @@ int main(int argc, char **argv)
     if (slab < 1) slab = 1;
     if (slab > (size_t)count) slab = (size_t)count;
     float *buf = host_alloc(slab * nn * sizeof(float), "a slab of generated matrices");
-    if (!buf) { fprintf(stderr, "gen_dataset: out of host memory\n"); return 2; }
 
     /* Write the header with dataset_write on the first slab, then append the rest raw: the
      * payload is matrix after matrix, so slabs simply follow each other. */
@@ -128,8 +127,7 @@ int main(int argc, char **argv)
             dataset d = {(int)n, (size_t)count, buf};
             if (k != (size_t)count) { /* text of a large batch: generate it whole */
                 free(buf);
-                d.data = buf = host_alloc((size_t)count * nn * sizeof(float), "a slab of generated matrices");
-                if (!buf) { fprintf(stderr, "gen_dataset: out of host memory\n"); return 2; }
+                d.data = buf = host_alloc_array((size_t)count * nn, sizeof(float), "the whole batch (text output)");
                 gen_batch_host(&p, (int)n, 0, (size_t)count, buf);
             }
             if (dataset_write(out, &d, fmt, err, sizeof err) != 0) { fprintf(stderr, "gen_dataset: %s\n", err); goto fail; }

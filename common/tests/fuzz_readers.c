@@ -25,6 +25,7 @@
 #include "cli.h"
 #include "dataset_io.h"
 #include "generator.h"
+#include "host_alloc.h"
 
 static char path[256], back[256];
 
@@ -196,10 +197,9 @@ int main(int argc, char **argv)
         snprintf(p, sizeof p, "%s/%s", argv[1], e->d_name);
         FILE *f = fopen(p, "rb");
         if (!f) continue;
-        uint8_t *buf = malloc(MAX_INPUT);
-        size_t len = buf ? fread(buf, 1, MAX_INPUT, f) : 0;
+        uint8_t *buf = host_alloc(MAX_INPUT, "a corpus entry");
+        size_t len = fread(buf, 1, MAX_INPUT, f);
         fclose(f);
-        if (!buf) return 2;
         corpus[ncorpus] = buf;
         corpus_len[ncorpus++] = len;
     }
