@@ -1,13 +1,16 @@
 /* batched_cholesky.c - checking a batched configuration and dispatching it to its kernel. The
  * limits below are those of the kernels: a block has at most 1024 threads, and only the listed
- * NB and unroll values are compiled (templates, so the tile loops unroll completely). */
+ * NB and unroll values are compiled (templates, so the tile loops unroll completely).
+ *
+ * The kernels sit in a small table (batched_kernel_ops) so that a later stage can add its own
+ * without this file knowing them. */
 #include <stdio.h>
 #include <string.h>
 #include "batched_cholesky.h"
 
 batched_config batched_config_default(void)
 {
-    batched_config c = {BATCHED_THREAD, LOOK_LEFT, 4, 64, 2};
+    batched_config c = {BATCHED_THREAD, LOOK_LEFT, 4, 64, 2, 0};
     return c;
 }
 
@@ -18,49 +21,102 @@ static int compiled(int v, const int *list, int count)
     return 0;
 }
 
+static int tiles_check(const batched_config *cfg, int n, char *msg, size_t len)
+{
+    static const int tile_nbs[] = {4, 8, 16, 32};
+    (void)n;
+    if (!compiled(cfg->nb, tile_nbs, 4))
+        snprintf(msg, len, "the tile kernel has NB = 4, 8, 16 or 32 compiled in, not %d", cfg->nb);
+    else if (cfg->order < 0 || cfg->order >= LOOK_COUNT)
+        snprintf(msg, len, "unknown looking order %d (right, left or top)", (int)cfg->order);
+    else if (cfg->per_block < 1 || cfg->per_block * cfg->nb * cfg->nb > 1024)
+        snprintf(msg, len, "tile kernel: per_block x NB x NB threads must be 1..1024, so per_block <= %d for NB = %d (got %d)",
+                 1024 / (cfg->nb * cfg->nb), cfg->nb, cfg->per_block);
+    return msg[0] ? -1 : 0;
+}
+
+static int thread_check(const batched_config *cfg, int n, char *msg, size_t len)
+{
+    static const int thread_nbs[] = {2, 4, 8}, unrolls[] = {1, 2, 4};
+    (void)n;
+    if (!compiled(cfg->nb, thread_nbs, 3))
+        snprintf(msg, len, "the thread-per-matrix kernel has NB = 2, 4 or 8 compiled in, not %d", cfg->nb);
+    else if (!compiled(cfg->unroll, unrolls, 3))
+        snprintf(msg, len, "unroll = %d is not compiled in (1, 2 or 4)", cfg->unroll);
+    else if (cfg->order != LOOK_LEFT)
+        snprintf(msg, len, "the stage 04 thread-per-matrix kernel is left-looking only (stage 06 adds right and top)");
+    else if (cfg->per_block < 1 || cfg->per_block > 256)
+        snprintf(msg, len, "thread-per-matrix kernel: per_block (threads = matrices per block) must be 1..256, got %d",
+                 cfg->per_block);
+    return msg[0] ? -1 : 0;
+}
+
+static int tiles_launch(const batched_config *c, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+{
+    return potrf_batched_tiles(c->order, c->nb, c->per_block, n, batch, chunk, d_A, d_info);
+}
+
+static int thread_launch(const batched_config *c, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+{
+    return potrf_batched_thread(c->nb, c->unroll, c->per_block, n, batch, chunk, d_A, d_info);
+}
+
+static void tiles_describe(const batched_config *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "tiles %s NB=%d x%d", looking_name(c->order), c->nb, c->per_block);
+}
+
+static void thread_describe(const batched_config *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "thread NB=%d x%d u%d", c->nb, c->per_block, c->unroll);
+}
+
+static const batched_kernel_ops tiles_ops = {"tiles", "tile kernel", BATCHED_USES_ORDER | BATCHED_USES_NB, tiles_check,
+                                             tiles_launch, tiles_describe};
+static const batched_kernel_ops thread_ops = {"thread", "thread-per-matrix kernel", BATCHED_USES_NB | BATCHED_USES_UNROLL,
+                                              thread_check, thread_launch, thread_describe};
+static const batched_kernel_ops *kernels[BATCHED_MAX_KERNELS] = {&tiles_ops, &thread_ops};
+
+void batched_register_kernel(batched_kernel k, const batched_kernel_ops *ops)
+{
+    if ((int)k >= 0 && (int)k < BATCHED_MAX_KERNELS) kernels[k] = ops;
+}
+
+const batched_kernel_ops *batched_kernel_find(batched_kernel k)
+{
+    return (int)k >= 0 && (int)k < BATCHED_MAX_KERNELS ? kernels[k] : NULL;
+}
+
 int batched_config_check(const batched_config *cfg, int n, char *msg, size_t len)
 {
-    static const int tile_nbs[] = {4, 8, 16, 32}, thread_nbs[] = {2, 4, 8}, unrolls[] = {1, 2, 4};
+    const batched_kernel_ops *ops = batched_kernel_find(cfg->kernel);
     msg[0] = '\0';
     if (n < 1 || n > BATCHED_MAX_N)
         snprintf(msg, len, "n = %d is not supported: the batched kernels take 1 <= n <= %d (larger matrices: stage 03)", n,
                  BATCHED_MAX_N);
-    else if (cfg->kernel == BATCHED_TILES) {
-        if (!compiled(cfg->nb, tile_nbs, 4))
-            snprintf(msg, len, "the tile kernel has NB = 4, 8, 16 or 32 compiled in, not %d", cfg->nb);
-        else if (cfg->order < 0 || cfg->order >= LOOK_COUNT)
-            snprintf(msg, len, "unknown looking order %d (right, left or top)", (int)cfg->order);
-        else if (cfg->per_block < 1 || cfg->per_block * cfg->nb * cfg->nb > 1024)
-            snprintf(msg, len, "tile kernel: per_block x NB x NB threads must be 1..1024, so per_block <= %d for NB = %d (got %d)",
-                     1024 / (cfg->nb * cfg->nb), cfg->nb, cfg->per_block);
-    } else if (cfg->kernel == BATCHED_THREAD) {
-        if (!compiled(cfg->nb, thread_nbs, 3))
-            snprintf(msg, len, "the thread-per-matrix kernel has NB = 2, 4 or 8 compiled in, not %d", cfg->nb);
-        else if (!compiled(cfg->unroll, unrolls, 3))
-            snprintf(msg, len, "unroll = %d is not compiled in (1, 2 or 4)", cfg->unroll);
-        else if (cfg->per_block < 1 || cfg->per_block > 256)
-            snprintf(msg, len, "thread-per-matrix kernel: per_block (threads = matrices per block) must be 1..256, got %d",
-                     cfg->per_block);
-    } else
+    else if (!ops)
         snprintf(msg, len, "unknown kernel %d (tiles or thread)", (int)cfg->kernel);
+    else
+        ops->check(cfg, n, msg, len);
     return msg[0] ? -1 : 0;
 }
 
 const char *batched_config_name(const batched_config *cfg, char *buf, size_t len)
 {
-    if (cfg->kernel == BATCHED_TILES)
-        snprintf(buf, len, "tiles %s NB=%d x%d", looking_name(cfg->order), cfg->nb, cfg->per_block);
-    else
-        snprintf(buf, len, "thread NB=%d x%d u%d", cfg->nb, cfg->per_block, cfg->unroll);
+    const batched_kernel_ops *ops = batched_kernel_find(cfg->kernel);
+    if (ops) ops->describe(cfg, buf, len);
+    else snprintf(buf, len, "kernel %d", (int)cfg->kernel);
     return buf;
 }
 
 int batched_kernel_parse(const char *s, batched_kernel *k)
 {
-    if (strcmp(s, "tiles") == 0) *k = BATCHED_TILES;
-    else if (strcmp(s, "thread") == 0) *k = BATCHED_THREAD;
-    else return -1;
-    return 0;
+    for (int id = 0; id < BATCHED_MAX_KERNELS; id++)
+        if (kernels[id] && strcmp(s, kernels[id]->name) == 0) {
+            *k = (batched_kernel)id;
+            return 0;
+        }
+    return -1;
 }
 
 int looking_order_parse(const char *s, looking_order *o)
@@ -80,7 +136,5 @@ int potrf_batched(const batched_config *cfg, int n, size_t batch, size_t chunk, 
         fprintf(stderr, "potrf_batched: %s\n", msg[0] ? msg : "batch and chunk must be >= 1");
         return -1;
     }
-    if (cfg->kernel == BATCHED_TILES)
-        return potrf_batched_tiles(cfg->order, cfg->nb, cfg->per_block, n, batch, chunk, d_A, d_info);
-    return potrf_batched_thread(cfg->nb, cfg->unroll, cfg->per_block, n, batch, chunk, d_A, d_info);
+    return batched_kernel_find(cfg->kernel)->launch(cfg, n, batch, chunk, d_A, d_info);
 }

@@ -23,15 +23,36 @@
 extern "C" {
 #endif
 
+/* Kernel ids. Stage 06 registers more (see batched_register_kernel). */
 typedef enum { BATCHED_TILES = 0, BATCHED_THREAD = 1 } batched_kernel;
 
 typedef struct {
     batched_kernel kernel;
-    looking_order order; /* BATCHED_TILES only */
+    looking_order order; /* BATCHED_TILES (and stage 06's thread orders) */
     int nb;              /* tile size: TILES 4, 8, 16, 32; THREAD 2, 4, 8 */
     int per_block;       /* matrices per thread block */
     int unroll;          /* BATCHED_THREAD only: 1, 2 or 4 */
+    int threads;         /* threads per matrix: read only by stage 06's kernels (0 elsewhere) */
 } batched_config;
+
+/* What potrf_batched knows about one kernel. Stages 04-05 register the tile and thread kernels;
+ * a later stage adds its own (or wraps one of these) with batched_register_kernel, so the tests,
+ * benchmarks and driver of this stage run its kernels too, while this stage never names them:
+ * the include/link graph still climbs 04 -> 06. */
+enum { BATCHED_USES_ORDER = 1, BATCHED_USES_NB = 2, BATCHED_USES_UNROLL = 4, BATCHED_USES_THREADS = 8 };
+typedef struct {
+    const char *name;  /* on the command line: "tiles" */
+    const char *group; /* its test group (learning goal): "tile kernel" */
+    unsigned uses;     /* BATCHED_USES_*: the fields of batched_config it reads besides per_block */
+    int (*check)(const batched_config *cfg, int n, char *msg, size_t len); /* 0, or -1 and why */
+    int (*launch)(const batched_config *cfg, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+    void (*describe)(const batched_config *cfg, char *buf, size_t len);   /* "thread NB=4 x64 u2" */
+} batched_kernel_ops;
+#define BATCHED_MAX_KERNELS 8
+/* Register (or replace) kernel k; ops must outlive the program (a static). */
+void batched_register_kernel(batched_kernel k, const batched_kernel_ops *ops);
+/* The registered kernel k, or NULL. */
+const batched_kernel_ops *batched_kernel_find(batched_kernel k);
 
 /* The largest n the batched kernels accept. They are built for small matrices (the course's
  * range is 20..100); past this one matrix is enough work for a whole block: use stage 03. */
@@ -47,7 +68,7 @@ int batched_config_check(const batched_config *cfg, int n, char *msg, size_t len
 /* "tiles left NB=8 x16" / "thread NB=4 x64 u2": a short name for tables. */
 const char *batched_config_name(const batched_config *cfg, char *buf, size_t len);
 
-/* Parse "tiles" / "thread" into kernel; returns -1 for anything else. */
+/* Parse a registered kernel's name ("tiles", "thread", ...) into kernel; -1 for anything else. */
 int batched_kernel_parse(const char *s, batched_kernel *k);
 int looking_order_parse(const char *s, looking_order *o);
 

@@ -208,12 +208,16 @@ void add_hidden_sizes(int *ns, int *nn, size_t *batches, int *nb, size_t *chunks
     ns[(*nn)++] = 97;
     batches[(*nb)++] = 2049;
     if (chunks) chunks[(*nc)++] = 17;
-    const batched_config tiles7 = {BATCHED_TILES, LOOK_LEFT, 4, 7, 1}, thread7 = {BATCHED_THREAD, LOOK_LEFT, 4, 7, 2};
+    const batched_config tiles7 = {BATCHED_TILES, LOOK_LEFT, 4, 7, 1, 0}, thread7 = {BATCHED_THREAD, LOOK_LEFT, 4, 7, 2, 0};
     cfgs[(*ncfg)++] = tiles7;
     cfgs[(*ncfg)++] = thread7;
 }
 
-const char *batched_group_name(batched_kernel k) { return k == BATCHED_TILES ? "tile kernel" : "thread-per-matrix kernel"; }
+const char *batched_group_name(batched_kernel k)
+{
+    const batched_kernel_ops *ops = batched_kernel_find(k);
+    return ops ? ops->group : "unknown kernel";
+}
 
 int count_kernel_configs(const batched_config *cfgs, int ncfg, batched_kernel k)
 {

@@ -21,6 +21,7 @@
 #include "batched_cholesky.h"
 #include "cuda_check.h"
 #include "layout.h"
+#include "register_tiles.cuh"
 
 /* At most 256 threads per block: the bound lets each thread have up to 255 registers, which the
  * NB = 8 tiles need (with 1024, the compiler must fit in 64 and spills the tiles to memory). */
@@ -28,42 +29,6 @@
 
 /* Element (i, j) of this thread's matrix. */
 #define AT(i, j) a[((size_t)(i) * n + (j)) * s]
-
-/* c <- L with L L^T = c, for the lower triangle of a register tile; pivots go to *info as
- * base + q + 1 (the first failure only, as LAPACK). */
-template <int NB>
-__device__ __forceinline__ void potrf_registers(float (&c)[NB][NB], int base, int n, int *info)
-{
-#pragma unroll
-    for (int q = 0; q < NB; q++) {
-        float d = c[q][q];
-        if (!(d > 0.0f) && *info == 0 && base + q < n) *info = base + q + 1;
-        d = sqrtf(d);
-        c[q][q] = d;
-        const float inv = 1.0f / d;
-#pragma unroll
-        for (int r = q + 1; r < NB; r++) c[r][q] *= inv;
-#pragma unroll
-        for (int r = q + 1; r < NB; r++)
-#pragma unroll
-            for (int t = q + 1; t <= r; t++) c[r][t] -= c[r][q] * c[t][q];
-    }
-}
-
-/* c <- c L^-T: solve x L^T = c column by column; linv holds 1 / l_qq. */
-template <int NB>
-__device__ __forceinline__ void strsm_registers(float (&c)[NB][NB], const float (&l)[NB][NB], const float (&linv)[NB])
-{
-#pragma unroll
-    for (int q = 0; q < NB; q++)
-#pragma unroll
-        for (int r = 0; r < NB; r++) {
-            float v = c[r][q];
-#pragma unroll
-            for (int t = 0; t < q; t++) v -= c[r][t] * l[q][t];
-            c[r][q] = v * linv[q];
-        }
-}
 
 template <int NB, int UNROLL>
 __global__ void __launch_bounds__(THREAD_MAX_PER_BLOCK) potrf_thread_kernel(float *A, int n, size_t batch, size_t chunk, size_t first, int *info)

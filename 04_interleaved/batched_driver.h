@@ -1,0 +1,22 @@
+/* batched_driver.h - the command-line driver of stages 04-05 as a function, so that stage 06's
+ * driver is the same program with its tuned `--kernel auto` added (and no arrow from 04 up to 06).
+ * Exit status: 0 success, 1 a check failed, 2 bad arguments, input or memory. */
+#ifndef BATCHED_DRIVER_H
+#define BATCHED_DRIVER_H
+
+#include <stddef.h>
+#include "batched_cholesky.h"
+
+typedef struct {
+    const char *prog; /* the name in messages and usage */
+    const char *help; /* extra usage lines, or NULL */
+    /* --kernel auto (then the default kernel): the configuration and chunk for (n, batch), 0; or
+     * -1 with the reason in why. On success why says where the choice came from. NULL: no auto. */
+    int (*choose)(int n, size_t batch, batched_config *cfg, size_t *chunk, char *why, size_t len);
+    /* The defaults of a kernel chosen by name, before --nb etc. apply (NULL: stage 04's). */
+    void (*defaults)(batched_config *cfg);
+} batched_driver_hooks;
+
+int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks);
+
+#endif

@@ -1,0 +1,41 @@
+/* cholesky_tuned.c - the stage 06 driver: stage 04's driver (batched_driver.c) with the whole
+ * kernel family and `--kernel auto`, the default, which takes the configuration the tuned table
+ * (06_tuning/tuned_table.tsv, or $TUNED_TABLE) holds for the run's n and batch size.
+ *
+ *   build/06_tuning/cholesky_tuned --n 100 --batch 26844               (auto: from the table)
+ *   build/06_tuning/cholesky_tuned --input data.bin --output L.bin --info info.txt
+ *   build/06_tuning/cholesky_tuned --n 64 --batch 4096 --kernel rows --threads 32 --per-block 2 --chunk 2
+ *   build/06_tuning/cholesky_tuned --n 40 --batch 4096 --kernel thread --order top --nb 4 --chunk 64 */
+#include <stdio.h>
+#include "batched_driver.h"
+#include "family.h"
+#include "tuned.h"
+
+static int choose(int n, size_t batch, batched_config *cfg, size_t *chunk, char *why, size_t len)
+{
+    const tuned_table *t = tuned_table_default();
+    if (!t) {
+        snprintf(why, len, "the tuned table could not be read (make tune writes one; TUNED_TABLE=FILE picks another)");
+        return -1;
+    }
+    return tuned_choose(t, n, batch, cfg, chunk, why, len);
+}
+
+/* A kernel named on the command line starts from these (then --nb, --threads, ... apply). */
+static void defaults(batched_config *cfg)
+{
+    if (cfg->kernel == BATCHED_TILES) cfg->nb = 8, cfg->per_block = 8;
+    else if (cfg->kernel == BATCHED_ROWS) cfg->threads = 32, cfg->per_block = 2;
+}
+
+int main(int argc, char **argv)
+{
+    family_init();
+    const batched_driver_hooks hooks = {
+        "cholesky_tuned",
+        "  --kernel auto (default): the tuned table's configuration and chunk for this n and batch size\n"
+        "  --kernel rows: --threads T threads per matrix (default 32), --per-block M matrices per block (default 2)\n"
+        "  --kernel thread: --order left|right|top (default left)\n",
+        choose, defaults};
+    return batched_driver_main(argc, argv, &hooks);
+}

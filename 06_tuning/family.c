@@ -1,0 +1,80 @@
+/* family.c - registering stage 06's kernels with potrf_batched (batched_kernel_ops, stage 04). */
+#include <stdio.h>
+#include <string.h>
+#include "family.h"
+#include "rows_kernel.h"
+
+/* The most shared memory any current GPU gives one block (H100: 227 KiB); the launcher checks
+ * the real GPU's figure. */
+#define ROWS_SMEM_LIMIT (227 * 1024)
+
+static int rows_check(const batched_config *c, int n, char *msg, size_t len)
+{
+    if (!rows_nmax_for(n, c->threads)) {
+        char list[160] = "";
+        for (int s = 0; s < ROWS_NSIZES; s++)
+            if (n <= rows_sizes[s].nmax) {
+                for (int k = 0; k < ROWS_MAX_THREADS_PER_SIZE; k++)
+                    if (rows_sizes[s].threads[k])
+                        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", list[0] ? ", " : "", rows_sizes[s].threads[k]);
+                break;
+            }
+        if (list[0]) snprintf(msg, len, "the rows kernel has threads = %s compiled in for n = %d, not %d", list, n, c->threads);
+        else snprintf(msg, len, "the rows kernel takes n <= %d, not %d", rows_sizes[ROWS_NSIZES - 1].nmax, n);
+    } else if (c->per_block < 1 || c->per_block * c->threads > 256 || c->per_block * c->threads % 32)
+        snprintf(msg, len, "rows kernel: per_block x threads must be a multiple of 32 up to 256, got %d x %d", c->per_block,
+                 c->threads);
+    else if (rows_smem_need(n, c->threads, c->per_block) > ROWS_SMEM_LIMIT)
+        snprintf(msg, len, "rows kernel: %d matrices of order %d per block need %zu bytes of shared memory (at most %d)",
+                 c->per_block, n, rows_smem_need(n, c->threads, c->per_block), ROWS_SMEM_LIMIT);
+    return msg[0] ? -1 : 0;
+}
+
+static int rows_launch(const batched_config *c, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+{
+    return potrf_batched_rows(c->threads, c->per_block, n, batch, chunk, d_A, d_info);
+}
+
+static void rows_describe(const batched_config *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "rows T=%d x%d", c->threads, c->per_block);
+}
+
+static const batched_kernel_ops rows_ops = {"rows", "rows kernel", BATCHED_USES_THREADS, rows_check, rows_launch, rows_describe};
+
+/* The thread kernel in all orders: left is stage 04's (its own check and launcher). */
+static const batched_kernel_ops *stage4_thread;
+
+static int thread_check(const batched_config *c, int n, char *msg, size_t len)
+{
+    if (c->order == LOOK_LEFT) return stage4_thread->check(c, n, msg, len);
+    batched_config left = *c;
+    left.order = LOOK_LEFT;
+    if (c->order != LOOK_RIGHT && c->order != LOOK_TOP) snprintf(msg, len, "unknown looking order %d (right, left or top)", (int)c->order);
+    else stage4_thread->check(&left, n, msg, len);
+    return msg[0] ? -1 : 0;
+}
+
+static int thread_launch(const batched_config *c, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+{
+    if (c->order == LOOK_LEFT) return stage4_thread->launch(c, n, batch, chunk, d_A, d_info);
+    return potrf_batched_thread_order(c->order, c->nb, c->unroll, c->per_block, n, batch, chunk, d_A, d_info);
+}
+
+static void thread_describe(const batched_config *c, char *buf, size_t len)
+{
+    if (c->order == LOOK_LEFT) stage4_thread->describe(c, buf, len);
+    else snprintf(buf, len, "thread %s NB=%d x%d u%d", looking_name(c->order), c->nb, c->per_block, c->unroll);
+}
+
+static batched_kernel_ops thread_ops = {"thread", NULL, BATCHED_USES_ORDER | BATCHED_USES_NB | BATCHED_USES_UNROLL, thread_check,
+                                        thread_launch, thread_describe};
+
+void family_init(void)
+{
+    if (stage4_thread) return;
+    stage4_thread = batched_kernel_find(BATCHED_THREAD);
+    thread_ops.group = stage4_thread->group;
+    batched_register_kernel(BATCHED_THREAD, &thread_ops);
+    batched_register_kernel(BATCHED_ROWS, &rows_ops);
+}

@@ -1,0 +1,29 @@
+/* family.h - stage 06's kernel family, registered with stage 04's potrf_batched so that every
+ * test, benchmark and driver of stages 04-05 runs it through the same batched_config:
+ *   rows    T threads per matrix (threads = T: 4 .. 128), rows in registers (rows_kernel.cuh);
+ *           per_block matrices per block
+ *   thread  stage 04's one thread per matrix, now in all three looking orders (thread_orders.cu;
+ *           left is stage 04's kernel itself) */
+#ifndef FAMILY_H
+#define FAMILY_H
+
+#include "batched_cholesky.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BATCHED_ROWS ((batched_kernel)2)
+
+/* Register the family (idempotent). Call before parsing or launching any configuration. */
+void family_init(void);
+
+/* The thread kernel's right- and top-looking launchers (thread_orders.cu). */
+int potrf_batched_thread_order(looking_order order, int nb, int unroll, int per_block, int n, size_t batch, size_t chunk,
+                               float *d_A, int *d_info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

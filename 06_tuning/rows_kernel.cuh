@@ -1,0 +1,222 @@
+/* rows_kernel.cuh - stage 06's new kernel: T threads factor one matrix, each thread holding whole
+ * rows of it in registers ("rows kernel"). Instantiated per NMAX (the largest n it takes) in
+ * rows_nmax*.cu, so that nvcc compiles the sizes in parallel.
+ *
+ * Why several threads per matrix: one thread per matrix (stage 04) has n^3/6 multiply-adds in a
+ * row on one thread and n^2/2 floats of live data; at n = 100 that is 167 000 dependent-ish steps
+ * and far more than 255 registers, and a 1024-matrix batch gives the GPU only 1024 threads. Here
+ * the matrix is spread over T threads (8 .. 128), so each thread holds NMAX^2/T floats at most
+ * and the GPU sees T times more threads.
+ *
+ * The mapping (cyclic rows): thread t of a matrix holds rows i = t, t+T, t+2T, ... in slots
+ * r = 0, 1, 2, ...: slot r holds row t + T r, columns 0 .. min(NMAX, T(r+1)) - 1 (a row needs no
+ * column right of its diagonal, and no row of slot r lies below T(r+1) - 1). Every index into
+ * the register array is a compile-time constant (the loops unroll completely), which is what lets
+ * the compiler keep the array in registers.
+ *
+ * The algorithm: right-looking, one column per step. At step k every thread needs column k
+ * (c_jk = A(j, k) as updated so far, for all j > k); its owners put it into a small shared buffer,
+ * the group synchronises once, and then each thread updates its rows:
+ *     l_ik = c_ik / sqrt(d),   A(i, j) -= (c_ik / d) c_jk   for k < j <= i,   d = c_kk.
+ * The buffer is double-buffered (even and odd k) so that one barrier per step is enough: the next
+ * column is written while the slowest thread may still read this one, into the other buffer.
+ * With T <= 32 a matrix's threads are one part of a warp, so the barrier is __syncwarp(); with
+ * more, __syncthreads().
+ *
+ * The memory side (why the chunked layout matters): a block factors per_block matrices. With
+ * chunk = per_block those are one contiguous range of per_block n^2 floats, so the block loads
+ * it with consecutive threads reading consecutive addresses (cp.async, straight into shared
+ * memory, no registers tied up while the loads fly), and stores it back the same way. Shared
+ * memory is only a staging area: each thread then copies its rows into registers. Rows are padded
+ * to an odd length so that the threads of a warp, reading different rows, hit different banks.
+ *
+ * A failed matrix (pivot <= 0 or NaN) records info = k + 1 and carries on with garbage, so that
+ * all threads run the same steps (no thread may leave a loop that has barriers); its factor is
+ * unspecified, as in stage 04. */
+#ifndef ROWS_KERNEL_CUH
+#define ROWS_KERNEL_CUH
+
+#include <cuda_pipeline.h>
+#include "layout.h"
+
+/* A block of the rows kernel has at most this many threads: each thread may then use up to 255
+ * registers, which the largest register arrays need. */
+#define ROWS_MAX_BLOCK 256
+
+/* The column buffer of one matrix: T R entries (R rows per thread), 16-byte aligned, plus 4 so
+ * that two matrices' buffers start in different banks. */
+__host__ __device__ constexpr int rows_cb(int nmax, int T) { return (((nmax + T - 1) / T * T + 3) / 4) * 4 + 4; }
+
+/* Rows per thread, and the columns slot r holds. */
+template <int NMAX, int T> struct rows_shape {
+    static constexpr int R = (NMAX + T - 1) / T;
+    __host__ __device__ static constexpr int cols(int r) { return T * (r + 1) < NMAX ? T * (r + 1) : NMAX; }
+    static constexpr int CB = rows_cb(NMAX, T);
+};
+
+/* The shared-memory staging area of one matrix: n rows of ld floats (ld odd: conflict-free row
+ * reads), matrices ms floats apart with ms = T ld (mod 32), so that the rows of the matrices that
+ * share a warp fall into different banks too. */
+struct rows_staging {
+    int ld, ms;
+};
+__host__ __device__ inline rows_staging rows_staging_make(int n, int T)
+{
+    rows_staging s;
+    s.ld = n | 1;
+    s.ms = n * s.ld + ((T * s.ld - n * s.ld) & 31);
+    s.ms = (s.ms + 3) & ~3; /* keep the column buffers after the staging area 16-byte aligned */
+    return s;
+}
+
+/* Bytes of shared memory for per_block matrices of order n. */
+__host__ __device__ inline size_t rows_smem_bytes(int nmax, int T, int n, int per_block)
+{
+    return ((size_t)per_block * rows_staging_make(n, T).ms + (size_t)per_block * 2 * rows_cb(nmax, T)) * sizeof(float);
+}
+
+/* The barrier of one step: a matrix's T threads are part of one warp when T <= 32. */
+template <int T> __device__ __forceinline__ void rows_group_sync()
+{
+    if (T <= 32) __syncwarp();
+    else __syncthreads();
+}
+
+/* Copy the block's matrices between global memory (the layout) and the staging area, consecutive
+ * threads on consecutive matrices first: with chunk = per_block that is consecutive addresses. */
+template <bool LOAD>
+__device__ __forceinline__ void rows_copy_block(float *A, int n, size_t batch, size_t chunk, size_t b0, int cnt, int per_block,
+                                                float *stage, rows_staging st)
+{
+    const int lm = threadIdx.x % per_block, step = blockDim.x / per_block;
+    if (lm >= cnt) return;
+    const matrix_place pl = chunked_place(n, chunk, batch, b0 + lm);
+    float *g = A + pl.base, *sm = stage + (size_t)lm * st.ms;
+    const int nn = n * n, di = step / n, dj = step % n;
+    int e = threadIdx.x / per_block, i = e / n, j = e % n;
+    for (; e < nn; e += step) { /* (i, j) follows e without a division per element */
+        if (LOAD) __pipeline_memcpy_async(sm + i * st.ld + j, g + (size_t)e * pl.stride, sizeof(float));
+        else g[(size_t)e * pl.stride] = sm[i * st.ld + j];
+        i += di;
+        j += dj;
+        if (j >= n) { j -= n; i++; }
+    }
+}
+
+/* The register rows of one thread. */
+template <int NMAX, int T> using rows_regs = float[rows_shape<NMAX, T>::R][NMAX];
+
+/* Step k = K of the factorization, on my rows a (see the top of this file): wait for column K in
+ * the buffer, take the pivot, finish column K of my rows, update my columns j > K, and hand
+ * column K + 1 to the next step through the other buffer. K is a template parameter because it
+ * indexes the register array: an index the compiler cannot see would send the array to memory. */
+template <int NMAX, int T, int K>
+__device__ __forceinline__ void rows_step(rows_regs<NMAX, T> &a, float *cols, int n, int t, int &my_info)
+{
+    typedef rows_shape<NMAX, T> S;
+    // BEGIN SOLUTION: barrier; pivot d = column K's entry K from the buffer (my_info = K + 1 on the first d that is not > 0); scale my column-K entries by 1/sqrt(d), put sqrt(d) on the diagonal in its owner's row; update columns j > K of my rows with the buffered column over d; write column K + 1 of my rows (once updated) into the other buffer
+    // stub: (void)a; (void)cols; (void)n; (void)t; (void)my_info;
+    rows_group_sync<T>(); /* column K is complete in cols[(K & 1) CB ..] */
+    const float *col = cols + (K & 1) * S::CB;
+    float *next = cols + ((K + 1) & 1) * S::CB;
+    const float d = col[K];
+    if (!(d > 0.0f) && my_info == 0) my_info = K + 1;
+    const float inv = rsqrtf(d);
+    float s[S::R] = {};
+#pragma unroll
+    for (int r = 0; r < S::R; r++)
+        if (K < S::cols(r)) {
+            const float l = a[r][K] * inv;
+            s[r] = l * inv; /* c_iK / d */
+            a[r][K] = l;
+        }
+    if (t == K % T) a[K / T][K] = d * inv; /* sqrt(d): row K is in slot K / T of thread K % T */
+#pragma unroll
+    for (int j4 = (K + 1) / 4 * 4; j4 < NMAX; j4 += 4) {
+        if (j4 >= n) break;
+        const float4 c4 = *reinterpret_cast<const float4 *>(col + j4); /* one broadcast load for 4 columns */
+        const float c[4] = {c4.x, c4.y, c4.z, c4.w};
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const int j = j4 + u;
+            if (j <= K || j >= NMAX) continue;
+#pragma unroll
+            for (int r = 0; r < S::R; r++)
+                if (j < S::cols(r)) a[r][j] -= s[r] * c[u];
+            if (j == K + 1) /* the next step's column, as soon as it is final */
+#pragma unroll
+                for (int r = 0; r < S::R; r++)
+                    if (j < S::cols(r)) next[t + T * r] = a[r][j];
+        }
+    }
+    // END SOLUTION
+}
+
+/* Steps K, K+1, ..., n-1, written out by the compiler (a loop over K would have to be unrolled
+ * completely, and compilers stop unrolling loops this large). */
+template <int NMAX, int T, int K> struct rows_steps {
+    static __device__ __forceinline__ void run(rows_regs<NMAX, T> &a, float *cols, int n, int t, int &my_info)
+    {
+        if (K >= n) return;
+        rows_step<NMAX, T, K>(a, cols, n, t, my_info);
+        rows_steps<NMAX, T, K + 1>::run(a, cols, n, t, my_info);
+    }
+};
+template <int NMAX, int T> struct rows_steps<NMAX, T, NMAX> {
+    static __device__ __forceinline__ void run(rows_regs<NMAX, T> &, float *, int, int, int &) {}
+};
+
+template <int NMAX, int T>
+__global__ void __launch_bounds__(ROWS_MAX_BLOCK) potrf_rows_kernel(float *A, int n, size_t batch, size_t chunk, size_t first,
+                                                                    int per_block, int *info)
+{
+    typedef rows_shape<NMAX, T> S;
+    static_assert(T >= 1 && T <= 128 && (T & (T - 1)) == 0, "T is a power of two up to 128");
+    static_assert(S::R * NMAX <= 3 * 128, "the register array would not fit in 255 registers");
+    extern __shared__ __align__(16) float smem[];
+    const rows_staging st = rows_staging_make(n, T);
+    const size_t b0 = first + (size_t)blockIdx.x * per_block;
+    const int cnt = batch - b0 < (size_t)per_block ? (int)(batch - b0) : per_block; /* the last block may be partial */
+    const int t = threadIdx.x % T, m = threadIdx.x / T;
+    float *stage = smem, *cols = smem + (size_t)per_block * st.ms + (size_t)m * 2 * S::CB;
+    const float *mine = stage + (size_t)m * st.ms;
+    const bool real = m < cnt; /* the matrices missing from the last block compute on zeros, store nothing */
+
+    rows_copy_block<true>(A, n, batch, chunk, b0, cnt, per_block, stage, st);
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncthreads();
+
+    /* My rows into registers (zeros outside the matrix), and column 0 into the first buffer. */
+    rows_regs<NMAX, T> a;
+#pragma unroll
+    for (int r = 0; r < S::R; r++) {
+        const int i = t + T * r;
+        const bool row_ok = real && i < n;
+#pragma unroll
+        for (int j = 0; j < S::cols(r); j++) a[r][j] = (row_ok && j < n) ? mine[i * st.ld + j] : 0.0f;
+        cols[i] = a[r][0];
+    }
+    int my_info = 0;
+
+    rows_steps<NMAX, T, 0>::run(a, cols, n, t, my_info);
+
+    /* My rows back into the staging area (zeros above the diagonal; no barrier first: each thread
+     * writes exactly the rows it read), then a coalesced store. */
+#pragma unroll
+    for (int r = 0; r < S::R; r++) {
+        const int i = t + T * r;
+        float *row = stage + (size_t)m * st.ms + i * st.ld;
+        if (real && i < n)
+#pragma unroll
+            for (int j = 0; j < NMAX; j++) {
+                if (j >= n) break;
+                row[j] = (j < S::cols(r) && j <= i) ? a[r][j] : 0.0f;
+            }
+    }
+    __syncthreads();
+    rows_copy_block<false>(A, n, batch, chunk, b0, cnt, per_block, stage, st);
+    if (t == 0 && real) info[b0 + m] = my_info;
+}
+
+#endif

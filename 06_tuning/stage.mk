@@ -1,0 +1,30 @@
+# 06_tuning: the kernel family (rows kernel, thread kernel in all orders), the sweep and the tuned table.
+S6 := $(BUILD)/06_tuning
+$(S6)/%.o: CFLAGS += -I06_tuning -I04_interleaved -I03_left_right_top -DTUNED_TABLE_PATH='"$(CURDIR)/06_tuning/tuned_table.tsv"'
+$(S6)/%.o: NVCCFLAGS += -I06_tuning -I04_interleaved -I03_left_right_top
+FAMILY_OBJS := $(S6)/family.o $(S6)/tuned.o $(S6)/thread_orders.o $(S6)/rows_dispatch.o $(S6)/tune_gpu.o \
+	$(patsubst 06_tuning/%.cu,$(S6)/%.o,$(wildcard 06_tuning/rows_nmax*.cu)) $(BATCHED_OBJS)
+$(S6)/test_tuning: $(S6)/test_tuning.o $(BUILD)/04_interleaved/batched_testing.o $(FAMILY_OBJS) $(COMMON_LIB)
+	$(LINK)
+$(S6)/tune: $(S6)/tune.o $(FAMILY_OBJS) $(COMMON_LIB)
+	$(LINK)
+$(S6)/bench_tuned: $(S6)/bench_tuned.o $(FAMILY_OBJS) $(COMMON_LIB)
+	$(LINK)
+$(S6)/cholesky_tuned: $(S6)/cholesky_tuned.o $(BUILD)/04_interleaved/batched_driver.o $(BUILD)/04_interleaved/sliced_run.o $(FAMILY_OBJS) $(COMMON_LIB)
+	$(LINK)
+
+ALL_BINS += $(S6)/test_tuning $(S6)/tune $(S6)/bench_tuned $(S6)/cholesky_tuned
+TEST_SUITES += stage-6
+SUITE_DEPS_stage-6 := $(S6)/test_tuning $(S6)/cholesky_tuned $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check
+SUITE_CMDS_stage-6 := $(S6)/test_tuning
+SUITE_POINTS_stage-6 := 06_tuning/points.tsv
+SUITE_TIMEOUT_stage-6 := 1800
+BENCH_STAGES += stage-6
+BENCH_CMD_stage-6 := $(S6)/bench_tuned
+
+# make tune: the sweep on this GPU (resumable); QUICK=1 for the few-minute version. The full sweep
+# writes the table the course checks in; the quick one writes build/tune/quick_table.tsv.
+.PHONY: tune
+tune: $(S6)/tune
+	$(S6)/tune $(if $(QUICK),--quick --table $(BUILD)/tune/quick_table.tsv,--table $(BUILD)/tune/tuned_table.tsv)
+	@echo "review build/tune/*.csv; to make this GPU's table the course's: cp $(BUILD)/tune/tuned_table.tsv 06_tuning/"

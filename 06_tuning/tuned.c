@@ -1,0 +1,159 @@
+/* tuned.c - the tuned table: reading, writing, and choosing from it (tuned.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "family.h"
+#include "host_alloc.h"
+#include "tuned.h"
+
+#ifndef TUNED_TABLE_PATH
+#define TUNED_TABLE_PATH "06_tuning/tuned_table.tsv"
+#endif
+
+const char *const tune_class_names[TUNE_CLASSES] = {"1024", "16384", "1GiB"};
+
+size_t tune_class_batch(int cls, int n)
+{
+    const size_t nn = (size_t)n * n;
+    if (cls == 0) return 1024;
+    if (cls == 1) return 16384;
+    return ((size_t)1 << 30) / (nn * sizeof(float)) + (((size_t)1 << 30) % (nn * sizeof(float)) != 0);
+}
+
+void tuned_format(const batched_config *cfg, size_t chunk, char *buf, size_t len)
+{
+    char name[64];
+    batched_config_name(cfg, name, sizeof name);
+    if (chunk) snprintf(buf, len, "%s c=%zu", name, chunk);
+    else snprintf(buf, len, "%s interleaved", name);
+}
+
+/* One line of the table:
+ * n <TAB> class <TAB> kernel <TAB> order <TAB> nb <TAB> per_block <TAB> unroll <TAB> threads <TAB> chunk <TAB> ms <TAB> pct */
+int tuned_table_write(const char *path, const tuned_table *t, char *err, size_t len)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) { snprintf(err, len, "%s: cannot create: %s", path, strerror(errno)); return -1; }
+    fprintf(f, "# The best configuration per (n, batch class), from `make tune` (06_tuning/README.md).\n");
+    fprintf(f, "# gpu\t%s\n# commit\t%s\n# source\t%s\n", t->gpu, t->commit, t->source);
+    fprintf(f, "# n\tclass\tkernel\torder\tnb\tper_block\tunroll\tthreads\tchunk\tmedian_ms\tpct_roofline\n");
+    for (int k = 0; k < t->count; k++) {
+        const tuned_entry *e = &t->e[k];
+        fprintf(f, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%zu\t%.6g\t%.1f\n", e->n, tune_class_names[e->cls],
+                batched_kernel_find(e->cfg.kernel)->name, looking_name(e->cfg.order), e->cfg.nb, e->cfg.per_block, e->cfg.unroll,
+                e->cfg.threads, e->chunk, e->ms, e->pct_roofline);
+    }
+    if (fclose(f) != 0) { snprintf(err, len, "%s: write error: %s", path, strerror(errno)); return -1; }
+    return 0;
+}
+
+static void header_value(const char *line, const char *key, char *out, size_t len)
+{
+    size_t k = strlen(key);
+    if (strncmp(line, "# ", 2) == 0 && strncmp(line + 2, key, k) == 0 && line[2 + k] == '\t') {
+        snprintf(out, len, "%s", line + 3 + k);
+        out[strcspn(out, "\r\n")] = '\0';
+    }
+}
+
+int tuned_table_read(const char *path, tuned_table *t, char *err, size_t len)
+{
+    memset(t, 0, sizeof *t);
+    family_init();
+    FILE *f = fopen(path, "r");
+    if (!f) { snprintf(err, len, "%s: cannot open: %s", path, strerror(errno)); return -1; }
+    char line[512];
+    int cap = 0, lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        if (line[0] == '#') {
+            header_value(line, "gpu", t->gpu, sizeof t->gpu);
+            header_value(line, "commit", t->commit, sizeof t->commit);
+            header_value(line, "source", t->source, sizeof t->source);
+            continue;
+        }
+        if (strspn(line, " \t\r\n") == strlen(line)) continue;
+        char cls[16], kernel[16], order[16];
+        tuned_entry e;
+        memset(&e, 0, sizeof e);
+        if (sscanf(line, "%d %15s %15s %15s %d %d %d %d %zu %lf %lf", &e.n, cls, kernel, order, &e.cfg.nb, &e.cfg.per_block,
+                   &e.cfg.unroll, &e.cfg.threads, &e.chunk, &e.ms, &e.pct_roofline) != 11) {
+            snprintf(err, len, "%s:%d: expected 11 fields: n class kernel order nb per_block unroll threads chunk ms pct", path, lineno);
+            fclose(f);
+            tuned_table_free(t);
+            return -1;
+        }
+        e.cls = -1;
+        for (int c = 0; c < TUNE_CLASSES; c++)
+            if (!strcmp(cls, tune_class_names[c])) e.cls = c;
+        char msg[256] = "";
+        if (e.cls < 0) snprintf(msg, sizeof msg, "unknown batch class '%s' (1024, 16384 or 1GiB)", cls);
+        else if (batched_kernel_parse(kernel, &e.cfg.kernel) != 0) snprintf(msg, sizeof msg, "unknown kernel '%s'", kernel);
+        else if (looking_order_parse(order, &e.cfg.order) != 0) snprintf(msg, sizeof msg, "unknown order '%s'", order);
+        else batched_config_check(&e.cfg, e.n, msg, sizeof msg);
+        if (msg[0]) {
+            snprintf(err, len, "%s:%d: %s", path, lineno, msg);
+            fclose(f);
+            tuned_table_free(t);
+            return -1;
+        }
+        if (t->count == cap) {
+            cap = cap ? 2 * cap : 256;
+            tuned_entry *grown = realloc(t->e, (size_t)cap * sizeof *grown);
+            if (!grown) { fprintf(stderr, "out of memory reading %s\n", path); exit(2); }
+            t->e = grown;
+        }
+        t->e[t->count++] = e;
+    }
+    fclose(f);
+    if (!t->count) { snprintf(err, len, "%s: no entries", path); return -1; }
+    return 0;
+}
+
+void tuned_table_free(tuned_table *t)
+{
+    free(t->e);
+    t->e = NULL;
+    t->count = 0;
+}
+
+int tuned_choose(const tuned_table *t, int n, size_t batch, batched_config *cfg, size_t *chunk, char *why, size_t len)
+{
+    /* The class nearest in log scale; among entries of that class the nearest n whose
+     * configuration is valid for this n (the table covers every n it was swept at). */
+    const tuned_entry *best = NULL;
+    double best_score = 1e300;
+    for (int k = 0; k < t->count; k++) {
+        const tuned_entry *e = &t->e[k];
+        char msg[256];
+        if (batched_config_check(&e->cfg, n, msg, sizeof msg) != 0) continue;
+        const double class_dist = fabs(log((double)batch) - log((double)tune_class_batch(e->cls, n)));
+        const double score = class_dist * 1000 + abs(e->n - n); /* the class first, then n */
+        if (score < best_score) best_score = score, best = e;
+    }
+    if (!best) { snprintf(why, len, "the tuned table has no configuration that takes n = %d", n); return -1; }
+    *cfg = best->cfg;
+    *chunk = best->chunk;
+    char name[96];
+    tuned_format(cfg, *chunk, name, sizeof name);
+    snprintf(why, len, "%s, tuned for n = %d, batch class %s on %s", name, best->n, tune_class_names[best->cls],
+             t->gpu[0] ? t->gpu : "an unnamed GPU");
+    return 0;
+}
+
+const tuned_table *tuned_table_default(void)
+{
+    static tuned_table table;
+    static int state = 0; /* 0 not read, 1 read, -1 failed */
+    if (state == 0) {
+        const char *path = getenv("TUNED_TABLE");
+        char err[512];
+        if (!path || !*path) path = TUNED_TABLE_PATH; /* the checked-in table (set by stage.mk) */
+        state = tuned_table_read(path, &table, err, sizeof err) == 0 ? 1 : -1;
+        if (state < 0) fprintf(stderr, "tuned table: %s\n", err);
+    }
+    return state > 0 ? &table : NULL;
+}
