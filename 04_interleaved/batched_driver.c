@@ -127,7 +127,7 @@ int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks
         else if (!strcmp(opt, "--order")) ok = (order_given = looking_order_parse(val, &cfg.order) == 0);
         else if (!strcmp(opt, "--nb")) ok = cli_parse_ll(val, 1, 1024, &nb);
         else if (!strcmp(opt, "--per-block")) ok = cli_parse_ll(val, 1, 1024, &per_block);
-        else if (!strcmp(opt, "--unroll")) ok = cli_parse_ll(val, 1, 64, &unroll);
+        else if (!strcmp(opt, "--unroll")) ok = cli_parse_ll(val, 0, 64, &unroll);
         else if (!strcmp(opt, "--chunk")) ok = cli_parse_ll(val, 1, (long long)1 << 40, &chunk);
         else if (!strcmp(opt, "--check")) ok = cli_parse_ll(val, 0, 1 << 20, &check);
         else if (!strcmp(opt, "--max-gpu-memory")) ok = parse_size(val, &budget);
@@ -140,14 +140,14 @@ int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks
     if (input && (gen_given || kappa_given)) refused = "--family, --seed and --kappa describe a generated batch, not --input";
     else if (kappa_given && family != FAMILY_ILLCOND) refused = "--kappa applies only to --family illcond";
     else if (fmt_given && !output) refused = "--format applies only to --output";
-    else if (kernel_auto && (order_given || nb > 0 || per_block > 0 || unroll > 0 || threads > 0 || chunk))
+    else if (kernel_auto && (order_given || nb > 0 || per_block > 0 || unroll >= 0 || threads > 0 || chunk))
         refused = "--order, --nb, --per-block, --unroll, --threads and --chunk pick a configuration by hand: give --kernel too";
     if (!refused && !kernel_auto) {
         unsigned uses = batched_kernel_find(cfg.kernel)->uses;
         if (order_given && !(uses & BATCHED_USES_ORDER))
             refused = cfg.kernel == BATCHED_THREAD ? "--order applies only to --kernel tiles (the thread kernel is left-looking)"
                                                    : "--order does not apply to this kernel";
-        else if (unroll > 0 && !(uses & BATCHED_USES_UNROLL)) refused = "--unroll applies only to --kernel thread";
+        else if (unroll >= 0 && !(uses & BATCHED_USES_UNROLL)) refused = "--unroll applies only to --kernel thread";
         else if (threads > 0 && !(uses & BATCHED_USES_THREADS)) refused = "--threads does not apply to this kernel";
         else if (nb > 0 && !(uses & BATCHED_USES_NB)) refused = "--nb does not apply to this kernel";
     }
@@ -156,7 +156,7 @@ int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks
     else if (cfg.kernel == BATCHED_TILES) { cfg.nb = 8; cfg.per_block = 8; }
     if (nb > 0) cfg.nb = (int)nb;
     if (per_block > 0) cfg.per_block = (int)per_block;
-    if (unroll > 0) cfg.unroll = (int)unroll;
+    if (unroll >= 0) cfg.unroll = (int)unroll;
     if (threads > 0) cfg.threads = (int)threads;
     if (!input == !n || (!input && !batch) || (input && batch)) {
         fprintf(stderr, "%s: give either --input FILE or both --n and --batch\n", prog);

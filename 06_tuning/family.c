@@ -21,7 +21,11 @@ static int rows_check(const batched_config *c, int n, char *msg, size_t len)
             }
         if (list[0]) snprintf(msg, len, "the rows kernel has threads = %s compiled in for n = %d, not %d", list, n, c->threads);
         else snprintf(msg, len, "the rows kernel takes n <= %d, not %d", rows_sizes[ROWS_NSIZES - 1].nmax, n);
-    } else if (c->per_block < 1 || c->per_block * c->threads > 256 || c->per_block * c->threads % 32)
+    } else if (c->unroll != 0 && c->unroll != 1)
+        snprintf(msg, len, "rows kernel: unroll is 0 (every step written out) or 1 (a loop over the steps), not %d", c->unroll);
+    else if (c->unroll == 0 && n > ROWS_FULL_N)
+        snprintf(msg, len, "rows kernel: every step written out (unroll 0) is compiled for n <= %d only, not %d", ROWS_FULL_N, n);
+    else if (c->per_block < 1 || c->per_block * c->threads > 256 || c->per_block * c->threads % 32)
         snprintf(msg, len, "rows kernel: per_block x threads must be a multiple of 32 up to 256, got %d x %d", c->per_block,
                  c->threads);
     else if (rows_smem_need(n, c->threads, c->per_block) > ROWS_SMEM_LIMIT)
@@ -32,15 +36,15 @@ static int rows_check(const batched_config *c, int n, char *msg, size_t len)
 
 static int rows_launch(const batched_config *c, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
 {
-    return potrf_batched_rows(c->threads, c->per_block, n, batch, chunk, d_A, d_info);
+    return potrf_batched_rows(c->threads, c->unroll == 0, c->per_block, n, batch, chunk, d_A, d_info);
 }
 
 static void rows_describe(const batched_config *c, char *buf, size_t len)
 {
-    snprintf(buf, len, "rows T=%d x%d", c->threads, c->per_block);
+    snprintf(buf, len, "rows T=%d x%d %s", c->threads, c->per_block, c->unroll ? "loop" : "full");
 }
 
-static const batched_kernel_ops rows_ops = {"rows", "rows kernel", BATCHED_USES_THREADS, rows_check, rows_launch, rows_describe};
+static const batched_kernel_ops rows_ops = {"rows", "rows kernel", BATCHED_USES_THREADS | BATCHED_USES_UNROLL, rows_check, rows_launch, rows_describe};
 
 /* The thread kernel in all orders: left is stage 04's (its own check and launcher). */
 static const batched_kernel_ops *stage4_thread;

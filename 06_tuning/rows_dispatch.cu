@@ -3,6 +3,8 @@
 #include "rows_kernel.cuh"
 #include "rows_kernel.h"
 
+static_assert(ROWS_FULL_N == ROWS_FULL_MAX, "rows_kernel.h and rows_kernel.cuh agree");
+
 /* Must match the ROWS_FILE lines of rows_nmax*.cu (test_tuning launches every entry). */
 extern "C" const rows_size rows_sizes[ROWS_NSIZES] = {
     {16, {4, 8, 16}}, {32, {8, 16, 32}}, {48, {16, 32, 0}}, {64, {16, 32, 64}},
@@ -24,17 +26,17 @@ extern "C" size_t rows_smem_need(int n, int threads, int per_block)
     return nmax ? rows_smem_bytes(nmax, threads, n, per_block) : 0;
 }
 
-extern "C" int potrf_batched_rows(int threads, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+extern "C" int potrf_batched_rows(int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
 {
     switch (rows_nmax_for(n, threads)) {
-    case 16: return potrf_rows_16(threads, per_block, n, batch, chunk, d_A, d_info);
-    case 32: return potrf_rows_32(threads, per_block, n, batch, chunk, d_A, d_info);
-    case 48: return potrf_rows_48(threads, per_block, n, batch, chunk, d_A, d_info);
-    case 64: return potrf_rows_64(threads, per_block, n, batch, chunk, d_A, d_info);
-    case 80: return potrf_rows_80(threads, per_block, n, batch, chunk, d_A, d_info);
-    case 96: return potrf_rows_96(threads, per_block, n, batch, chunk, d_A, d_info);
-    case 112: return potrf_rows_112(threads, per_block, n, batch, chunk, d_A, d_info);
-    case 128: return potrf_rows_128(threads, per_block, n, batch, chunk, d_A, d_info);
+    case 16: return potrf_rows_16(threads, full, per_block, n, batch, chunk, d_A, d_info);
+    case 32: return potrf_rows_32(threads, full, per_block, n, batch, chunk, d_A, d_info);
+    case 48: return potrf_rows_48(threads, full, per_block, n, batch, chunk, d_A, d_info);
+    case 64: return potrf_rows_64(threads, full, per_block, n, batch, chunk, d_A, d_info);
+    case 80: return potrf_rows_80(threads, full, per_block, n, batch, chunk, d_A, d_info);
+    case 96: return potrf_rows_96(threads, full, per_block, n, batch, chunk, d_A, d_info);
+    case 112: return potrf_rows_112(threads, full, per_block, n, batch, chunk, d_A, d_info);
+    case 128: return potrf_rows_128(threads, full, per_block, n, batch, chunk, d_A, d_info);
     }
     fprintf(stderr, "potrf_batched_rows: no instance for n = %d with %d threads per matrix\n", n, threads);
     return -1;

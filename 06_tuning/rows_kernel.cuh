@@ -43,6 +43,10 @@
  * registers, which the largest register arrays need. */
 #define ROWS_MAX_BLOCK 256
 
+/* The largest NMAX with an instance whose steps are all written out (FULL): past it the code
+ * outgrows the instruction cache (measured: 3-6x slower at n = 80 .. 128). */
+#define ROWS_FULL_MAX 64
+
 /* The column buffer of one matrix: T R entries (R rows per thread), 16-byte aligned, plus 4 so
  * that two matrices' buffers start in different banks. */
 __host__ __device__ constexpr int rows_cb(int nmax, int T) { return (((nmax + T - 1) / T * T + 3) / 4) * 4 + 4; }
@@ -166,7 +170,62 @@ template <int NMAX, int T> struct rows_steps<NMAX, T, NMAX> {
     static __device__ __forceinline__ void run(rows_regs<NMAX, T> &, float *, int, int, int &) {}
 };
 
+/* The same factorization with a loop over k that the compiler does not unroll (FULL = false):
+ * the code of one step, instead of n steps written out, for the large orders where the written-out
+ * code (about n^2 R instructions) no longer fits in the instruction cache. The register array can
+ * then not be indexed by k, so it slides instead: after step k, a[r][j] holds column k + 1 + j of
+ * row t + T r (the update writes each result one place to the left, which costs nothing: it is the
+ * destination register of the same multiply-add), and the finished column k of L goes straight to
+ * the staging area, where the factor is assembled. The column buffer slides the same way, so that
+ * entry 0 is always the pivot and the 4-wide loads stay aligned. */
 template <int NMAX, int T>
+__device__ __forceinline__ void rows_loop(rows_regs<NMAX, T> &a, float *cols, float *stage, int ld, int n, int t, int &my_info)
+{
+    typedef rows_shape<NMAX, T> S;
+    // BEGIN SOLUTION: for k = 0 .. n-1 (a loop the compiler keeps): barrier; pivot d = entry 0 of the buffer (my_info = k + 1 on the first d that is not > 0); write column k of L for my rows i >= k into stage[i ld + k] (sqrt(d) on the diagonal); update the m = n - k remaining columns of my rows, each result one place to the left; write my new column-0 entries (rows i > k) into entry i - k - 1 of the other buffer
+    // stub: (void)a; (void)cols; (void)stage; (void)ld; (void)n; (void)t; (void)my_info;
+#pragma unroll 1
+    for (int k = 0; k < n; k++) {
+        rows_group_sync<T>(); /* column k is complete in cols[(k & 1) CB ..], entry 0 = row k */
+        const float *col = cols + (k & 1) * S::CB;
+        float *next = cols + ((k + 1) & 1) * S::CB;
+        const float d = col[0];
+        if (!(d > 0.0f) && my_info == 0) my_info = k + 1;
+        const float inv = rsqrtf(d);
+        float s[S::R];
+#pragma unroll
+        for (int r = 0; r < S::R; r++) {
+            const int i = t + T * r;
+            const float l = a[r][0] * inv;
+            s[r] = l * inv; /* c_ik / d */
+            if (i >= k && i < n) stage[i * ld + k] = i == k ? d * inv : l;
+        }
+        const int m = n - k; /* columns k .. n-1 are left: local 0 .. m-1 */
+#pragma unroll
+        for (int j4 = 0; j4 < NMAX; j4 += 4) {
+            if (j4 >= m) break;
+            const float4 c4 = *reinterpret_cast<const float4 *>(col + j4);
+            const float c[4] = {c4.x, c4.y, c4.z, c4.w};
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int j = j4 + u;
+                if (j == 0) continue;
+#pragma unroll
+                for (int r = 0; r < S::R; r++)
+                    if (j < S::cols(r)) a[r][j - 1] = a[r][j] - s[r] * c[u];
+                if (j == 1) /* the next step's column, as soon as it is final */
+#pragma unroll
+                    for (int r = 0; r < S::R; r++) {
+                        const int i = t + T * r;
+                        if (1 < S::cols(r) && i > k && i < n) next[i - k - 1] = a[r][0];
+                    }
+            }
+        }
+    }
+    // END SOLUTION
+}
+
+template <int NMAX, int T, bool FULL>
 __global__ void __launch_bounds__(ROWS_MAX_BLOCK) potrf_rows_kernel(float *A, int n, size_t batch, size_t chunk, size_t first,
                                                                     int per_block, int *info)
 {
@@ -179,7 +238,6 @@ __global__ void __launch_bounds__(ROWS_MAX_BLOCK) potrf_rows_kernel(float *A, in
     const int cnt = batch - b0 < (size_t)per_block ? (int)(batch - b0) : per_block; /* the last block may be partial */
     const int t = threadIdx.x % T, m = threadIdx.x / T;
     float *stage = smem, *cols = smem + (size_t)per_block * st.ms + (size_t)m * 2 * S::CB;
-    const float *mine = stage + (size_t)m * st.ms;
     const bool real = m < cnt; /* the matrices missing from the last block compute on zeros, store nothing */
 
     rows_copy_block<true>(A, n, batch, chunk, b0, cnt, per_block, stage, st);
@@ -194,25 +252,31 @@ __global__ void __launch_bounds__(ROWS_MAX_BLOCK) potrf_rows_kernel(float *A, in
         const int i = t + T * r;
         const bool row_ok = real && i < n;
 #pragma unroll
-        for (int j = 0; j < S::cols(r); j++) a[r][j] = (row_ok && j < n) ? mine[i * st.ld + j] : 0.0f;
+        for (int j = 0; j < S::cols(r); j++) a[r][j] = (row_ok && j < n) ? stage[(size_t)m * st.ms + i * st.ld + j] : 0.0f;
         cols[i] = a[r][0];
     }
     int my_info = 0;
 
-    rows_steps<NMAX, T, 0>::run(a, cols, n, t, my_info);
+    float *my_stage = stage + (size_t)m * st.ms;
+    if constexpr (FULL) rows_steps<NMAX, T, 0>::run(a, cols, n, t, my_info);
+    else rows_loop<NMAX, T>(a, cols, my_stage, st.ld, n, t, my_info);
 
-    /* My rows back into the staging area (zeros above the diagonal; no barrier first: each thread
-     * writes exactly the rows it read), then a coalesced store. */
+    /* The factor into the staging area (zeros above the diagonal; no barrier first: each thread
+     * writes only its own rows), then a coalesced store. FULL: my rows from the registers; the
+     * loop has written L already, only the upper part (still A) is zeroed. */
 #pragma unroll
     for (int r = 0; r < S::R; r++) {
         const int i = t + T * r;
-        float *row = stage + (size_t)m * st.ms + i * st.ld;
-        if (real && i < n)
+        float *row = my_stage + i * st.ld;
+        if (!real || i >= n) continue;
+        if constexpr (FULL) {
 #pragma unroll
             for (int j = 0; j < NMAX; j++) {
                 if (j >= n) break;
                 row[j] = (j < S::cols(r) && j <= i) ? a[r][j] : 0.0f;
             }
+        } else
+            for (int j = i + 1; j < n; j++) row[j] = 0.0f;
     }
     __syncthreads();
     rows_copy_block<false>(A, n, batch, chunk, b0, cnt, per_block, stage, st);

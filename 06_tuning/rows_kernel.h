@@ -24,18 +24,22 @@ int rows_nmax_for(int n, int threads);
 /* Shared memory one block needs, in bytes. */
 size_t rows_smem_need(int n, int threads, int per_block);
 
-/* Launch (arguments checked by the caller): 0, or -1 with a message on stderr. */
-int potrf_batched_rows(int threads, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+/* Instances with every step written out exist for n <= ROWS_FULL_N; all have the loop version. */
+#define ROWS_FULL_N 64
+
+/* Launch (arguments checked by the caller): 0, or -1 with a message on stderr. full: every step
+ * written out, else a loop over the steps. */
+int potrf_batched_rows(int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
 
 /* One per NMAX file (rows_nmax*.cu). */
-int potrf_rows_16(int threads, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
-int potrf_rows_32(int threads, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
-int potrf_rows_48(int threads, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
-int potrf_rows_64(int threads, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
-int potrf_rows_80(int threads, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
-int potrf_rows_96(int threads, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
-int potrf_rows_112(int threads, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
-int potrf_rows_128(int threads, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+int potrf_rows_16(int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+int potrf_rows_32(int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+int potrf_rows_48(int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+int potrf_rows_64(int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+int potrf_rows_80(int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+int potrf_rows_96(int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+int potrf_rows_112(int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+int potrf_rows_128(int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
 
 #ifdef __cplusplus
 }
