@@ -47,9 +47,9 @@
  * outgrows the instruction cache (measured: 3-6x slower at n = 80 .. 128). */
 #define ROWS_FULL_MAX 64
 
-/* The column buffer of one matrix: T R entries (R rows per thread), 16-byte aligned, plus 4 so
- * that two matrices' buffers start in different banks. */
-__host__ __device__ constexpr int rows_cb(int nmax, int T) { return (((nmax + T - 1) / T * T + 3) / 4) * 4 + 4; }
+/* The column buffer of one matrix: T R entries (R rows per thread), 16-byte aligned, plus 8 for
+ * the loop's read-ahead and 4 so that two matrices' buffers start in different banks. */
+__host__ __device__ constexpr int rows_cb(int nmax, int T) { return (((nmax + T - 1) / T * T + 3) / 4) * 4 + 12; }
 
 /* Rows per thread, and the columns slot r holds. */
 template <int NMAX, int T> struct rows_shape {
@@ -201,10 +201,17 @@ __device__ __forceinline__ void rows_loop(rows_regs<NMAX, T> &a, float *cols, fl
             if (i >= k && i < n) stage[i * ld + k] = i == k ? d * inv : l;
         }
         const int m = n - k; /* columns k .. n-1 are left: local 0 .. m-1 */
+        /* The buffer is read two groups of 4 ahead, so that a load's latency hides behind the
+         * multiply-adds of the groups before it (the loop may stop at any group; reading past the
+         * live entries is harmless: rows_cb leaves room). */
+        const float4 *col4 = reinterpret_cast<const float4 *>(col);
+        float4 ahead1 = col4[0], ahead2 = col4[1];
 #pragma unroll
         for (int j4 = 0; j4 < NMAX; j4 += 4) {
             if (j4 >= m) break;
-            const float4 c4 = *reinterpret_cast<const float4 *>(col + j4);
+            const float4 c4 = ahead1;
+            ahead1 = ahead2;
+            ahead2 = col4[j4 / 4 + 2];
             const float c[4] = {c4.x, c4.y, c4.z, c4.w};
 #pragma unroll
             for (int u = 0; u < 4; u++) {
