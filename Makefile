@@ -178,8 +178,6 @@ sanitize: $(foreach s,$(SANITIZE_STAGES),$(SANITIZE_DEPS_$(s)))
 	@python3 common/test_summary.py $(foreach s,$(SANITIZE_STAGES),$(RESULTS)/sanitize-stage-$(s).json)
 sanitize-stage-1:
 	@echo "stage 01 runs on the CPU only: its sanitizers are the host ones (make SAN=1 test-stage-1)"
-sanitize-stage-6:
-	@echo "stage 06 has no GPU code yet (06_tuning is a stub): nothing to sanitize"
 
 clean:
 	rm -rf $(BUILD)

@@ -16,7 +16,7 @@ $(S6)/cholesky_tuned: $(S6)/cholesky_tuned.o $(BUILD)/04_interleaved/batched_dri
 ALL_BINS += $(S6)/test_tuning $(S6)/tune $(S6)/bench_tuned $(S6)/cholesky_tuned
 TEST_SUITES += stage-6
 SUITE_DEPS_stage-6 := $(S6)/test_tuning $(S6)/cholesky_tuned $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check
-SUITE_CMDS_stage-6 := $(S6)/test_tuning
+SUITE_CMDS_stage-6 := $(S6)/test_tuning "bash 06_tuning/test_driver.sh"
 SUITE_POINTS_stage-6 := 06_tuning/points.tsv
 SUITE_TIMEOUT_stage-6 := 1800
 BENCH_STAGES += stage-6
@@ -28,3 +28,11 @@ BENCH_CMD_stage-6 := $(S6)/bench_tuned
 tune: $(S6)/tune
 	$(S6)/tune $(if $(QUICK),--quick --table $(BUILD)/tune/quick_table.tsv,--table $(BUILD)/tune/tuned_table.tsv)
 	@echo "review build/tune/*.csv; to make this GPU's table the course's: cp $(BUILD)/tune/tuned_table.tsv 06_tuning/"
+
+$(S6)/sanitize_tuning: $(S6)/sanitize_tuning.o $(BUILD)/04_interleaved/batched_small_run.o $(FAMILY_OBJS) $(COMMON_LIB)
+	$(LINK)
+ALL_BINS += $(S6)/sanitize_tuning
+SANITIZE_STAGES += 6
+SANITIZE_DEPS_6 := $(S6)/sanitize_tuning $(S6)/cholesky_tuned
+SANITIZE_CMDS_6 := "$(S6)/sanitize_tuning" \
+	"$(S6)/cholesky_tuned --n 41 --batch 300 --check 20 --max-gpu-memory 1M --output \$$SANITIZE_TMP/L.bin"

@@ -36,7 +36,7 @@ STUB = re.compile(r"^\s*// stub: ?(.*)$")
 # Never in a kit: the instructors' material and the mutation tests, which hold solution lines.
 INSTRUCTOR_ONLY = (".ci/", "INSTRUCTORS.md")
 # Where each stage's exercise lives.
-STAGE_DIRS = {1: "01_serial/", 2: "02_single_tile/", 3: "03_left_right_top/", 4: "04_interleaved/", 5: "05_chunked/"}
+STAGE_DIRS = {1: "01_serial/", 2: "02_single_tile/", 3: "03_left_right_top/", 4: "04_interleaved/", 5: "05_chunked/", 6: "06_tuning/"}
 # Files that may hold regions.
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
 

@@ -31,9 +31,9 @@ sys.path.insert(0, HERE)
 import course_kit  # noqa: E402
 from grading_common import environment_stamp, read_points  # noqa: E402
 
-STAGES = {1: "stage-1", 2: "stage-2", 3: "stage-3", 4: "stage-4", 5: "stage-5"}
+STAGES = {1: "stage-1", 2: "stage-2", 3: "stage-3", 4: "stage-4", 5: "stage-5", 6: "stage-6"}
 POINTS = {1: "01_serial/points.tsv", 2: "02_single_tile/points.tsv", 3: "03_left_right_top/points.tsv",
-          4: "04_interleaved/points.tsv", 5: "05_chunked/points.tsv"}
+          4: "04_interleaved/points.tsv", 5: "05_chunked/points.tsv", 6: "06_tuning/points.tsv"}
 # Performance: stage -> (weight, benchmark program, which rows are the student's code)
 PERF = {4: (5, "build/04_interleaved/bench_interleaved", lambda v: v.startswith("interleaved:")),
         5: (5, "build/05_chunked/bench_chunked", lambda v: v.startswith("convert (tiled)"))}

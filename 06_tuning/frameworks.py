@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""frameworks.py [CSV] - what a user would pick instead: torch, cupy and jax batched Cholesky
+(`linalg.cholesky` on an (batch, n, n) float32 array) on the batches of `make bench-stage-6`
+(1 GiB of matrices and 1024 matrices, n = 20, 30, ..., 100), timed like the course's rows: the
+same seeded SPD family shape, warm-up, median of 7 device-synchronised runs with the L2 flushed
+(a 100 MB write) before each. Appends rows to CSV (default build/bench.csv) in the format of
+common/report.c, stage "frameworks", so the table and the plots show them beside cuSOLVER.
+
+A framework that is not installed is skipped with a message; with none, the script says so and
+exits 0. BENCH_NS="20 100" picks the orders.
+"""
+import csv
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+FIELDS = ["stage", "variant", "n", "batch", "median_ms", "min_ms", "repeats", "gflops", "x_cusolver",
+          "pct_copy_roofline", "cusolver_ms", "copy_ms", "verified", "gpu", "cc", "sms", "driver", "cuda_runtime",
+          "host", "commit", "utc"]
+
+
+def spd_batch(xp, batch, n, seed):
+    """A well-conditioned SPD batch: B B^T / n + I (the frameworks' own RNG, on the device)."""
+    if xp.__name__.startswith("jax"):
+        import jax
+        b = jax.random.normal(jax.random.PRNGKey(seed), (batch, n, n), dtype="float32")
+        return b @ b.transpose(0, 2, 1) / n + xp.eye(n, dtype="float32")
+    if xp.__name__ == "torch":
+        g = xp.Generator(device="cuda").manual_seed(seed)
+        b = xp.randn(batch, n, n, device="cuda", generator=g, dtype=xp.float32)
+        return b @ b.transpose(1, 2) / n + xp.eye(n, device="cuda")
+    xp.random.seed(seed)
+    b = xp.random.standard_normal((batch, n, n), dtype="float32")
+    return b @ b.transpose(0, 2, 1) / n + xp.eye(n, dtype="float32")
+
+
+def frameworks():
+    """(name, make(batch, n) -> input, run(input) -> output, sync(), check(input, output) -> bool)"""
+    out = []
+    try:
+        import torch
+        if torch.cuda.is_available():
+            flush = torch.empty(25_000_000, device="cuda")
+            out.append(("torch.linalg.cholesky", lambda b, n: spd_batch(torch, b, n, 1), torch.linalg.cholesky,
+                        torch.cuda.synchronize, lambda: flush.fill_(1.0),
+                        lambda a, l: bool(torch.allclose(l[:4] @ l[:4].transpose(1, 2), a[:4], atol=1e-3, rtol=1e-3))))
+        else:
+            print("frameworks: torch is installed but sees no GPU: skipped")
+    except ImportError:
+        print("frameworks: torch is not installed: skipped")
+    try:
+        import cupy
+        flush_c = cupy.empty(25_000_000, dtype="float32")
+        out.append(("cupy.linalg.cholesky", lambda b, n: spd_batch(cupy, b, n, 1), cupy.linalg.cholesky,
+                    cupy.cuda.Device().synchronize, lambda: flush_c.fill(1.0),
+                    lambda a, l: bool(cupy.allclose(l[:4] @ l[:4].transpose(0, 2, 1), a[:4], atol=1e-3, rtol=1e-3))))
+    except ImportError:
+        print("frameworks: cupy is not installed: skipped")
+    try:
+        os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+        import jax
+        import jax.numpy as jnp
+        if any(d.platform == "gpu" for d in jax.devices()):
+            chol = jax.jit(jnp.linalg.cholesky)
+            state = {"flush": jnp.zeros(25_000_000)}
+
+            def jflush():
+                state["flush"] = (state["flush"] + 1.0).block_until_ready()
+            out.append(("jax.numpy.linalg.cholesky", lambda b, n: spd_batch(jnp, b, n, 1), lambda a: chol(a),
+                        lambda: None, jflush,
+                        lambda a, l: bool(jnp.allclose(l[:4] @ l[:4].transpose(0, 2, 1), a[:4], atol=1e-3, rtol=1e-3))))
+        else:
+            print("frameworks: jax is installed but sees no GPU: skipped")
+    except ImportError:
+        print("frameworks: jax is not installed: skipped")
+    return out
+
+
+def time_one(run, a, sync, flush, repeats=7):
+    def once():
+        flush()
+        sync()
+        t0 = time.perf_counter()
+        r = run(a)
+        if hasattr(r, "block_until_ready"):
+            r.block_until_ready()
+        sync()
+        return (time.perf_counter() - t0) * 1e3, r
+    once()
+    times, r = [], None
+    for _ in range(repeats):
+        t, r = once()
+        times.append(t)
+    return statistics.median(times), min(times), r
+
+
+def gpu_stamp():
+    try:
+        q = subprocess.run(["nvidia-smi", "--query-gpu=name,compute_cap,driver_version", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=30).stdout.strip().splitlines()[0]
+        name, cc, drv = [x.strip() for x in q.split(",")]
+        return name, cc, drv
+    except Exception:
+        return "unknown", "", ""
+
+
+def main():
+    path = sys.argv[1] if len(sys.argv) > 1 else "build/bench.csv"
+    fws = frameworks()
+    if not fws:
+        print("frameworks: none of torch, cupy, jax can run here; nothing to time")
+        return 0
+    ns = [int(x) for x in os.environ.get("BENCH_NS", "20 30 40 50 60 70 80 90 100").replace(",", " ").split()]
+    gpu, cc, drv = gpu_stamp()
+    commit = os.environ.get("GIT_COMMIT", "unknown")
+    new = not os.path.exists(path) or os.path.getsize(path) == 0
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        if new:
+            w.writeheader()
+        for label, batch_of in (("(1 GiB)", lambda n: -(-(1 << 30) // (n * n * 4))), ("(1024)", lambda n: 1024)):
+            for n in ns:
+                batch = batch_of(n)
+                for name, make, run, sync, flush, check in fws:
+                    try:
+                        a = make(batch, n)
+                        med, mn, l = time_one(run, a, sync, flush)
+                        ok = check(a, l)
+                    except Exception as e:  # out of memory, unsupported size: say so, go on
+                        print(f"frameworks: {name} n={n} batch={batch}: {type(e).__name__}: {str(e)[:120]}")
+                        continue
+                    if not ok:
+                        print(f"frameworks: {name} n={n} batch={batch}: WRONG result, no row")
+                        continue
+                    flops = (n ** 3 / 3 + n ** 2 / 2 + n / 6) * batch
+                    print(f"frameworks {name:<28} {label:<8} n={n:<4} batch={batch:<9} {med:10.4f} ms (min {mn:.4f})")
+                    w.writerow({"stage": "frameworks", "variant": f"{name} {label}", "n": n, "batch": batch,
+                                "median_ms": f"{med:.5f}", "min_ms": f"{mn:.5f}", "repeats": 7,
+                                "gflops": f"{flops / (med * 1e6):.2f}", "x_cusolver": "", "pct_copy_roofline": "",
+                                "cusolver_ms": 0, "copy_ms": 0, "verified": "yes", "gpu": gpu, "cc": cc, "sms": "",
+                                "driver": drv, "cuda_runtime": "", "host": platform.node(), "commit": commit,
+                                "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")})
+                    f.flush()
+                    del a, l
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

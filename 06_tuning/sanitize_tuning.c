@@ -1,0 +1,36 @@
+/* sanitize_tuning.c - every stage 06 kernel once, small (make sanitize-stage-6 runs it under
+ * compute-sanitizer): every rows instance (NMAX x threads per matrix, steps written out and the
+ * loop) at an n inside its range with a partial last block and chunk, and the thread kernel's
+ * right- and top-looking orders. */
+#include <stdio.h>
+#include "batched_small_run.h"
+#include "cli.h"
+#include "family.h"
+#include "gpu_batch.h"
+#include "rows_kernel.h"
+#include "small_runs.h"
+
+int main(int argc, char **argv)
+{
+    cli_no_arguments(argc, argv, "usage: sanitize_tuning   (small runs of every stage 06 kernel, for compute-sanitizer)\n");
+    family_init();
+    const size_t batch = 37; /* not a multiple of any block or chunk below */
+    int below = 0;
+    for (int s = 0; s < ROWS_NSIZES; s++) {
+        const int n = rows_sizes[s].nmax - 3 > below ? rows_sizes[s].nmax - 3 : rows_sizes[s].nmax; /* odd-ish, inside */
+        below = rows_sizes[s].nmax;
+        for (int t = 0; t < ROWS_MAX_THREADS_PER_SIZE; t++) {
+            const int T = rows_sizes[s].threads[t];
+            if (!T) continue;
+            for (int unroll = n <= ROWS_FULL_N ? 0 : 1; unroll < 2; unroll++) {
+                const int per_block = T >= 32 ? 2 - (T == 128) : 32 / T;
+                batched_config cfg = {BATCHED_ROWS, LOOK_LEFT, 0, per_block, unroll, T};
+                small_run_batched(&cfg, n, batch, (size_t)per_block, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
+            }
+        }
+    }
+    batched_config right = {BATCHED_THREAD, LOOK_RIGHT, 4, 32, 2, 0}, top = {BATCHED_THREAD, LOOK_TOP, 8, 32, 1, 0};
+    small_run_batched(&right, 33, batch, 17, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
+    small_run_batched(&top, 20, batch, 32, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
+    return small_runs_end("sanitize_tuning");
+}

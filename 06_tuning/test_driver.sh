@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# test_driver.sh - the stage 06 driver cholesky_tuned (stage 04's driver with the kernel family and
+# --kernel auto): arguments that do not apply are refused (everywhere); on a GPU, --kernel auto
+# factors files and generated batches from the tuned table and says which entry it used, and the
+# new kernels can be named by hand. Records each test in $TEST_RESULTS like the C harness does.
+suite=stage-6-driver
+bin=${BUILD:-build}/06_tuning/cholesky_tuned
+gen=${BUILD:-build}/datasets/gen_dataset
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+source common/harness.sh
+plan "driver" 14
+group "driver"
+
+expect() { # expect NAME STATUS PHRASE COMMAND...: exit status and a phrase in the output
+    local name=$1 want=$2 phrase=$3
+    shift 3
+    out=$("$@" 2>&1)
+    rc=$?
+    if [ $rc -eq "$want" ] && grep -q -- "$phrase" <<<"$out"; then record "$name" PASS "exit $rc: $(grep -m1 -- "$phrase" <<<"$out")"
+    else record "$name" FAIL "exit $rc (want $want, '$phrase'), output: $(tr '\n' ' ' <<<"$out" | cut -c1-300)"; fi
+}
+
+expect "tuned driver: --help names auto and rows" 0 "auto|tiles|thread|rows" $bin --help
+expect "tuned driver: auto with --nb refused" 2 "pick a configuration by hand" $bin --n 20 --batch 4 --nb 4
+expect "tuned driver: --threads with the thread kernel refused" 2 "does not apply" $bin --n 20 --batch 4 --kernel thread --threads 8
+expect "tuned driver: rows, threads not compiled for n" 2 "compiled in for n = 100" $bin --n 100 --batch 4 --kernel rows --threads 8
+expect "tuned driver: unreadable table" 2 "tuned table" env TUNED_TABLE=$tmp/none.tsv $bin --n 20 --batch 4
+
+if ! nvidia-smi -L >/dev/null 2>&1; then
+    skip_rest "driver" "no CUDA device"
+else
+    expect "tuned driver: auto on a generated batch, 1 GiB class" 0 "checked 8 matrices against the float64 reference: ok" \
+        $bin --n 100 --batch 26844
+    expect "tuned driver: auto says which entry it used" 0 "--kernel auto: .*tuned for n = 37" $bin --n 37 --batch 1000
+    $gen --family spd --n 45 --count 1500 --seed 3 --out "$tmp/a.bin" >/dev/null
+    expect "tuned driver: auto on a binary file, factors reread" 0 "checked 1500 matrices against the float64 reference: ok" \
+        $bin --input "$tmp/a.bin" --output "$tmp/L.bin" --check 1500
+    expect "tuned driver: its factors read back" 0 "1500 matrices of order 45" ${BUILD:-build}/datasets/dataset_check "$tmp/L.bin"
+    $gen --family nonspd --n 70 --count 300 --seed 5 --format txt --out "$tmp/ns.txt" >/dev/null
+    expect "tuned driver: auto flags non-SPD matrices of a text file" 0 "checked 300 matrices against the float64 reference: ok" \
+        $bin --input "$tmp/ns.txt" --check 300 --info "$tmp/info.txt"
+    expect "tuned driver: rows kernel by hand, steps written out" 0 "checked 64 matrices against the float64 reference: ok" \
+        $bin --n 33 --batch 5000 --kernel rows --threads 16 --per-block 4 --unroll 0 --chunk 4 --check 64
+    expect "tuned driver: rows kernel by hand, loop, odd chunk" 0 "checked 64 matrices against the float64 reference: ok" \
+        $bin --n 97 --batch 777 --kernel rows --threads 64 --per-block 1 --unroll 1 --chunk 7 --check 64
+    expect "tuned driver: thread kernel top-looking by hand" 0 "checked 64 matrices against the float64 reference: ok" \
+        $bin --n 40 --batch 3001 --kernel thread --order top --nb 4 --chunk 64 --check 64
+    expect "tuned driver: auto in slices" 0 "slices of" $bin --n 64 --batch 100000 --max-gpu-memory 256M
+fi
+finish
