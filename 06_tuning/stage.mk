@@ -36,3 +36,9 @@ SANITIZE_STAGES += 6
 SANITIZE_DEPS_6 := $(S6)/sanitize_tuning $(S6)/cholesky_tuned
 SANITIZE_CMDS_6 := "$(S6)/sanitize_tuning" \
 	"$(S6)/cholesky_tuned --n 41 --batch 300 --check 20 --max-gpu-memory 1M --output \$$SANITIZE_TMP/L.bin"
+
+# make tune-plots: the figures of the stage 06 README from 06_tuning/results/ (the committed H100
+# sweep, benchmark and frameworks rows; copy your own build/tune/*.csv there as tune_<gpu>.csv).
+.PHONY: tune-plots
+tune-plots: $(VENV)/.installed
+	$(VENV)/bin/python 06_tuning/plot_tuning.py 06_tuning/results 06_tuning
