@@ -47,7 +47,8 @@ static void usage(FILE *f, const batched_driver_hooks *hooks)
             "  --output      write the factors, row-major, in --format (default: the input file's format, else binary);\n"
             "                a matrix that failed (info > 0) is written as zeros\n"
             "  --info FILE   write every matrix's info, one per line (0 = factored; k > 0 = minor k not positive definite)\n"
-            "  --chunk C     chunked interleaved layout with chunks of C matrices (default: simple interleaved)\n"
+            "  --chunk C     chunked interleaved layout with chunks of C matrices; 1 = row-major, the data as they come, no\n"
+            "                conversion (default: simple interleaved, or the kernel's own default)\n"
             "  --kernel      thread: one thread per matrix, register tiles (default); tiles: stage 02 helpers, NB x NB threads per matrix\n"
             "  --order       tiles only (default left); --unroll: thread only (default 2)\n"
             "  defaults      thread NB=4, 64 matrices per block, unroll 2; tiles NB=8, 8 matrices per block\n"
@@ -152,7 +153,9 @@ int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks
         else if (nb > 0 && !(uses & BATCHED_USES_NB)) refused = "--nb does not apply to this kernel";
     }
     if (refused) { fprintf(stderr, "%s: %s\n", prog, refused); return 2; }
-    if (!kernel_auto && hooks->defaults) hooks->defaults(&cfg);
+    size_t default_chunk = 0;
+    if (!kernel_auto && hooks->defaults) hooks->defaults(&cfg, &default_chunk);
+    if (!kernel_auto && !chunk) chunk = (long long)default_chunk;
     else if (cfg.kernel == BATCHED_TILES) { cfg.nb = 8; cfg.per_block = 8; }
     if (nb > 0) cfg.nb = (int)nb;
     if (per_block > 0) cfg.per_block = (int)per_block;
@@ -221,7 +224,8 @@ int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks
         }
 
     char layout[64] = "simple interleaved";
-    if (chunk) snprintf(layout, sizeof layout, "chunked, %lld matrices per chunk", chunk);
+    if (chunk == 1) snprintf(layout, sizeof layout, "row-major (chunk = 1: no conversion)");
+    else if (chunk) snprintf(layout, sizeof layout, "chunked, %lld matrices per chunk", chunk);
     printf("%lld matrices of order %lld (%.3f GB), layout %s, kernel %s\n", batch, n, bytes / 1e9, layout,
            batched_config_name(&cfg, name, sizeof name));
     if (why[0]) printf("  --kernel auto: %s\n", why);
@@ -229,7 +233,7 @@ int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks
     else printf("  generating %s (seed %llu) on the GPU\n", family_name(family), seed);
 
     sliced_job job = {&cfg, (int)n, (size_t)batch, (size_t)chunk, host, input ? NULL : &p, info,
-                      host ? 0 : (size_t)check, sample, sample_L, (size_t)budget};
+                      host ? 0 : (size_t)check, sample, sample_L, (size_t)budget, hooks->to_layout, hooks->from_layout};
     sliced_report rep;
     if (sliced_run(&job, &rep) != 0) return 2;
     if (rep.slices > 1)

@@ -13,8 +13,12 @@ typedef struct {
     /* --kernel auto (then the default kernel): the configuration and chunk for (n, batch), 0; or
      * -1 with the reason in why. On success why says where the choice came from. NULL: no auto. */
     int (*choose)(int n, size_t batch, batched_config *cfg, size_t *chunk, char *why, size_t len);
-    /* The defaults of a kernel chosen by name, before --nb etc. apply (NULL: stage 04's). */
-    void (*defaults)(batched_config *cfg);
+    /* The defaults of a kernel chosen by name, before --nb etc. apply (NULL: stage 04's): the
+     * configuration, and the chunk when --chunk is not given (0: simple interleaved). */
+    void (*defaults)(batched_config *cfg, size_t *chunk);
+    /* The row-major <-> layout converters (NULL: the provided ones; see sliced_job). */
+    void (*to_layout)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
+    void (*from_layout)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
 } batched_driver_hooks;
 
 int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks);

@@ -9,6 +9,6 @@
 
 int main(int argc, char **argv)
 {
-    const batched_driver_hooks hooks = {"cholesky_batched", NULL, NULL, NULL};
+    const batched_driver_hooks hooks = {"cholesky_batched", NULL, NULL, NULL, NULL, NULL};
     return batched_driver_main(argc, argv, &hooks);
 }

@@ -32,16 +32,16 @@ static float between(cudaEvent_t a, cudaEvent_t b)
     return ms;
 }
 
-size_t sliced_bytes_per_matrix(int n, int staging)
+size_t sliced_bytes_per_matrix(int n, int staging, size_t chunk)
 {
-    return (size_t)n * n * sizeof(float) * (staging ? 2 : 1) + sizeof(int);
+    return (size_t)n * n * sizeof(float) * (staging && chunk != 1 ? 2 : 1) + sizeof(int);
 }
 
 static void free_sets(buffer_set *s, int count)
 {
     for (int k = 0; k < count; k++) {
         if (s[k].d_rm) CUDA_CHECK(cudaFree(s[k].d_rm));
-        if (s[k].d_lay) CUDA_CHECK(cudaFree(s[k].d_lay));
+        if (s[k].d_lay && s[k].d_lay != s[k].d_rm) CUDA_CHECK(cudaFree(s[k].d_lay));
         if (s[k].d_info) CUDA_CHECK(cudaFree(s[k].d_info));
         s[k].d_rm = s[k].d_lay = NULL;
         s[k].d_info = NULL;
@@ -61,16 +61,19 @@ static int try_alloc(void **p, size_t bytes)
     return 1;
 }
 
-static int alloc_sets(buffer_set *s, int count, int n, size_t slice, int staging)
+/* in_place: the layout is row-major, so the staging buffer is the layout buffer too. */
+static int alloc_sets(buffer_set *s, int count, int n, size_t slice, int staging, int in_place)
 {
     size_t bytes = slice * (size_t)n * n * sizeof(float);
     for (int k = 0; k < count; k++) {
-        s[k].d_rm = NULL;
+        s[k].d_rm = s[k].d_lay = NULL;
+        s[k].d_info = NULL;
         if (!try_alloc((void **)&s[k].d_lay, bytes) || !try_alloc((void **)&s[k].d_info, slice * sizeof(int)) ||
-            (staging && !try_alloc((void **)&s[k].d_rm, bytes))) {
+            (staging && !in_place && !try_alloc((void **)&s[k].d_rm, bytes))) {
             free_sets(s, k + 1);
             return 0;
         }
+        if (in_place) s[k].d_rm = s[k].d_lay;
     }
     return 1;
 }
@@ -97,8 +100,10 @@ static double copy_gbs(void *dst, const void *src, size_t bytes, enum cudaMemcpy
 
 int sliced_run(const sliced_job *job, sliced_report *rep)
 {
-    const int n = job->n, staging = job->host != NULL;
-    const size_t nn = (size_t)n * n, per = sliced_bytes_per_matrix(n, staging);
+    const int n = job->n, staging = job->host != NULL, in_place = staging && job->chunk == 1;
+    const size_t nn = (size_t)n * n, per = sliced_bytes_per_matrix(n, staging, job->chunk);
+    void (*to_layout)(int, size_t, size_t, const float *, float *) = job->to_layout ? job->to_layout : rowmajor_to_chunked_device;
+    void (*from_layout)(int, size_t, size_t, const float *, float *) = job->from_layout ? job->from_layout : chunked_to_rowmajor_device;
     *rep = (sliced_report){0};
 
     /* The slice: the whole batch if it fits, else half the budget per buffer set. */
@@ -116,7 +121,7 @@ int sliced_run(const sliced_job *job, sliced_report *rep)
     }
     /* Another process may have taken memory since it was measured: halve the slice until it fits. */
     buffer_set set[2] = {{0}};
-    while (!alloc_sets(set, sets, n, slice, staging)) {
+    while (!alloc_sets(set, sets, n, slice, staging, in_place)) {
         size_t smaller = slice / 2;
         if (smaller == 0) {
             fprintf(stderr, "out of GPU memory: even a slice of one matrix of order %d (%zu bytes) cannot be allocated\n", n, per);
@@ -171,9 +176,9 @@ int sliced_run(const sliced_job *job, sliced_report *rep)
         CUDA_CHECK(cudaStreamWaitEvent(compute, e->in1, 0));
         CUDA_CHECK(cudaEventRecord(e->c0, compute));
         if (job->gen) gen_batch_device(job->gen, n, first, count, lay_chunk, b->d_lay);
-        else rowmajor_to_chunked_device(n, count, lay_chunk, b->d_rm, b->d_lay);
+        else if (!in_place) to_layout(n, count, lay_chunk, b->d_rm, b->d_lay);
         if (potrf_batched(job->cfg, n, count, lay_chunk, b->d_lay, b->d_info) != 0) return -1;
-        if (staging) chunked_to_rowmajor_device(n, count, lay_chunk, b->d_lay, b->d_rm);
+        if (staging && !in_place) from_layout(n, count, lay_chunk, b->d_lay, b->d_rm);
         CUDA_CHECK(cudaEventRecord(e->c1, compute));
 
         CUDA_CHECK(cudaStreamWaitEvent(out, e->c1, 0));

@@ -2,6 +2,7 @@
  * budget, overlapping the copies of one slice with the factorization of another.
  *
  *   slice s:  copy in (H2D) --> convert row-major -> layout, potrf_batched, convert back --> copy out (D2H)
+ *             (chunk = 1 is row-major itself: no conversion, no second buffer)
  *             [copy stream]     [compute: the default stream]                                 [copy stream]
  *
  * Two sets of device buffers take turns: while slice s is factored in set s % 2, slice s + 1 is
@@ -28,6 +29,11 @@ typedef struct {
     const size_t *sample_index;
     float *sample_out;       /* nsamples * n * n floats, row-major */
     size_t gpu_budget;       /* bytes of GPU memory the run may use */
+    /* The row-major <-> layout converters (NULL: the provided ones of common/gpu_batch.h; a later
+     * stage passes its faster ones). Not called when chunk = 1: the layout IS row-major, and the
+     * slice is factored where it was copied in. */
+    void (*to_layout)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
+    void (*from_layout)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
 } sliced_job;
 
 typedef struct {
@@ -41,8 +47,8 @@ typedef struct {
 } sliced_report;
 
 /* Bytes of GPU memory one matrix needs in a slice (its layout, its row-major staging copy when
- * the batch comes from or goes to the host, its info). */
-size_t sliced_bytes_per_matrix(int n, int staging);
+ * the batch comes from or goes to the host and the layout is not row-major, its info). */
+size_t sliced_bytes_per_matrix(int n, int staging, size_t chunk);
 
 /* 0 on success; -1 with a message on stderr (budget too small for one matrix, GPU memory gone). */
 int sliced_run(const sliced_job *job, sliced_report *rep);

@@ -5,10 +5,12 @@
  *   build/06_tuning/cholesky_tuned --n 100 --batch 26844               (auto: from the table)
  *   build/06_tuning/cholesky_tuned --input data.bin --output L.bin --info info.txt
  *   build/06_tuning/cholesky_tuned --n 64 --batch 4096 --kernel rows --threads 32 --per-block 2 --chunk 2
+ *   build/06_tuning/cholesky_tuned --n 100 --batch 4096 --kernel cyclic --threads 64      (row-major, no conversion)
  *   build/06_tuning/cholesky_tuned --n 40 --batch 4096 --kernel thread --order top --nb 4 --chunk 64 */
 #include <stdio.h>
 #include "batched_driver.h"
 #include "family.h"
+#include "layout_convert.h"
 #include "tuned.h"
 
 static int choose(int n, size_t batch, batched_config *cfg, size_t *chunk, char *why, size_t len)
@@ -18,14 +20,16 @@ static int choose(int n, size_t batch, batched_config *cfg, size_t *chunk, char 
         snprintf(why, len, "the tuned table could not be read (make tune writes one; TUNED_TABLE=FILE picks another)");
         return -1;
     }
-    return tuned_choose(t, n, batch, cfg, chunk, why, len);
+    return tuned_choose(t, n, batch, 1, cfg, chunk, why, len); /* the driver's data are row-major */
 }
 
-/* A kernel named on the command line starts from these (then --nb, --threads, ... apply). */
-static void defaults(batched_config *cfg)
+/* A kernel named on the command line starts from these (then --nb, --threads, ... apply). The
+ * rows and cyclic kernels read row-major data as they are, so their default chunk is 1. */
+static void defaults(batched_config *cfg, size_t *chunk)
 {
     if (cfg->kernel == BATCHED_TILES) cfg->nb = 8, cfg->per_block = 8;
-    else if (cfg->kernel == BATCHED_ROWS) cfg->threads = 32, cfg->per_block = 2;
+    else if (cfg->kernel == BATCHED_ROWS) cfg->threads = 32, cfg->per_block = 2, cfg->unroll = 1, *chunk = 1;
+    else if (cfg->kernel == BATCHED_CYCLIC) cfg->threads = 64, cfg->per_block = 1, cfg->unroll = 0, cfg->nb = 0, *chunk = 1;
 }
 
 int main(int argc, char **argv)
@@ -34,8 +38,12 @@ int main(int argc, char **argv)
     const batched_driver_hooks hooks = {
         "cholesky_tuned",
         "  --kernel auto (default): the tuned table's configuration and chunk for this n and batch size\n"
-        "  --kernel rows: --threads T threads per matrix (default 32), --per-block M matrices per block (default 2)\n"
-        "  --kernel thread: --order left|right|top (default left)\n",
-        choose, defaults};
+        "  --kernel rows: --threads T threads per matrix (default 32), --per-block M matrices per block (default 2),\n"
+        "                 --unroll 0 (every step written out, n <= 64) or 1 (a loop, the default); default --chunk 1\n"
+        "  --kernel cyclic: --threads 16, 64 (default) or 256 (a G x G grid per matrix), --per-block M (default 1);\n"
+        "                 default --chunk 1 (row-major: no conversion)\n"
+        "  --kernel thread: also --order left|right|top (default left)\n"
+        "  conversions to and from a layout other than row-major use stage 05's tiled converter\n",
+        choose, defaults, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled};
     return batched_driver_main(argc, argv, &hooks);
 }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "family.h"
+#include "cyclic_kernel.h"
 #include "rows_kernel.h"
 
 /* The most shared memory any current GPU gives one block (H100: 227 KiB); the launcher checks
@@ -46,6 +47,30 @@ static void rows_describe(const batched_config *c, char *buf, size_t len)
 
 static const batched_kernel_ops rows_ops = {"rows", "rows kernel", BATCHED_USES_THREADS | BATCHED_USES_UNROLL, rows_check, rows_launch, rows_describe};
 
+static int cyclic_check(const batched_config *c, int n, char *msg, size_t len)
+{
+    const int most = cyclic_max_n(c->threads);
+    if (!most) snprintf(msg, len, "the cyclic kernel takes threads = 16, 64 or 256 (a G x G grid), not %d", c->threads);
+    else if (n > most) snprintf(msg, len, "the cyclic kernel with %d threads per matrix takes n <= %d, not %d", c->threads, most, n);
+    else if (c->per_block < 1 || c->per_block * c->threads > 256 || c->per_block * c->threads % 32)
+        snprintf(msg, len, "cyclic kernel: per_block x threads must be a multiple of 32 up to 256, got %d x %d", c->per_block,
+                 c->threads);
+    return msg[0] ? -1 : 0;
+}
+
+static int cyclic_launch(const batched_config *c, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+{
+    return potrf_batched_cyclic(c->threads, c->per_block, n, batch, chunk, d_A, d_info);
+}
+
+static void cyclic_describe(const batched_config *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "cyclic T=%d x%d", c->threads, c->per_block);
+}
+
+static const batched_kernel_ops cyclic_ops = {"cyclic", "cyclic kernel", BATCHED_USES_THREADS, cyclic_check, cyclic_launch,
+                                              cyclic_describe};
+
 /* The thread kernel in all orders: left is stage 04's (its own check and launcher). */
 static const batched_kernel_ops *stage4_thread;
 
@@ -81,4 +106,5 @@ void family_init(void)
     thread_ops.group = stage4_thread->group;
     batched_register_kernel(BATCHED_THREAD, &thread_ops);
     batched_register_kernel(BATCHED_ROWS, &rows_ops);
+    batched_register_kernel(BATCHED_CYCLIC, &cyclic_ops);
 }

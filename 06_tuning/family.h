@@ -2,6 +2,9 @@
  * test, benchmark and driver of stages 04-05 runs it through the same batched_config:
  *   rows    T threads per matrix (threads = T: 4 .. 128), rows in registers (rows_kernel.cuh);
  *           per_block matrices per block
+ *   cyclic  G x G threads per matrix (threads = 16, 64, 256), each holding the lower triangle of
+ *           its 2D-cyclic share in registers (cyclic_kernel.cuh); per_block matrices per block;
+ *           reads row-major data as they are (chunk = 1)
  *   thread  stage 04's one thread per matrix, now in all three looking orders (thread_orders.cu;
  *           left is stage 04's kernel itself) */
 #ifndef FAMILY_H
@@ -14,6 +17,7 @@ extern "C" {
 #endif
 
 #define BATCHED_ROWS ((batched_kernel)2)
+#define BATCHED_CYCLIC ((batched_kernel)3)
 
 /* Register the family (idempotent). Call before parsing or launching any configuration. */
 void family_init(void);

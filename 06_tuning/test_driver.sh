@@ -9,7 +9,7 @@ gen=${BUILD:-build}/datasets/gen_dataset
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source common/harness.sh
-plan "driver" 14
+plan "driver" 20
 group "driver"
 
 expect() { # expect NAME STATUS PHRASE COMMAND...: exit status and a phrase in the output
@@ -47,5 +47,17 @@ else
     expect "tuned driver: thread kernel top-looking by hand" 0 "checked 64 matrices against the float64 reference: ok" \
         $bin --n 40 --batch 3001 --kernel thread --order top --nb 4 --chunk 64 --check 64
     expect "tuned driver: auto in slices" 0 "slices of" $bin --n 64 --batch 100000 --max-gpu-memory 256M
+    expect "tuned driver: auto on row-major data needs no conversion" 0 "row-major (chunk = 1: no conversion)" $bin --n 100 --batch 2000
+    expect "tuned driver: the README's rows example, its defaults" 0 "checked 8 matrices against the float64 reference: ok" \
+        $bin --n 64 --batch 4096 --kernel rows --threads 32 --per-block 2 --chunk 2
+    expect "tuned driver: cyclic kernel by hand, row-major in slices" 0 "checked 64 matrices against the float64 reference: ok" \
+        $bin --n 113 --batch 3001 --kernel cyclic --threads 64 --check 64 --max-gpu-memory 64M
+    $gen --family nonspd --n 90 --count 500 --seed 9 --out "$tmp/ns90.bin" >/dev/null
+    expect "tuned driver: cyclic kernel on a file, non-SPD flagged, row-major in place" 0 "checked 500 matrices against the float64 reference: ok" \
+        $bin --input "$tmp/ns90.bin" --kernel cyclic --threads 256 --check 500 --output "$tmp/L90.bin"
+    expect "tuned driver: auto past the kernels' n (n = 200)" 0 "checked 8 matrices against the float64 reference: ok" \
+        $bin --n 200 --batch 500
+    expect "tuned driver: a converting layout uses the tiled converter" 0 "checked 64 matrices against the float64 reference: ok" \
+        $bin --n 50 --batch 2001 --kernel cyclic --threads 16 --per-block 2 --chunk 32 --check 64
 fi
 finish

@@ -15,6 +15,7 @@
 #include "batched_testing.h"
 #include "cuda_check.h"
 #include "family.h"
+#include "cyclic_kernel.h"
 #include "rows_kernel.h"
 #include "tuned.h"
 
@@ -50,6 +51,23 @@ static int rows_configs(int n, batched_config *out)
     return k;
 }
 
+/* Every cyclic instance that takes n (the fewest slots for each grid), with one and three times
+ * the smallest block (per_block then divides none of the batches). */
+static int cyclic_configs(int n, batched_config *out)
+{
+    int k = 0;
+    for (int s = 0; s < CYCLIC_NGRIDS; s++) {
+        const int T = cyclic_grids[s].g * cyclic_grids[s].g, small = T >= 32 ? 1 : 32 / T;
+        const int pbs[2] = {small, 3 * small};
+        for (int p = 0; p < 2; p++) {
+            batched_config c = {BATCHED_CYCLIC, LOOK_LEFT, 0, pbs[p], 0, T};
+            char msg[256];
+            if (batched_config_check(&c, n, msg, sizeof msg) == 0) out[k++] = c;
+        }
+    }
+    return k;
+}
+
 static void test_refusals(harness *h)
 {
     float *d_A;
@@ -63,6 +81,10 @@ static void test_refusals(harness *h)
         {{BATCHED_ROWS, LOOK_LEFT, 0, 3, 1, 8}, 20, "3 x 8 threads per block (not a whole warp)"},
         {{BATCHED_ROWS, LOOK_LEFT, 0, 4, 1, 128}, 100, "4 x 128 threads per block (more than 256)"},
         {{BATCHED_ROWS, LOOK_LEFT, 0, 4, 1, 64}, 128, "4 matrices of order 128 per block (shared memory)"},
+        {{BATCHED_CYCLIC, LOOK_LEFT, 0, 1, 0, 32}, 20, "cyclic kernel, 32 threads (not a square grid)"},
+        {{BATCHED_CYCLIC, LOOK_LEFT, 0, 1, 0, 16}, 65, "cyclic kernel, 4 x 4 threads at n = 65"},
+        {{BATCHED_CYCLIC, LOOK_LEFT, 0, 2, 0, 256}, 100, "cyclic kernel, 2 x 256 threads per block"},
+        {{BATCHED_CYCLIC, LOOK_LEFT, 0, 1, 0, 64}, 129, "cyclic kernel, n = 129"},
         {{BATCHED_THREAD, (looking_order)7, 4, 64, 1, 0}, 20, "thread kernel, unknown looking order"},
         {{BATCHED_THREAD, LOOK_TOP, 16, 64, 1, 0}, 20, "thread top-looking NB = 16 (not compiled)"},
     };
@@ -89,12 +111,13 @@ static void test_table(harness *h)
                   t ? t->count : 0, t ? t->gpu : "");
     int all = t != NULL, first_bad = 0;
     size_t bad_batch = 0;
+    for (int rm = 0; rm < 2; rm++)
     for (int n = 1; n <= 128 && all; n++)
         for (size_t batch = 1; batch <= ((size_t)1 << 28) && all; batch *= 4) {
             batched_config cfg;
             size_t chunk;
             char why[256], msg[256];
-            if (tuned_choose(t, n, batch, &cfg, &chunk, why, sizeof why) != 0 || batched_config_check(&cfg, n, msg, sizeof msg) != 0)
+            if (tuned_choose(t, n, batch, rm, &cfg, &chunk, why, sizeof why) != 0 || batched_config_check(&cfg, n, msg, sizeof msg) != 0)
                 all = 0, first_bad = n, bad_batch = batch;
         }
     harness_check(h, all, "auto has a valid configuration for every n = 1..128 and batch 1..2^28",
@@ -102,10 +125,11 @@ static void test_table(harness *h)
     for (int a = 0; a < TABLE_NS; a++)
         for (int cls = 0; cls < 2; cls++) {
             char name[160], detail[320] = "no table";
-            const size_t batch = cls ? 1500 : 1001; /* near the 1024 and 16384 classes, not multiples of anything */
+            const size_t batch = cls ? 1500 : 1001; /* near the 1024 and 16384 classes, not multiples of anything;
+                                                       the second for row-major data */
             batched_config cfg;
             size_t chunk = 0;
-            int ok = t && tuned_choose(t, table_ns[a], batch, &cfg, &chunk, detail, sizeof detail) == 0;
+            int ok = t && tuned_choose(t, table_ns[a], batch, cls, &cfg, &chunk, detail, sizeof detail) == 0;
             snprintf(name, sizeof name, "auto n=%d batch=%zu", table_ns[a], batch);
             if (ok) {
                 test_batch tb;
@@ -140,28 +164,37 @@ int main(void)
     batched_config cfg[MAX_CFG];
     int rows_tests = 0;
     for (int a = 0; a < nn; a++) rows_tests += rows_configs(ns[a], cfg) * nb * nc;
+    int cyclic_tests = 0;
+    for (int a = 0; a < nn; a++) cyclic_tests += cyclic_configs(ns[a], cfg) * nb * nc;
     const char *const groups[] = {"rows kernel", "thread-per-matrix kernel", "cuSOLVER agreement", "batch past 2^31 floats",
-                                  "tuned table", "refused configurations"};
+                                  "tuned table", "refused configurations", "cyclic kernel"};
     harness_plan(&h, groups[0], rows_tests + 1);
     harness_plan(&h, groups[1], N_THREAD_ORDERS * nn * nb * nc);
-    harness_plan(&h, groups[2], 2 * nn * nb);
+    harness_plan(&h, groups[2], 3 * nn * nb);
     harness_plan(&h, groups[3], 1);
     harness_plan(&h, groups[4], 2 + 2 * TABLE_NS);
-    harness_plan(&h, groups[5], 8);
+    harness_plan(&h, groups[5], 12);
+    harness_plan(&h, groups[6], cyclic_tests + 1);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
-        for (int g = 0; g < 6; g++) harness_skip_rest(&h, groups[g], reason);
+        for (int g = 0; g < 7; g++) harness_skip_rest(&h, groups[g], reason);
         return harness_end(&h);
     }
     for (int a = 0; a < nn; a++) {
         const int k = rows_configs(ns[a], cfg);
         test_configs(&h, "rows", cfg, k, &ns[a], 1, batches, nb, chunks, nc);
     }
+    for (int a = 0; a < nn; a++) {
+        const int k = cyclic_configs(ns[a], cfg);
+        test_configs(&h, "cyclic", cfg, k, &ns[a], 1, batches, nb, chunks, nc);
+    }
     test_configs(&h, "orders", thread_orders, N_THREAD_ORDERS, ns, nn, batches, nb, chunks, nc);
     const batched_config rows20 = {BATCHED_ROWS, LOOK_LEFT, 0, 8, 0, 8}, rows100 = {BATCHED_ROWS, LOOK_LEFT, 0, 1, 1, 64};
     /* 2.4e9 floats: past 32-bit offsets (skipped, and worth 0 points, on GPUs with less memory). */
     test_large_batch(&h, groups[3], &rows20, 20, 8, (size_t)9 << 30, 64);
     test_large_batch(&h, groups[0], &rows100, 100, 1, (size_t)1 << 30, 32);
+    const batched_config cyclic128 = {BATCHED_CYCLIC, LOOK_LEFT, 0, 1, 0, 64};
+    test_large_batch(&h, groups[6], &cyclic128, 128, 1, (size_t)1 << 30, 32);
     harness_group(&h, groups[4]);
     test_table(&h);
     harness_group(&h, groups[5]);

@@ -3,9 +3,10 @@
  * hand, verifies each result after timing (every info 0, sampled matrices against the float64
  * reference), and keeps the fastest verified one per (n, class) in the tuned table.
  *
- *   build/06_tuning/tune                 the full sweep (phase 1: every configuration at 24 orders;
- *                                        phase 2: every n = 1..128 with the finalists of its
- *                                        neighbours), then the table
+ *   build/06_tuning/tune                 the full sweep (phase 1: every configuration at 31 orders,
+ *                                        1 .. 1024; phase 2: every n = 1..128 with the finalists of
+ *                                        its neighbours), then the table: per (n, class) the
+ *                                        fastest in any layout and the fastest on row-major data
  *   build/06_tuning/tune --quick         a few minutes: fewer orders and configurations, no phase 2
  *
  * Rows go to a CSV as they are measured (default build/tune/<GPU>.csv); an interrupted sweep
@@ -28,6 +29,7 @@
 #include "gpu_batch.h"
 #include "host_alloc.h"
 #include "report.h"
+#include "cyclic_kernel.h"
 #include "rows_kernel.h"
 #include "timing.h"
 #include "tune_gpu.h"
@@ -71,12 +73,26 @@ static int candidates(int n, int quick, candidate *c)
                     if (batched_config_check(&cfg, n, msg, sizeof msg) != 0) continue;
                     c[k].cfg = cfg;
                     c[k++].chunk = (size_t)(block / T);
+                    if (!quick && block / T > 1) { /* row-major: the same block on data as users hold them */
+                        c[k].cfg = cfg;
+                        c[k++].chunk = 1;
+                    }
                 }
             }
         }
         break; /* the smallest instance that takes n */
     }
-    if (!quick && n >= 8) {
+    for (int s = 0; s < CYCLIC_NGRIDS; s++) { /* row-major only: its threads read their rows straight from memory */
+        const int T = cyclic_grids[s].g * cyclic_grids[s].g;
+        if (n > cyclic_max_n(T) || (quick && n < 32)) continue;
+        for (int block = T < 32 ? 32 : T; block <= 256; block *= 2) {
+            batched_config cfg = {BATCHED_CYCLIC, LOOK_LEFT, 0, block / T, 0, T};
+            if (batched_config_check(&cfg, n, msg, sizeof msg) != 0) continue;
+            c[k].cfg = cfg;
+            c[k++].chunk = 1;
+        }
+    }
+    if (!quick && n >= 8 && n <= 128) {
         const batched_config tiles[] = {{BATCHED_TILES, LOOK_LEFT, 8, 8, 1, 0}, {BATCHED_TILES, LOOK_TOP, 8, 8, 1, 0},
                                         {BATCHED_TILES, LOOK_LEFT, 16, 2, 1, 0}};
         for (int t = 0; t < 3; t++) {
@@ -84,6 +100,14 @@ static int candidates(int n, int quick, candidate *c)
             c[k++].chunk = (size_t)tiles[t].per_block;
         }
     }
+    if (n > 128) /* past the register kernels: the tile kernel, one matrix per block, every order and tile */
+        for (int o = 0; o < LOOK_COUNT; o++)
+            for (int nb = 8; nb <= 32; nb *= 2) {
+                batched_config cfg = {BATCHED_TILES, (looking_order)o, nb, 1, 1, 0};
+                if (batched_config_check(&cfg, n, msg, sizeof msg) != 0) continue;
+                c[k].cfg = cfg;
+                c[k++].chunk = 1;
+            }
     return k;
 }
 
@@ -338,18 +362,20 @@ static void write_table(const char *path, const env_stamp *e, const char *source
     snprintf(t.gpu, sizeof t.gpu, "%.127s", e->gpu);
     snprintf(t.commit, sizeof t.commit, "%s", e->commit);
     snprintf(t.source, sizeof t.source, "%s", source);
-    t.e = host_alloc_array(129 * TUNE_CLASSES, sizeof *t.e, "the tuned table");
-    for (int n = 1; n <= 128; n++)
-        for (int cls = 0; cls < TUNE_CLASSES; cls++) {
+    t.e = host_alloc_array(2 * (BATCHED_MAX_N + 1) * TUNE_CLASSES, sizeof *t.e, "the tuned table");
+    for (int n = 1; n <= BATCHED_MAX_N; n++)
+        for (int cls = 0; cls < TUNE_CLASSES; cls++)
+            for (int rm = 0; rm < 2; rm++) { /* the fastest in any layout, and on row-major data (chunk 1) */
             int best = -1;
             for (int r = 0; r < nrows; r++)
-                if (rows[r].n == n && rows[r].cls == cls && isfinite(rows[r].median_ms) &&
+                if (rows[r].n == n && rows[r].cls == cls && isfinite(rows[r].median_ms) && (!rm || rows[r].cand.chunk == 1) &&
                     (best < 0 || rows[r].median_ms < rows[best].median_ms))
                     best = r;
             if (best < 0) continue;
             tuned_entry *x = &t.e[t.count++];
             x->n = n;
             x->cls = cls;
+            x->rowmajor = rm;
             x->cfg = rows[best].cand.cfg;
             x->chunk = rows[best].cand.chunk;
             x->ms = rows[best].median_ms;
@@ -368,7 +394,7 @@ static void usage(FILE *f)
                "  --quick      a few minutes: 10 orders, fewer configurations, no phase 2\n"
                "  --csv FILE   the measured rows (default build/tune/<GPU>.csv, or <GPU>-quick.csv)\n"
                "  --table FILE where the tuned table goes (default build/tune/tuned_table.tsv)\n"
-               "  --ns LIST    explore only these orders (1..128), no phase 2\n");
+               "  --ns LIST    explore only these orders (1..1024), no phase 2\n");
 }
 
 int main(int argc, char **argv)
@@ -384,7 +410,10 @@ int main(int argc, char **argv)
             char *copy = strdup(argv[++a]), *tok = strtok(copy, " ,");
             for (; tok; tok = strtok(NULL, " ,")) {
                 long long v;
-                if (nexp == 128 || !cli_parse_ll(tok, 1, 128, &v)) { fprintf(stderr, "tune: bad --ns '%s' (orders 1..128)\n", argv[a]); return 2; }
+                if (nexp == 128 || !cli_parse_ll(tok, 1, BATCHED_MAX_N, &v)) {
+                    fprintf(stderr, "tune: bad --ns '%s' (at most 128 orders, each 1..%d)\n", argv[a], BATCHED_MAX_N);
+                    return 2;
+                }
                 ns[nexp++] = (int)v;
             }
             free(copy);
@@ -395,10 +424,11 @@ int main(int argc, char **argv)
     env_stamp e;
     if (!bench_begin_gpu("tune", &e)) return 0;
     if (!given_ns) {
-        static const int full[] = {1, 2, 3, 4, 6, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128};
+        static const int full[] = {1,  2,  3,  4,  6,  8,   12,  16,  20,  24,  28,  32,  40,  48,  56,  64,
+                                   72, 80, 88, 96, 104, 112, 120, 128, 160, 192, 256, 384, 512, 768, 1024};
         static const int fast[] = {8, 16, 24, 32, 48, 64, 80, 96, 112, 128};
         const int *src = quick ? fast : full;
-        nexp = quick ? 10 : 24;
+        nexp = quick ? 10 : 31;
         memcpy(ns, src, nexp * sizeof(int));
     }
     char slug[128], path[256];

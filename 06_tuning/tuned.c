@@ -18,9 +18,9 @@ const char *const tune_class_names[TUNE_CLASSES] = {"1024", "16384", "1GiB"};
 size_t tune_class_batch(int cls, int n)
 {
     const size_t nn = (size_t)n * n;
-    if (cls == 0) return 1024;
-    if (cls == 1) return 16384;
-    return ((size_t)1 << 30) / (nn * sizeof(float)) + (((size_t)1 << 30) % (nn * sizeof(float)) != 0);
+    const size_t gib = ((size_t)1 << 30) / (nn * sizeof(float)) + (((size_t)1 << 30) % (nn * sizeof(float)) != 0);
+    const size_t fixed = cls == 0 ? 1024 : 16384;
+    return cls == 2 || fixed > gib ? gib : fixed;
 }
 
 void tuned_format(const batched_config *cfg, size_t chunk, char *buf, size_t len)
@@ -32,19 +32,22 @@ void tuned_format(const batched_config *cfg, size_t chunk, char *buf, size_t len
 }
 
 /* One line of the table:
- * n <TAB> class <TAB> kernel <TAB> order <TAB> nb <TAB> per_block <TAB> unroll <TAB> threads <TAB> chunk <TAB> ms <TAB> pct */
+ * n <TAB> class <TAB> kernel <TAB> order <TAB> nb <TAB> per_block <TAB> unroll <TAB> threads <TAB> chunk <TAB> ms <TAB> pct <TAB> data
+ * data: "layout" (the fastest in any layout; the data must be converted to it unless chunk = 1) or
+ * "rowmajor" (the fastest on row-major data: chunk = 1, no conversion). A table of 11 columns is
+ * all "layout". */
 int tuned_table_write(const char *path, const tuned_table *t, char *err, size_t len)
 {
     FILE *f = fopen(path, "w");
     if (!f) { snprintf(err, len, "%s: cannot create: %s", path, strerror(errno)); return -1; }
     fprintf(f, "# The best configuration per (n, batch class), from `make tune` (06_tuning/README.md).\n");
     fprintf(f, "# gpu\t%s\n# commit\t%s\n# source\t%s\n", t->gpu, t->commit, t->source);
-    fprintf(f, "# n\tclass\tkernel\torder\tnb\tper_block\tunroll\tthreads\tchunk\tmedian_ms\tpct_roofline\n");
+    fprintf(f, "# n\tclass\tkernel\torder\tnb\tper_block\tunroll\tthreads\tchunk\tmedian_ms\tpct_roofline\tdata\n");
     for (int k = 0; k < t->count; k++) {
         const tuned_entry *e = &t->e[k];
-        fprintf(f, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%zu\t%.6g\t%.1f\n", e->n, tune_class_names[e->cls],
+        fprintf(f, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%zu\t%.6g\t%.1f\t%s\n", e->n, tune_class_names[e->cls],
                 batched_kernel_find(e->cfg.kernel)->name, looking_name(e->cfg.order), e->cfg.nb, e->cfg.per_block, e->cfg.unroll,
-                e->cfg.threads, e->chunk, e->ms, e->pct_roofline);
+                e->cfg.threads, e->chunk, e->ms, e->pct_roofline, e->rowmajor ? "rowmajor" : "layout");
     }
     if (fclose(f) != 0) { snprintf(err, len, "%s: write error: %s", path, strerror(errno)); return -1; }
     return 0;
@@ -76,12 +79,14 @@ int tuned_table_read(const char *path, tuned_table *t, char *err, size_t len)
             continue;
         }
         if (strspn(line, " \t\r\n") == strlen(line)) continue;
-        char cls[16], kernel[16], order[16];
+        char cls[16], kernel[16], order[16], data[16] = "layout";
         tuned_entry e;
         memset(&e, 0, sizeof e);
-        if (sscanf(line, "%d %15s %15s %15s %d %d %d %d %zu %lf %lf", &e.n, cls, kernel, order, &e.cfg.nb, &e.cfg.per_block,
-                   &e.cfg.unroll, &e.cfg.threads, &e.chunk, &e.ms, &e.pct_roofline) != 11) {
-            snprintf(err, len, "%s:%d: expected 11 fields: n class kernel order nb per_block unroll threads chunk ms pct", path, lineno);
+        const int fields = sscanf(line, "%d %15s %15s %15s %d %d %d %d %zu %lf %lf %15s", &e.n, cls, kernel, order, &e.cfg.nb,
+                                  &e.cfg.per_block, &e.cfg.unroll, &e.cfg.threads, &e.chunk, &e.ms, &e.pct_roofline, data);
+        if (fields != 11 && fields != 12) {
+            snprintf(err, len, "%s:%d: expected 11 or 12 fields: n class kernel order nb per_block unroll threads chunk ms pct [data]",
+                     path, lineno);
             fclose(f);
             tuned_table_free(t);
             return -1;
@@ -93,7 +98,10 @@ int tuned_table_read(const char *path, tuned_table *t, char *err, size_t len)
         if (e.cls < 0) snprintf(msg, sizeof msg, "unknown batch class '%s' (1024, 16384 or 1GiB)", cls);
         else if (batched_kernel_parse(kernel, &e.cfg.kernel) != 0) snprintf(msg, sizeof msg, "unknown kernel '%s'", kernel);
         else if (looking_order_parse(order, &e.cfg.order) != 0) snprintf(msg, sizeof msg, "unknown order '%s'", order);
+        else if (strcmp(data, "layout") && strcmp(data, "rowmajor")) snprintf(msg, sizeof msg, "unknown data '%s' (layout or rowmajor)", data);
+        else if (!strcmp(data, "rowmajor") && e.chunk != 1) snprintf(msg, sizeof msg, "a rowmajor entry has chunk 1, not %zu", e.chunk);
         else batched_config_check(&e.cfg, e.n, msg, sizeof msg);
+        e.rowmajor = !strcmp(data, "rowmajor");
         if (msg[0]) {
             snprintf(err, len, "%s:%d: %s", path, lineno, msg);
             fclose(f);
@@ -120,16 +128,20 @@ void tuned_table_free(tuned_table *t)
     t->count = 0;
 }
 
-int tuned_choose(const tuned_table *t, int n, size_t batch, batched_config *cfg, size_t *chunk, char *why, size_t len)
+int tuned_choose(const tuned_table *t, int n, size_t batch, int rowmajor, batched_config *cfg, size_t *chunk, char *why,
+                 size_t len)
 {
     /* The class nearest in log scale; among entries of that class the nearest n whose
      * configuration is valid for this n (the table covers every n it was swept at). */
     const tuned_entry *best = NULL;
     double best_score = 1e300;
+    int has_rowmajor = 0;
+    for (int k = 0; k < t->count; k++) has_rowmajor |= t->e[k].rowmajor;
+    const int want = rowmajor && has_rowmajor;
     for (int k = 0; k < t->count; k++) {
         const tuned_entry *e = &t->e[k];
         char msg[256];
-        if (batched_config_check(&e->cfg, n, msg, sizeof msg) != 0) continue;
+        if (e->rowmajor != want || batched_config_check(&e->cfg, n, msg, sizeof msg) != 0) continue;
         const double class_dist = fabs(log((double)batch) - log((double)tune_class_batch(e->cls, n)));
         const double score = class_dist * 1000 + abs(e->n - n); /* the class first, then n */
         if (score < best_score) best_score = score, best = e;
@@ -139,8 +151,8 @@ int tuned_choose(const tuned_table *t, int n, size_t batch, batched_config *cfg,
     *chunk = best->chunk;
     char name[96];
     tuned_format(cfg, *chunk, name, sizeof name);
-    snprintf(why, len, "%s, tuned for n = %d, batch class %s on %s", name, best->n, tune_class_names[best->cls],
-             t->gpu[0] ? t->gpu : "an unnamed GPU");
+    snprintf(why, len, "%s, tuned for n = %d, batch class %s%s on %s", name, best->n, tune_class_names[best->cls],
+             want ? ", row-major data" : "", t->gpu[0] ? t->gpu : "an unnamed GPU");
     return 0;
 }
 

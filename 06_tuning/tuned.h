@@ -11,10 +11,12 @@
  * L2 or close to it), and 1 GiB of matrices (far past the L2: bandwidth-bound). */
 #define TUNE_CLASSES 3
 extern const char *const tune_class_names[TUNE_CLASSES]; /* "1024", "16384", "1GiB" */
-size_t tune_class_batch(int cls, int n);                  /* the class's batch for order n */
+size_t tune_class_batch(int cls, int n); /* the class's batch for order n (never more than 1 GiB: past n = 128 the
+                                            classroom classes would not fit) */
 
 typedef struct {
     int n, cls;
+    int rowmajor; /* 1: the best configuration for row-major data (chunk = 1: no conversion); 0: for any layout */
     batched_config cfg;
     size_t chunk; /* 0: interleaved */
     double ms, pct_roofline;
@@ -32,9 +34,12 @@ int tuned_table_write(const char *path, const tuned_table *t, char *err, size_t 
 void tuned_table_free(tuned_table *t);
 
 /* The configuration for (n, batch): the entry of the class nearest to batch (in log scale) at n,
- * or at the nearest n that has a valid one. 0, or -1 when the table has nothing usable. why says
- * which entry was used. */
-int tuned_choose(const tuned_table *t, int n, size_t batch, batched_config *cfg, size_t *chunk, char *why, size_t len);
+ * or at the nearest n that has a valid one. rowmajor: the data are row-major (as a user holds
+ * them), so take the entries measured on row-major data, which need no conversion (a table
+ * without them: the others). 0, or -1 when the table has nothing usable. why says which entry
+ * was used. */
+int tuned_choose(const tuned_table *t, int n, size_t batch, int rowmajor, batched_config *cfg, size_t *chunk, char *why,
+                 size_t len);
 
 /* The table the driver and the benchmark use: $TUNED_TABLE, else the checked-in
  * 06_tuning/tuned_table.tsv of the source tree it was built from (read once). NULL with a message on stderr when it cannot be read. */
