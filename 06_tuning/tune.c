@@ -49,7 +49,7 @@ static int candidates(int n, int quick, candidate *c)
     int k = 0;
     char msg[256];
     static const int nbs[] = {2, 4, 8}, unrolls[] = {1, 2, 4};
-    for (int o = 0; o < LOOK_COUNT; o++)
+    for (int o = 0; o < LOOK_COUNT && n <= 128; o++) /* one thread per matrix: seconds per run past n = 128 */
         for (int a = quick; a < 3; a++)
             for (int u = 0; u < (quick ? 2 : 3); u++) {
                 const looking_order order = (looking_order)o;
