@@ -1,12 +1,14 @@
 /* sanitize_tuning.c - every stage 06 kernel once, small (make sanitize-stage-6 runs it under
  * compute-sanitizer): every rows instance (NMAX x threads per matrix, steps written out and the
- * loop) at an n inside its range with a partial last block and chunk, and the thread kernel's
- * right- and top-looking orders. */
+ * loop) at an n inside its range with a partial last block and chunk, every cyclic instance
+ * (G x slots) on row-major data with a partial last block, and the thread kernel's right- and
+ * top-looking orders. */
 #include <stdio.h>
 #include "batched_small_run.h"
 #include "cli.h"
 #include "family.h"
 #include "gpu_batch.h"
+#include "cyclic_kernel.h"
 #include "rows_kernel.h"
 #include "small_runs.h"
 
@@ -29,6 +31,14 @@ int main(int argc, char **argv)
             }
         }
     }
+    for (int s = 0; s < CYCLIC_NGRIDS; s++)
+        for (int k = 0; k < CYCLIC_MAX_SLOTS && cyclic_grids[s].slots[k]; k++) {
+            const int g = cyclic_grids[s].g, n = g * cyclic_grids[s].slots[k] - 1; /* the instance's largest n, less one */
+            const int per_block = g == 4 ? 4 : g == 8 ? 3 : 1;
+            batched_config cfg = {BATCHED_CYCLIC, LOOK_LEFT, 0, per_block, 0, g * g};
+            small_run_batched(&cfg, n, per_block == 1 ? 3 : 2 * per_block + 1, 1, rowmajor_to_chunked_device,
+                              chunked_to_rowmajor_device);
+        }
     batched_config right = {BATCHED_THREAD, LOOK_RIGHT, 4, 32, 2, 0}, top = {BATCHED_THREAD, LOOK_TOP, 8, 32, 1, 0};
     small_run_batched(&right, 33, batch, 17, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
     small_run_batched(&top, 20, batch, 32, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
