@@ -1,5 +1,7 @@
 # 03_left_right_top: tiled right-, left- and top-looking Cholesky of one matrix.
 S3 := $(BUILD)/03_left_right_top
+# Part 2's objects: the tile tasks, the launch loops (the student's), the frame.
+S3_GRID := $(S3)/grid_tasks.o $(S3)/grid_schedule.o $(S3)/grid_cholesky.o
 $(S3)/%.o: CFLAGS += -I03_left_right_top -I01_serial
 $(S3)/%.o: NVCCFLAGS += -I03_left_right_top -I02_single_tile
 $(S3)/test_tiled: $(S3)/test_tiled.o $(S3)/tiled_cholesky.o $(COMMON_LIB)
@@ -7,17 +9,25 @@ $(S3)/test_tiled: $(S3)/test_tiled.o $(S3)/tiled_cholesky.o $(COMMON_LIB)
 $(S3)/bench_tiled: $(S3)/bench_tiled.o $(S3)/tiled_cholesky.o $(BUILD)/01_serial/cholesky_serial.o $(BUILD)/01_serial/serial_timing.o $(COMMON_LIB)
 	$(LINK)
 
-$(S3)/sanitize_tiled: $(S3)/sanitize_tiled.o $(S3)/tiled_cholesky.o $(COMMON_LIB)
+$(S3)/sanitize_tiled: $(S3)/sanitize_tiled.o $(S3)/tiled_cholesky.o $(S3_GRID) $(COMMON_LIB)
 	$(LINK)
 
-ALL_BINS += $(S3)/test_tiled $(S3)/bench_tiled $(S3)/sanitize_tiled
+# Part 2: one large matrix over the whole GPU.
+$(S3)/test_grid: $(S3)/test_grid.o $(S3_GRID) $(COMMON_LIB)
+	$(LINK)
+$(S3)/bench_grid: $(S3)/bench_grid.o $(S3_GRID) $(S3)/tiled_cholesky.o $(COMMON_LIB)
+	$(LINK)
+$(S3)/cholesky_one: $(S3)/cholesky_one.o $(S3_GRID) $(COMMON_LIB)
+	$(LINK)
+
+ALL_BINS += $(S3)/test_tiled $(S3)/bench_tiled $(S3)/sanitize_tiled $(S3)/test_grid $(S3)/bench_grid $(S3)/cholesky_one
 SANITIZE_STAGES += 3
 SANITIZE_DEPS_3 := $(S3)/sanitize_tiled
 SANITIZE_CMDS_3 := "$(S3)/sanitize_tiled"
 TEST_SUITES += stage-3
-SUITE_DEPS_stage-3 := $(S3)/test_tiled
-SUITE_CMDS_stage-3 := $(S3)/test_tiled
+SUITE_DEPS_stage-3 := $(S3)/test_tiled $(S3)/test_grid $(S3)/cholesky_one
+SUITE_CMDS_stage-3 := $(S3)/test_tiled $(S3)/test_grid "bash 03_left_right_top/test_driver.sh"
 SUITE_POINTS_stage-3 := 03_left_right_top/points.tsv
 SUITE_TIMEOUT_stage-3 := 900
 BENCH_STAGES += stage-3
-BENCH_CMD_stage-3 := $(S3)/bench_tiled
+BENCH_CMD_stage-3 := sh -c '$(S3)/bench_tiled && $(S3)/bench_grid && python3 common/frameworks.py --single'

@@ -13,15 +13,6 @@ plan "driver arguments" 18
 plan "driver on a GPU" 18
 group "driver arguments"
 
-expect() { # expect NAME STATUS PHRASE COMMAND...: exit status and a phrase in the output
-    local name=$1 want=$2 phrase=$3
-    shift 3
-    out=$("$@" 2>&1)
-    rc=$?
-    if [ $rc -eq "$want" ] && grep -q -- "$phrase" <<<"$out"; then record "$name" PASS "exit $rc: $(grep -m1 -- "$phrase" <<<"$out")"
-    else record "$name" FAIL "exit $rc (want $want, '$phrase'), output: $(tr '\n' ' ' <<<"$out" | cut -c1-300)"; fi
-}
-
 expect "driver: no input" 2 "give either --input" $bin
 expect "driver: n = 0" 2 "bad value for --n" $bin --n 0 --batch 4
 expect "driver: batch not a number" 2 "bad value for --batch" $bin --n 4 --batch 1x

@@ -12,15 +12,6 @@ source common/harness.sh
 plan "driver" 20
 group "driver"
 
-expect() { # expect NAME STATUS PHRASE COMMAND...: exit status and a phrase in the output
-    local name=$1 want=$2 phrase=$3
-    shift 3
-    out=$("$@" 2>&1)
-    rc=$?
-    if [ $rc -eq "$want" ] && grep -q -- "$phrase" <<<"$out"; then record "$name" PASS "exit $rc: $(grep -m1 -- "$phrase" <<<"$out")"
-    else record "$name" FAIL "exit $rc (want $want, '$phrase'), output: $(tr '\n' ' ' <<<"$out" | cut -c1-300)"; fi
-}
-
 expect "tuned driver: --help names auto and rows" 0 "auto|tiles|thread|rows" $bin --help
 expect "tuned driver: auto with --nb refused" 2 "pick a configuration by hand" $bin --n 20 --batch 4 --nb 4
 expect "tuned driver: --threads with the thread kernel refused" 2 "does not apply" $bin --n 20 --batch 4 --kernel thread --threads 8

@@ -89,6 +89,14 @@ void zero_strict_upper(int n, size_t count, float *L);
 int verify_sampled_host(int n, size_t count, const float *A, const float *L, const int *info);
 int verify_sampled_device(int n, size_t count, const float *d_A, const float *d_L, const int *d_info);
 
+/* For one matrix too large for an O(n^3) float64 check (n in the thousands): every element of L
+ * is finite, the strict upper triangle zero, the diagonal positive, and `samples` entries (i, j)
+ * drawn with a fixed seed satisfy |a_ij - l_i . l_j| <= 4 n eps ||l_i|| ||l_j|| (Higham's
+ * componentwise bound gamma_(n+1) |L| |L^T|, with room; a missed or doubled tile update gives
+ * errors of order 1). O(n^2 + samples n). Returns 1 when all hold; else 0 and the first problem in
+ * detail. *worst (may be NULL) gets the largest scaled sampled residual. */
+int check_sampled_residual(int n, const float *A, const float *L, int samples, char *detail, size_t len, double *worst);
+
 /* LAPACK flop count of one n x n Cholesky: n^3/3 + n^2/2 + n/6. */
 double potrf_flops(int n);
 

@@ -68,6 +68,33 @@ static inline long long cli_env_ll(const char *name, long long lo, long long hi,
     return v;
 }
 
+/* A list of integers lo..hi from the environment variable name ("20 60 100" or "20,60,100"),
+ * at most max of them, into out; returns how many (0 when it is unset or empty). A bad value
+ * stops the program with exit 2 and a message naming the variable. */
+static inline int cli_env_ints(const char *name, long long lo, long long hi, int *out, int max)
+{
+    const char *s = getenv(name);
+    int count = 0;
+    if (!s || !*s) return 0;
+    for (const char *p = s; *p;) {                  /* tokens separated by spaces or commas */
+        while (*p == ' ' || *p == ',') p++;
+        if (!*p) break;
+        char tok[32];
+        size_t len = strcspn(p, " ,");
+        long long v;
+        int fits = len < sizeof tok;
+        if (fits) { memcpy(tok, p, len); tok[len] = 0; }
+        if (count == max || !fits || !cli_parse_ll(tok, lo, hi, &v)) {
+            fprintf(stderr, "bad value for the environment variable %s: '%s' (at most %d integers, each %lld..%lld)\n", name, s,
+                    max, lo, hi);
+            exit(2);
+        }
+        out[count++] = (int)v;
+        p += len;
+    }
+    return count;
+}
+
 /* The machine's physical memory in bytes (0 if unknown): bounds what a program may ask for. */
 static inline unsigned long long cli_host_memory(void)
 {

@@ -29,6 +29,16 @@ record() { # record NAME PASS|FAIL|SKIP DETAIL
     return 0
 }
 
+expect() { # expect NAME STATUS PHRASE COMMAND...: one test of a program: its exit status and a phrase in
+           # its output (stdout and stderr together, left in $out and $rc for further checks)
+    local name=$1 want=$2 phrase=$3
+    shift 3
+    out=$("$@" 2>&1)
+    rc=$?
+    if [ $rc -eq "$want" ] && grep -q -- "$phrase" <<<"$out"; then record "$name" PASS "exit $rc: $(grep -m1 -- "$phrase" <<<"$out")"
+    else record "$name" FAIL "exit $rc (want $want, '$phrase'), output: $(tr '\n' ' ' <<<"$out" | cut -c1-300)"; fi
+}
+
 skip_rest() { # skip_rest GROUP REASON: every planned test of GROUP not yet reported
     group "$1"
     echo "SKIP  $suite: $2 (and every test skipped for the same reason)"

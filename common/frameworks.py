@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
-"""frameworks.py [CSV] - what a user would pick instead: torch, cupy and jax batched Cholesky
-(`linalg.cholesky` on an (batch, n, n) float32 array) on the batches of `make bench-stage-6`
-(1 GiB of matrices and 1024 matrices, n = 20, 30, ..., 100), timed like the course's rows: the
-same seeded SPD family shape, warm-up, median of 7 device-synchronised runs with the L2 flushed
-(a 100 MB write) before each. Appends rows to CSV (default build/bench.csv) in the format of
+"""frameworks.py [--single] [CSV] - what a user would pick instead: torch, cupy and jax Cholesky
+(`linalg.cholesky` on float32 arrays), timed like the course's rows: an SPD matrix of the same
+shape, warm-up, median of 7 device-synchronised runs with the L2 flushed (a 100 MB write) before
+each. Appends rows to CSV (default $BENCH_CSV, else build/bench.csv) in the format of
 common/report.c, stage "frameworks", so the table and the plots show them beside cuSOLVER.
 
+  batched (default): an (batch, n, n) array, the batches of `make bench-stage-6` (1 GiB of
+                     matrices and 1024 matrices, n = 20, 30, ..., 100)
+  --single:          ONE n x n matrix, the sizes of `make bench-stage-3` (n = 256 .. 8192)
+
 A framework that is not installed is skipped with a message; with none, the script says so and
-exits 0. BENCH_NS="20 100" picks the orders.
+exits 0. BENCH_NS="20 100" picks the orders. Times are host wall clock around synchronised
+calls: at a few tens of microseconds they include the framework's own call overhead, which is
+what a user pays.
 """
 import csv
 import datetime
@@ -47,7 +52,7 @@ def frameworks():
             flush = torch.empty(25_000_000, device="cuda")
             out.append(("torch.linalg.cholesky", lambda b, n: spd_batch(torch, b, n, 1), torch.linalg.cholesky,
                         torch.cuda.synchronize, lambda: flush.fill_(1.0),
-                        lambda a, l: bool(torch.allclose(l[:4] @ l[:4].transpose(1, 2), a[:4], atol=1e-3, rtol=1e-3))))
+                        lambda a, l: bool(torch.allclose(l[:4] @ l[:4].transpose(-2, -1), a[:4], atol=1e-3, rtol=1e-3))))
         else:
             print("frameworks: torch is installed but sees no GPU: skipped")
     except ImportError:
@@ -57,7 +62,7 @@ def frameworks():
         flush_c = cupy.empty(25_000_000, dtype="float32")
         out.append(("cupy.linalg.cholesky", lambda b, n: spd_batch(cupy, b, n, 1), cupy.linalg.cholesky,
                     cupy.cuda.Device().synchronize, lambda: flush_c.fill(1.0),
-                    lambda a, l: bool(cupy.allclose(l[:4] @ l[:4].transpose(0, 2, 1), a[:4], atol=1e-3, rtol=1e-3))))
+                    lambda a, l: bool(cupy.allclose(l[:4] @ l[:4].swapaxes(-2, -1), a[:4], atol=1e-3, rtol=1e-3))))
     except ImportError:
         print("frameworks: cupy is not installed: skipped")
     try:
@@ -72,7 +77,7 @@ def frameworks():
                 state["flush"] = (state["flush"] + 1.0).block_until_ready()
             out.append(("jax.numpy.linalg.cholesky", lambda b, n: spd_batch(jnp, b, n, 1), lambda a: chol(a),
                         lambda: None, jflush,
-                        lambda a, l: bool(jnp.allclose(l[:4] @ l[:4].transpose(0, 2, 1), a[:4], atol=1e-3, rtol=1e-3))))
+                        lambda a, l: bool(jnp.allclose(l[:4] @ l[:4].swapaxes(-2, -1), a[:4], atol=1e-3, rtol=1e-3))))
         else:
             print("frameworks: jax is installed but sees no GPU: skipped")
     except ImportError:
@@ -109,12 +114,21 @@ def gpu_stamp():
 
 
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else "build/bench.csv"
+    args = sys.argv[1:]
+    single = "--single" in args
+    args = [a for a in args if a != "--single"]
+    if any(a.startswith("-") for a in args) or len(args) > 1:
+        print(__doc__)
+        return 0 if any(a in ("-h", "--help") for a in args) else 2
+    path = args[0] if args else os.environ.get("BENCH_CSV") or "build/bench.csv"
     fws = frameworks()
     if not fws:
         print("frameworks: none of torch, cupy, jax can run here; nothing to time")
         return 0
-    ns = [int(x) for x in os.environ.get("BENCH_NS", "20 30 40 50 60 70 80 90 100").replace(",", " ").split()]
+    default_ns = "256 512 1024 2048 4096 8192" if single else "20 30 40 50 60 70 80 90 100"
+    ns = [int(x) for x in (os.environ.get("BENCH_NS") or default_ns).replace(",", " ").split()]
+    classes = ((("(one matrix)", lambda n: 1),) if single else
+               (("(1 GiB)", lambda n: -(-(1 << 30) // (n * n * 4))), ("(1024)", lambda n: 1024)))
     gpu, cc, drv = gpu_stamp()
     commit = os.environ.get("GIT_COMMIT", "unknown")
     new = not os.path.exists(path) or os.path.getsize(path) == 0
@@ -122,14 +136,16 @@ def main():
         w = csv.DictWriter(f, fieldnames=FIELDS)
         if new:
             w.writeheader()
-        for label, batch_of in (("(1 GiB)", lambda n: -(-(1 << 30) // (n * n * 4))), ("(1024)", lambda n: 1024)):
+        for label, batch_of in classes:
             for n in ns:
                 batch = batch_of(n)
                 for name, make, run, sync, flush, check in fws:
                     try:
                         a = make(batch, n)
+                        if single:
+                            a = a[0]  # one n x n matrix, not a batch of one
                         med, mn, l = time_one(run, a, sync, flush)
-                        ok = check(a, l)
+                        ok = check(a[None], l[None]) if single else check(a, l)
                     except Exception as e:  # out of memory, unsupported size: say so, go on
                         print(f"frameworks: {name} n={n} batch={batch}: {type(e).__name__}: {str(e)[:120]}")
                         continue

@@ -1,0 +1,182 @@
+/* cholesky_one.c - the stage 03 driver: ONE matrix, factored by the whole GPU (potrf_grid).
+ *
+ *   build/03_left_right_top/cholesky_one --n 4096                       (generated, spd, seed 2017)
+ *   build/03_left_right_top/cholesky_one --input A.bin --output L.bin   (a file with one matrix)
+ *   build/03_left_right_top/cholesky_one --n 8192 --mode stream --family illcond --seed 7
+ *
+ * Prints info (as cusolverDnSpotrf: 0, or the first failing minor), the time of one warm run
+ * beside cusolverDnSpotrf's on the same matrix, and the check of the result (float64 reference up
+ * to n = 2048, check_sampled_residual above). Exit 0 when the factor is right (or info > 0 and
+ * cuSOLVER agrees), 1 when it is not, 2 for bad arguments or input. */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "checks.h"
+#include "cli.h"
+#include "cuda_check.h"
+#include "cusolver_oracle.h"
+#include "dataset_io.h"
+#include "generator.h"
+#include "grid_cholesky.h"
+#include "harness.h"
+#include "host_alloc.h"
+#include "timing.h"
+
+static const char usage[] =
+    "usage: cholesky_one (--n N | --input FILE) [options]\n"
+    "  --n N            generate one n x n matrix, 1..65536\n"
+    "  --input FILE     read one matrix (binary or the seed project's text format)\n"
+    "  --family NAME    spd | illcond | nonspd | hp3, for --n (default spd)\n"
+    "  --seed S         generator seed, for --n (default 2017)\n"
+    "  --mode MODE      stream | graph | lookahead (default lookahead)\n"
+    "  --output FILE    write L (binary; .txt: text)\n"
+    "  -h, --help       this text\n";
+
+typedef struct {
+    int n;
+    const char *input, *output;
+    family_t family;
+    unsigned long long seed;
+    grid_mode mode;
+} options;
+
+static void bad(const char *what, const char *value, const char *allowed)
+{
+    fprintf(stderr, "cholesky_one: bad %s '%s' (%s)\n%s", what, value, allowed, usage);
+    exit(2);
+}
+
+static options parse(int argc, char **argv)
+{
+    options o = {0, NULL, NULL, FAMILY_SPD, GEN_DEFAULT_SEED, GRID_LOOKAHEAD};
+    static const struct option longs[] = {
+        {"n", required_argument, 0, 'n'},      {"input", required_argument, 0, 'i'}, {"family", required_argument, 0, 'f'},
+        {"seed", required_argument, 0, 's'},   {"mode", required_argument, 0, 'm'},  {"output", required_argument, 0, 'o'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    int c;
+    long long v;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'n': if (!cli_parse_ll(optarg, 1, GRID_MAX_N, &v)) bad("--n", optarg, "an integer 1..65536"); o.n = (int)v; break;
+        case 'i': o.input = optarg; break;
+        case 'o': o.output = optarg; break;
+        case 'f': if (family_parse(optarg, &o.family) != 0) bad("--family", optarg, "spd, illcond, nonspd or hp3"); break;
+        case 's': if (!cli_parse_ull(optarg, &o.seed)) bad("--seed", optarg, "a non-negative integer"); break;
+        case 'm': { int m = grid_mode_parse(optarg); if (m < 0) bad("--mode", optarg, "stream, graph or lookahead"); o.mode = (grid_mode)m; break; }
+        case 'h': fputs(usage, stdout); exit(0);
+        default:
+            fprintf(stderr, "cholesky_one: %s '%s'\n%s", optopt ? "missing value for" : "unknown option", argv[optind - 1], usage);
+            exit(2);
+        }
+    }
+    if (optind < argc) bad("argument", argv[optind], "options only");
+    if (!o.n == !o.input) {
+        fprintf(stderr, "cholesky_one: give exactly one of --n and --input\n%s", usage);
+        exit(2);
+    }
+    return o;
+}
+
+typedef struct {
+    grid_mode mode;
+    int n;
+    float *d_A, *d_work;
+    int *d_info;
+} run_ctx;
+
+static void run(void *p)
+{
+    run_ctx *c = p;
+    if (potrf_grid(c->mode, c->n, c->d_A, c->d_work, c->d_info) != 0) exit(2);
+}
+
+/* Device memory for the matrix, its workspace and a pristine copy, with a clear refusal. */
+static void *device_alloc(size_t bytes, const char *what)
+{
+    void *p;
+    if (cudaMalloc(&p, bytes) != cudaSuccess) {
+        size_t free_b = 0, total = 0;
+        (void)cudaGetLastError();
+        cudaMemGetInfo(&free_b, &total);
+        fprintf(stderr, "cholesky_one: not enough GPU memory for %s: asked %.1f MiB, %.1f MiB free of %.1f\n", what,
+                bytes / 1048576.0, free_b / 1048576.0, total / 1048576.0);
+        exit(2);
+    }
+    return p;
+}
+
+int main(int argc, char **argv)
+{
+    options o = parse(argc, argv);
+    dataset d = {0, 0, NULL};
+    char err[DATASET_ERR_LEN];
+    if (o.input) {
+        if (dataset_read_opts(o.input, &d, DATASET_ALLOW_NONFINITE, err, sizeof err) != 0) {
+            fprintf(stderr, "cholesky_one: %s\n", err);
+            return 2;
+        }
+        if (d.count != 1) {
+            fprintf(stderr, "cholesky_one: %s holds %zu matrices; this driver factors one (the batched drivers: stages 04-06)\n",
+                    o.input, d.count);
+            dataset_free(&d);
+            return 2;
+        }
+    } else {
+        gen_params p = gen_params_make(o.family, o.seed, GEN_DEFAULT_KAPPA, 0);
+        d.n = o.n;
+        d.count = 1;
+        d.data = host_alloc((size_t)o.n * o.n * sizeof(float), "the matrix");
+        gen_batch_host(&p, o.n, 0, 1, d.data);
+    }
+    char reason[256];
+    if (!gpu_available(reason, sizeof reason)) {
+        fprintf(stderr, "cholesky_one: SKIP (%s)\n", reason);
+        dataset_free(&d);
+        return 0;
+    }
+    const int n = d.n;
+    const size_t bytes = (size_t)n * n * sizeof(float), work = grid_workspace_bytes(n);
+    run_ctx c = {o.mode, n, device_alloc(bytes, "the matrix"), work ? device_alloc(work, "the padded copy") : NULL,
+                 device_alloc(sizeof(int), "info")};
+    float *d_pristine = device_alloc(bytes, "a pristine copy"), *L = host_alloc(bytes, "the factor");
+    CUDA_CHECK(cudaMemcpy(d_pristine, d.data, bytes, cudaMemcpyHostToDevice));
+    timing_stats t = time_gpu_restoring(run, &c, c.d_A, d_pristine, bytes);
+    timing_stats tc = oracle_time_potrf(n, d.data);
+    int info;
+    CUDA_CHECK(cudaMemcpy(L, c.d_A, bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&info, c.d_info, sizeof info, cudaMemcpyDeviceToHost));
+    printf("n = %d, mode %s: info %d; %.4f ms (cusolverDnSpotrf %.4f ms, x cuSOLVER %.2f), %.1f GFLOP/s\n", n,
+           grid_mode_name(o.mode), info, t.median_ms, tc.median_ms, tc.median_ms / t.median_ms,
+           potrf_flops(n) / (t.median_ms * 1e6));
+    int ok;
+    if (n <= 2048) {
+        factor_check r;
+        check_factor(n, d.data, L, info, &r);
+        ok = r.ok;
+        printf("check (float64 reference): %s%s\n", ok ? "ok" : "WRONG: ", ok ? "" : r.detail);
+    } else {
+        float *C = host_alloc(bytes, "cuSOLVER's factor");
+        int cinfo = oracle_potrf_host(n, d.data, C);
+        ok = info == cinfo && (info != 0 || check_sampled_residual(n, d.data, L, 4096, err, sizeof err, NULL));
+        if (info != cinfo) snprintf(err, sizeof err, "info %d, cuSOLVER's %d", info, cinfo);
+        printf("check (cuSOLVER's info, sampled residual): %s%s\n", ok ? "ok" : "WRONG: ", ok ? "" : err);
+        free(C);
+    }
+    if (o.output) {
+        dataset out = {n, 1, L};
+        size_t len = strlen(o.output);
+        dataset_format fmt = len > 4 && !strcmp(o.output + len - 4, ".txt") ? DATASET_TEXT : DATASET_BINARY;
+        if (dataset_make_parent_dirs(o.output, err, sizeof err) != 0 || dataset_write(o.output, &out, fmt, err, sizeof err) != 0) {
+            fprintf(stderr, "cholesky_one: %s\n", err);
+            return 2;
+        }
+    }
+    CUDA_CHECK(cudaFree(c.d_A)); CUDA_CHECK(cudaFree(d_pristine)); CUDA_CHECK(cudaFree(c.d_info));
+    if (c.d_work) CUDA_CHECK(cudaFree(c.d_work));
+    free(L);
+    dataset_free(&d);
+    return ok ? 0 : 1;
+}

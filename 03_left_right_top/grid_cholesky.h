@@ -1,0 +1,42 @@
+/* grid_cholesky.h - stage 03, part 2: ONE large matrix factored by the whole GPU (one thread
+ * block per tile task), callable from C. */
+#ifndef GRID_CHOLESKY_H
+#define GRID_CHOLESKY_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How the tasks are launched: the road from one launch per task kind and step to a graph. */
+typedef enum {
+    GRID_STREAM = 0,     /* enqueue_right_looking on one stream, launched every call */
+    GRID_GRAPH = 1,      /* the same launches captured once as a CUDA Graph, replayed */
+    GRID_LOOKAHEAD = 2,  /* enqueue_lookahead (two streams), captured as a CUDA Graph */
+    GRID_MODE_COUNT = 3
+} grid_mode;
+
+const char *grid_mode_name(grid_mode mode);        /* "stream", "graph", "lookahead" */
+int grid_mode_parse(const char *name);             /* the mode, or -1 */
+
+#define GRID_MAX_N 65536
+
+/* Device workspace potrf_grid needs for n: 0 when n is a multiple of the tile (64; the matrix
+ * is factored in place), else a padded copy, N x N floats with N = n rounded up. */
+size_t grid_workspace_bytes(int n);
+
+/* Factor one row-major n x n SPD matrix at d_A in place: L lower, zeros above the diagonal,
+ * *d_info as cusolverDnSpotrf (0, or the first failing minor; a NaN pivot fails too).
+ * d_work: grid_workspace_bytes(n) bytes of device memory (may be NULL when that is 0). Runs on a stream of its own that is ordered with
+ * the default stream (a blocking stream), so it is ordered like a kernel on the default stream;
+ * asynchronous. The graph modes build a graph on the first call for a given (mode, n,
+ * pointers) and replay it afterwards (one cached graph; not thread-safe).
+ * Returns 0, or -1 with a message on stderr for bad arguments. */
+int potrf_grid(grid_mode mode, int n, float *d_A, float *d_work, int *d_info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,45 @@
+/* grid_schedule.c - stage 03, part 2: the launch loops of the whole-GPU Cholesky of one matrix.
+ * The tasks (grid_tasks.h) are given; what is left is their order and their dependencies.
+ * A kernel launched on a stream starts only after the previous work on that stream has finished,
+ * so a stream IS a chain of dependencies; an event recorded on one stream and waited on by
+ * another adds one edge between two chains. */
+#include "cuda_check.h"
+#include "grid_schedule.h"
+
+void enqueue_right_looking(const grid_plan *p, cudaStream_t s)
+{
+    // BEGIN SOLUTION: step k: the diagonal tile, the panel below it, the whole trailing matrix
+    for (int k = 0; k < p->nt; k++) {
+        launch_potrf_task(p, k, s);
+        launch_trsm_tasks(p, k, s);
+        launch_update_tasks(p, k, k + 1, p->nt, s);
+    }
+    // END SOLUTION
+}
+
+void enqueue_lookahead(const grid_plan *p, cudaStream_t main, cudaStream_t side, cudaEvent_t events[2])
+{
+    // BEGIN SOLUTION: panel and next column on main; the rest of the update on side
+    cudaEvent_t panel_done = events[0], rest_done = events[1];
+    int rest_pending = 0;                       /* side has work that main has not waited for */
+    for (int k = 0; k < p->nt; k++) {
+        launch_potrf_task(p, k, main);          /* column k is up to date: main updated it last */
+        launch_trsm_tasks(p, k, main);
+        if (k + 2 < p->nt) {                    /* columns k+2.. on the side, after the panel */
+            CUDA_CHECK(cudaEventRecord(panel_done, main));
+            CUDA_CHECK(cudaStreamWaitEvent(side, panel_done, 0));
+        }
+        if (rest_pending) {                     /* column k+1 got step k-1's update on the side */
+            CUDA_CHECK(cudaStreamWaitEvent(main, rest_done, 0));
+            rest_pending = 0;
+        }
+        launch_update_tasks(p, k, k + 1, k + 2, main);      /* the next panel's column */
+        if (k + 2 < p->nt) {
+            launch_update_tasks(p, k, k + 2, p->nt, side);  /* the bulk, overlapping the next panel */
+            CUDA_CHECK(cudaEventRecord(rest_done, side));
+            rest_pending = 1;
+        }
+    }
+    if (rest_pending) CUDA_CHECK(cudaStreamWaitEvent(main, rest_done, 0));
+    // END SOLUTION
+}

@@ -1,0 +1,27 @@
+/* grid_schedule.h - the order in which the tile tasks of one large matrix are launched
+ * (grid_schedule.c): the part of the whole-GPU Cholesky a student writes. */
+#ifndef GRID_SCHEDULE_H
+#define GRID_SCHEDULE_H
+
+#include "grid_tasks.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every step k = 0..nt-1 of right-looking Cholesky on one stream: POTRF, TRSM, then the update
+ * of the whole trailing matrix. Launches only; asynchronous. */
+void enqueue_right_looking(const grid_plan *p, cudaStream_t s);
+
+/* The same tasks with a look-ahead of one step on two streams: the critical path (POTRF, TRSM
+ * and the update of the next column) on `main`, the rest of each update on `side`, so the next
+ * panel is factored while the bulk of the trailing matrix is still being updated. events[0..1]
+ * are two events the function may record and wait on. On return, `main` waits for all the
+ * work (side included). */
+void enqueue_lookahead(const grid_plan *p, cudaStream_t main, cudaStream_t side, cudaEvent_t events[2]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

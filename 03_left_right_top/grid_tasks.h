@@ -1,0 +1,67 @@
+/* grid_tasks.h - the tasks of a tiled Cholesky of ONE large matrix spread over the whole GPU:
+ * one thread block per tile task, one kernel launch per kind of task and step.
+ *
+ * The matrix (row-major, lower) is cut into T x T tiles (T = GRID_TILE), nt = N / T a side
+ * (N = n rounded up to a multiple of T; see grid_cholesky.c for the padding). Step k of right-looking Cholesky:
+ *
+ *   POTRF   (k,k) <- chol(A_kk)                          1 block
+ *   TRSM    (i,k) <- A_ik L_kk^-T          for k < i     nt-k-1 blocks, all at once
+ *   UPDATE  (i,j) <- A_ij - L_ik L_jk^T    for k < j <= i  one block per tile, or per 2 x 2
+ *                                                          tiles (SYRK on the diagonal)
+ *
+ * The tasks of one launch are independent; the launches of one step depend on each other in
+ * this order, and step k+1 needs only column k+1 of step k's update. These launchers are the
+ * building blocks of grid_schedule.c; every one is asynchronous on the stream it is given and
+ * checks its launch. */
+#ifndef GRID_TASKS_H
+#define GRID_TASKS_H
+
+#include <stddef.h>
+#include <cuda_runtime.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The tile: T x T. 64 measured best on the H100: a tile of 128 made every factorization
+ * 1.9-2.0x slower (n = 256..8192), because step k's POTRF and TRSM run one block per tile and
+ * lie on the critical path: 8 times the work per block and twice the steps in a chain. The
+ * reuse that a larger tile would give the update comes from its 128 x 128 blocks instead. */
+#define GRID_TILE 64
+
+/* What one factorization works on. */
+typedef struct {
+    float *A;     /* the N x N row-major matrix the tasks factor (the caller's, or the padded copy) */
+    size_t ld;    /* its row stride: N */
+    int nt;       /* tiles a side: N / GRID_TILE */
+    int *info;    /* device: the first failing minor (set by POTRF tasks; must start at 0) */
+} grid_plan;
+
+/* Step k's POTRF of the diagonal tile (k,k): one block of T threads. On a pivot <= 0 or NaN,
+ * *info becomes k T + j + 1 if it is still 0 (so the first failure wins). */
+void launch_potrf_task(const grid_plan *p, int k, cudaStream_t s);
+
+/* Step k's TRSM of the tiles (i,k), k < i < nt, with L_kk: nt-k-1 blocks. Nothing when k = nt-1. */
+void launch_trsm_tasks(const grid_plan *p, int k, cudaStream_t s);
+
+/* Step k's update of the tiles (i,j) with first <= j < last and j <= i < nt, each minus
+ * L_ik L_jk^T (tile columns first..last-1 of the trailing matrix; first > k). Either one column
+ * (last = first + 1: one block per tile down it) or everything from column first on (last = nt:
+ * one block per 128 x 128, two tiles a side); nothing when first >= last. The whole trailing
+ * matrix is first = k+1, last = nt. */
+void launch_update_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s);
+
+/* The frame around the steps (grid_cholesky.c). When n is not a multiple of T, the tasks work on
+ * a padded N x N copy: copy_in writes the lower triangle of the n x n matrix and the identity in
+ * the padding (which factors to the identity and never touches the real part, as the remainder
+ * tiles of the single-block kernel do); copy_out writes the factor back with zeros above the
+ * diagonal. In place (n a multiple of T), zero_upper writes those zeros. */
+void launch_copy_in(const float *A, int n, float *W, size_t ld, int N, cudaStream_t s);
+void launch_copy_out(const float *W, size_t ld, float *A, int n, cudaStream_t s);
+void launch_zero_upper(float *A, int n, cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

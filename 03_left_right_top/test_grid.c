@@ -1,0 +1,217 @@
+/* test_grid.c - stage 03, part 2 (GPU; skipped without one): one matrix over the whole GPU
+ * (potrf_grid) against the float64 reference and cusolverDnSpotrf on the same matrix.
+ *   - spd, n in {1, 31, 32, 33, 100, 255, 256, 257, 1000, 1024, 2049} and illcond n in {100, 1000},
+ *     every launch mode. The look-ahead result gets the full check (residual,
+ *     forward error, properties, cuSOLVER within the bound); the other two modes launch the same
+ *     tasks in another order, so their results must be bit-identical to it.
+ *   - nonspd with the failing minor at the start, inside and at the end of a tile, and a NaN
+ *     (on the diagonal, and off it): info exactly the first failing minor, as cuSOLVER's.
+ *   - n = 4097 (spd) and 4096 (failing minor 4000), every mode: cuSOLVER agreement, properties
+ *     and a sampled residual (a float64 check of the whole factor would take a minute on the CPU).
+ *   - bad arguments refused with a message.
+ * Outputs are poisoned (info, the workspace) before every run and the input reloaded. */
+#define _POSIX_C_SOURCE 200809L
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "checks.h"
+#include "cuda_check.h"
+#include "cusolver_oracle.h"
+#include "generator.h"
+#include "gpu_batch.h"
+#include "grid_cholesky.h"
+#include "harness.h"
+#include "host_alloc.h"
+
+static const char *const GROUP = "whole GPU";
+static int spd_sizes[16] = {1, 31, 32, 33, 100, 255, 256, 257, 1000, 1024, 2049}, nspd_sizes = 11; /* + hidden */
+static const int illcond_sizes[] = {100, 1000};
+
+/* Factor the host matrix A with one mode into L (host); returns info. */
+static int run_grid(grid_mode mode, int n, const float *A, float *L)
+{
+    size_t bytes = (size_t)n * n * sizeof(float), work = grid_workspace_bytes(n);
+    float *d_A, *d_work = NULL;
+    int *d_info, info;
+    CUDA_CHECK(cudaMalloc((void **)&d_A, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
+    if (work) {
+        CUDA_CHECK(cudaMalloc((void **)&d_work, work));
+        CUDA_CHECK(cudaMemset(d_work, 0xff, work));             /* NaN everywhere: nothing may read it unwritten */
+    }
+    CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_info, 0x7f, sizeof(int)));
+    if (potrf_grid(mode, n, d_A, d_work, d_info) != 0) info = -999;
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(L, d_A, bytes, cudaMemcpyDeviceToHost));
+    if (info != -999) CUDA_CHECK(cudaMemcpy(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_info));
+    if (d_work) CUDA_CHECK(cudaFree(d_work));
+    return info;
+}
+
+/* Every mode on one matrix. planted: the failing minor the input was built with (0 for
+ * SPD); the reference and cuSOLVER must agree with it. With a NaN in the input, info must be
+ * LAPACK's (the reference's); cuSOLVER's is printed but not required (see checks.h). */
+static void check_matrix(harness *h, const char *what, int n, const float *A, int planted, int nan_input)
+{
+    size_t nn = (size_t)n * n, bytes = nn * sizeof(float);
+    float *C = host_alloc(bytes, "test buffers"), *Lref = host_alloc(bytes, "test buffers"), *L = host_alloc(bytes, "test buffers");
+    double tol;
+    int cinfo = oracle_potrf_host(n, A, C);
+    compare_tolerances(n, 1, A, &tol);
+    {
+        int ref_info = run_grid(GRID_LOOKAHEAD, n, A, Lref);
+        for (int m = GRID_MODE_COUNT - 1; m >= 0; m--) {     /* look-ahead first: the others must equal it */
+            int info = m == GRID_LOOKAHEAD ? ref_info : run_grid((grid_mode)m, n, A, L);
+            char detail[256] = "", name[128];
+            double md = 0;
+            factor_check r = {0};
+            int ok;
+            if (m == GRID_LOOKAHEAD) {
+                check_factor(n, A, Lref, info, &r);
+                ok = r.ok && info == planted && (info == cinfo || nan_input);
+                snprintf(detail, sizeof detail, "%s", !r.ok ? r.detail : ok ? "" : "info is not the planted minor or cuSOLVER's");
+                if (ok && !nan_input) ok = compare_factors_tol(n, 1, &tol, Lref, &info, C, &cinfo, detail, sizeof detail, &md) == 0;
+            } else {
+                ok = info == ref_info && (info != 0 || memcmp(L, Lref, bytes) == 0);
+                if (!ok) {
+                    size_t e = 0;
+                    while (e < nn && !memcmp(L + e, Lref + e, sizeof(float))) e++;
+                    snprintf(detail, sizeof detail, "differs from the look-ahead result: info %d vs %d, first at (%zu, %zu)",
+                             info, ref_info, e / n, e % n);
+                }
+            }
+            snprintf(name, sizeof name, "%s %s", grid_mode_name((grid_mode)m), what);
+            harness_check(h, ok, name, "%s info %d (cuSOLVER %d, planted %d), resid %.2g, diff to cuSOLVER %.2g", detail, info,
+                          cinfo, planted, r.resid, md);
+        }
+    }
+    free(C); free(Lref); free(L);
+}
+
+static float *make_matrix(family_t fam, int n, int fail_at, unsigned long long seed)
+{
+    gen_params p = gen_params_make(fam, harness_seed(seed), 1e4, fail_at);
+    float *A = host_alloc((size_t)n * n * sizeof(float), "test buffers");
+    gen_batch_host(&p, n, 0, 1, A);
+    return A;
+}
+
+static void test_sizes(harness *h)
+{
+    for (int s = 0; s < nspd_sizes; s++) {
+        int n = spd_sizes[s];
+        float *A = make_matrix(FAMILY_SPD, n, 0, 3000 + n);
+        char what[64];
+        snprintf(what, sizeof what, "spd n=%d", n);
+        check_matrix(h, what, n, A, 0, 0);
+        free(A);
+    }
+    for (int s = 0; s < 2; s++) {
+        int n = illcond_sizes[s];
+        float *A = make_matrix(FAMILY_ILLCOND, n, 0, 3100 + n);
+        char what[64];
+        snprintf(what, sizeof what, "illcond n=%d", n);
+        check_matrix(h, what, n, A, 0, 0);
+        free(A);
+    }
+}
+
+/* Failing minors where tile boundaries make mistakes likely: the first row of the second tile
+ * (65), the middle of a tile (161), the last row of a tile (256, also the last row of a 128 x 128
+ * update block); n = 515 is not a multiple of the tile. Then a NaN on the diagonal (row 300) and one off it (row 140):
+ * the first NaN pivot is that row's, info = row + 1 (LAPACK's rule). */
+static void test_failures(harness *h)
+{
+    const int n = 515, fails[] = {65, 161, 256};
+    for (int f = 0; f < 3; f++) {
+        float *A = make_matrix(FAMILY_NONSPD, n, fails[f], 3200 + f);
+        char what[64];
+        snprintf(what, sizeof what, "nonspd n=%d failing minor %d", n, fails[f]);
+        check_matrix(h, what, n, A, fails[f], 0);
+        free(A);
+    }
+    const int nan_row[] = {300, 140}, nan_col[] = {300, 70};
+    for (int f = 0; f < 2; f++) {
+        float *A = make_matrix(FAMILY_SPD, n, 0, 3300 + f);
+        A[(size_t)nan_row[f] * n + nan_col[f]] = NAN;
+        A[(size_t)nan_col[f] * n + nan_row[f]] = NAN;
+        char what[64];
+        snprintf(what, sizeof what, "NaN at (%d, %d) n=%d", nan_row[f], nan_col[f], n);
+        check_matrix(h, what, n, A, nan_row[f] + 1, 1);
+        free(A);
+    }
+}
+
+/* Large n, checked without an O(n^3) reference: check_sampled_residual (properties and 4096
+ * sampled entries of A - L L^T), and ||L - L_cusolver||_F / ||L_cusolver||_F within
+ * 2 fwd_tol(n, kappa) with the generator's bound kappa <= 2n + 2 for spd. */
+static void check_large(harness *h, int n, int fail_at)
+{
+    size_t nn = (size_t)n * n, bytes = nn * sizeof(float);
+    gen_params p = gen_params_make(fail_at ? FAMILY_NONSPD : FAMILY_SPD, harness_seed(3400 + n), 0, fail_at);
+    float *A = host_alloc(bytes, "test buffers"), *C = host_alloc(bytes, "test buffers"), *L = host_alloc(bytes, "test buffers");
+    gen_batch_host(&p, n, 0, 1, A);
+    int cinfo = oracle_potrf_host(n, A, C);
+    for (int m = 0; m < GRID_MODE_COUNT; m++) {
+        int info = run_grid((grid_mode)m, n, A, L);
+        char detail[256] = "", name[128];
+        int ok = info == cinfo && info == fail_at;
+        if (!ok) snprintf(detail, sizeof detail, "info %d, cuSOLVER %d, planted %d", info, cinfo, fail_at);
+        double diff = 0, norm = 0, worst = 0;
+        if (ok && info == 0) ok = check_sampled_residual(n, A, L, 4096, detail, sizeof detail, &worst);
+        for (size_t e = 0; ok && info == 0 && e < nn; e++) {
+            double d = (double)L[e] - (double)C[e];
+            diff += d * d;
+            norm += (double)C[e] * C[e];
+        }
+        if (ok && info == 0 && !(sqrt(diff / norm) <= 2 * fwd_tol(n, 2.0 * n + 2))) {
+            snprintf(detail, sizeof detail, "differs from cuSOLVER by %.3g > %.3g", sqrt(diff / norm), 2 * fwd_tol(n, 2.0 * n + 2));
+            ok = 0;
+        }
+        snprintf(name, sizeof name, "%s %s n=%d", grid_mode_name((grid_mode)m), fail_at ? "nonspd" : "spd", n);
+        harness_check(h, ok, name, "%s (worst sampled residual %.3g)", detail, worst);
+    }
+    free(A); free(C); free(L);
+}
+
+static void test_bad_arguments(harness *h)
+{
+    float *d_A;
+    int *d_info;
+    CUDA_CHECK(cudaMalloc((void **)&d_A, 64 * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
+    harness_check(h, potrf_grid(GRID_STREAM, 0, d_A, NULL, d_info) == -1, "grid refuses n = 0", "n = 0");
+    harness_check(h, potrf_grid(GRID_STREAM, GRID_MAX_N + 1, d_A, NULL, d_info) == -1, "grid refuses n too large", "n");
+    harness_check(h, potrf_grid(GRID_GRAPH, 64, NULL, NULL, d_info) == -1, "grid refuses a NULL matrix", "d_A");
+    harness_check(h, potrf_grid((grid_mode)5, 64, d_A, NULL, d_info) == -1, "grid refuses mode 5", "mode 5");
+    harness_check(h, potrf_grid(GRID_STREAM, 7, d_A, NULL, d_info) == -1, "grid refuses a missing workspace", "n = 7");
+    CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_info));
+}
+
+int main(void)
+{
+    harness h;
+    harness_begin(&h, "stage-3-grid");
+    if (harness_extra()) { spd_sizes[nspd_sizes++] = 47; spd_sizes[nspd_sizes++] = 97; spd_sizes[nspd_sizes++] = 1500; }
+    const int per_matrix = GRID_MODE_COUNT;
+    harness_plan(&h, GROUP, per_matrix * (nspd_sizes + 2 + 3 + 2) + 2 * GRID_MODE_COUNT);
+    harness_plan(&h, "whole GPU argument checks", 5);
+    char reason[256];
+    if (!gpu_available(reason, sizeof reason)) {
+        harness_skip_rest(&h, GROUP, reason);
+        harness_skip_rest(&h, "whole GPU argument checks", reason);
+        return harness_end(&h);
+    }
+    harness_group(&h, GROUP);
+    test_sizes(&h);
+    test_failures(&h);
+    check_large(&h, 4097, 0);
+    check_large(&h, 4096, 4000);
+    harness_group(&h, "whole GPU argument checks");
+    test_bad_arguments(&h);
+    return harness_end(&h);
+}
