@@ -52,8 +52,8 @@ void launch_trsm_tasks(const grid_plan *p, int k, cudaStream_t s);
 void launch_update_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s);
 
 /* The frame around the steps (grid_cholesky.c). When n is not a multiple of T, the tasks work on
- * a padded N x N copy: copy_in writes the lower triangle of the n x n matrix and the identity in
- * the padding (which factors to the identity and never touches the real part, as the remainder
+ * a padded N x N copy: copy_in writes the lower triangle of the n x n matrix, zeros above it and
+ * the identity in the padding (which factors to the identity and never touches the real part, as the remainder
  * tiles of the single-block kernel do); copy_out writes the factor back with zeros above the
  * diagonal. In place (n a multiple of T), zero_upper writes those zeros. */
 void launch_copy_in(const float *A, int n, float *W, size_t ld, int N, cudaStream_t s);
