@@ -112,7 +112,8 @@ int main(int argc, char **argv)
 {
     options o = parse(argc, argv);
     dataset d = {0, 0, NULL};
-    char err[DATASET_ERR_LEN];
+    char err[DATASET_ERR_LEN], reason[256];
+    const int have_gpu = gpu_available(reason, sizeof reason);
     if (o.input) {
         if (dataset_read_opts(o.input, &d, DATASET_ALLOW_NONFINITE, err, sizeof err) != 0) {
             fprintf(stderr, "cholesky_one: %s\n", err);
@@ -124,18 +125,18 @@ int main(int argc, char **argv)
             dataset_free(&d);
             return 2;
         }
-    } else {
+    }
+    if (!have_gpu) {                            /* the input was checked; nothing more to do here */
+        fprintf(stderr, "cholesky_one: SKIP (%s)\n", reason);
+        dataset_free(&d);
+        return 0;
+    }
+    if (!o.input) {
         gen_params p = gen_params_make(o.family, o.seed, GEN_DEFAULT_KAPPA, 0);
         d.n = o.n;
         d.count = 1;
         d.data = host_alloc((size_t)o.n * o.n * sizeof(float), "the matrix");
         gen_batch_host(&p, o.n, 0, 1, d.data);
-    }
-    char reason[256];
-    if (!gpu_available(reason, sizeof reason)) {
-        fprintf(stderr, "cholesky_one: SKIP (%s)\n", reason);
-        dataset_free(&d);
-        return 0;
     }
     const int n = d.n;
     const size_t bytes = (size_t)n * n * sizeof(float), work = grid_workspace_bytes(n);

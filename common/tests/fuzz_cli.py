@@ -21,12 +21,14 @@ OPTS = {
     "04_interleaved/cholesky_batched": ["--input", "--n", "--batch", "--family", "--seed", "--kappa", "--kernel", "--order",
                                        "--nb", "--per-block", "--unroll", "--chunk", "--check", "--output", "--format",
                                        "--info", "--max-gpu-memory", "--help", "--what"],
+    "03_left_right_top/cholesky_one": ["--n", "--input", "--family", "--seed", "--mode", "--output", "--help", "-h", "--nb",
+                                       "FILE"],
     "01_serial/bench_serial": ["--help", "0", "-1", "1048576", "99999999999999999999", "x", "1 2"],
     "04_interleaved/bench_interleaved": ["--help", "extra"],
 }
 VALUES = ["0", "1", "2", "7", "33", "-1", "65537", "1e3", "12abc", "", " ", "99999999999999999999", "0x10", "nan", "inf",
           "spd", "illcond", "nonspd", "hp3", "wishart", "bin", "txt", "binary", "left", "right", "top", "thread", "tiles",
-          "256M", "1G", "1000", "12X", "-3M", "1e300", "4", "8", "32", "1024"]
+          "256M", "1G", "1000", "12X", "-3M", "1e300", "4", "8", "32", "1024", "stream", "graph", "lookahead"]
 
 
 def argv_for(prog, rng, files, scratch):
