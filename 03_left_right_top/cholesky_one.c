@@ -30,7 +30,7 @@ static const char usage[] =
     "  --input FILE     read one matrix (binary or the seed project's text format)\n"
     "  --family NAME    spd | illcond | nonspd | hp3, for --n (default spd)\n"
     "  --seed S         generator seed, for --n (default 2017)\n"
-    "  --mode MODE      stream | graph | lookahead (default lookahead)\n"
+    "  --mode MODE      stream | graph | lookahead | pairs (default pairs)\n"
     "  --output FILE    write L (binary; .txt: text)\n"
     "  -h, --help       this text\n";
 
@@ -50,7 +50,7 @@ static void bad(const char *what, const char *value, const char *allowed)
 
 static options parse(int argc, char **argv)
 {
-    options o = {0, NULL, NULL, FAMILY_SPD, GEN_DEFAULT_SEED, GRID_LOOKAHEAD};
+    options o = {0, NULL, NULL, FAMILY_SPD, GEN_DEFAULT_SEED, GRID_PAIRS};
     static const struct option longs[] = {
         {"n", required_argument, 0, 'n'},      {"input", required_argument, 0, 'i'}, {"family", required_argument, 0, 'f'},
         {"seed", required_argument, 0, 's'},   {"mode", required_argument, 0, 'm'},  {"output", required_argument, 0, 'o'},
@@ -65,7 +65,7 @@ static options parse(int argc, char **argv)
         case 'o': o.output = optarg; break;
         case 'f': if (family_parse(optarg, &o.family) != 0) bad("--family", optarg, "spd, illcond, nonspd or hp3"); break;
         case 's': if (!cli_parse_ull(optarg, &o.seed)) bad("--seed", optarg, "a non-negative integer"); break;
-        case 'm': { int m = grid_mode_parse(optarg); if (m < 0) bad("--mode", optarg, "stream, graph or lookahead"); o.mode = (grid_mode)m; break; }
+        case 'm': { int m = grid_mode_parse(optarg); if (m < 0) bad("--mode", optarg, "stream, graph, lookahead or pairs"); o.mode = (grid_mode)m; break; }
         case 'h': fputs(usage, stdout); exit(0);
         default:
             fprintf(stderr, "cholesky_one: %s '%s'\n%s", optopt ? "missing value for" : "unknown option", argv[optind - 1], usage);

@@ -8,7 +8,7 @@
 #include "grid_cholesky.h"
 #include "grid_schedule.h"
 
-static const char *const mode_names[GRID_MODE_COUNT] = {"stream", "graph", "lookahead"};
+static const char *const mode_names[GRID_MODE_COUNT] = {"stream", "graph", "lookahead", "pairs"};
 
 const char *grid_mode_name(grid_mode mode)
 {
@@ -38,6 +38,7 @@ static void enqueue_all(grid_mode mode, const grid_plan *p, int n, float *d_A, c
     CUDA_CHECK(cudaMemsetAsync(p->info, 0, sizeof(int), s));
     if (p->A != d_A) launch_copy_in(d_A, n, p->A, p->ld, (int)p->ld, s);
     if (mode == GRID_LOOKAHEAD) enqueue_lookahead(p, s, side, events);
+    else if (mode == GRID_PAIRS) enqueue_lookahead_pairs(p, s, side, events);
     else enqueue_right_looking(p, s);
     if (p->A != d_A) launch_copy_out(p->A, p->ld, d_A, n, s);
     else launch_zero_upper(d_A, n, s);
@@ -55,7 +56,7 @@ static struct {
 int potrf_grid(grid_mode mode, int n, float *d_A, float *d_work, int *d_info)
 {
     if (n < 1 || n > GRID_MAX_N || mode < 0 || mode >= GRID_MODE_COUNT || !d_A || !d_info) {
-        fprintf(stderr, "potrf_grid: need 1 <= n <= %d, a mode (stream, graph, lookahead) and device pointers "
+        fprintf(stderr, "potrf_grid: need 1 <= n <= %d, a mode (stream, graph, lookahead, pairs) and device pointers "
                         "(got n = %d, mode %d)\n", GRID_MAX_N, n, (int)mode);
         return -1;
     }

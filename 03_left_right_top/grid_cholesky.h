@@ -14,10 +14,11 @@ typedef enum {
     GRID_STREAM = 0,     /* enqueue_right_looking on one stream, launched every call */
     GRID_GRAPH = 1,      /* the same launches captured once as a CUDA Graph, replayed */
     GRID_LOOKAHEAD = 2,  /* enqueue_lookahead (two streams), captured as a CUDA Graph */
-    GRID_MODE_COUNT = 3
+    GRID_PAIRS = 3,      /* enqueue_lookahead_pairs (two panels per update), captured as a CUDA Graph */
+    GRID_MODE_COUNT = 4
 } grid_mode;
 
-const char *grid_mode_name(grid_mode mode);        /* "stream", "graph", "lookahead" */
+const char *grid_mode_name(grid_mode mode);        /* "stream", "graph", "lookahead", "pairs" */
 int grid_mode_parse(const char *name);             /* the mode, or -1 */
 
 #define GRID_MAX_N 65536

@@ -45,3 +45,36 @@ void enqueue_lookahead(const grid_plan *p, cudaStream_t main, cudaStream_t side,
     if (rest_pending) CUDA_CHECK(cudaStreamWaitEvent(main, rest_done, 0));
     // END SOLUTION
 }
+
+void enqueue_lookahead_pairs(const grid_plan *p, cudaStream_t main, cudaStream_t side, cudaEvent_t events[2])
+{
+    // BEGIN SOLUTION: two panels per round; their two columns ahead on main, the rest on side with K = 2T
+    // stub: (void)p; (void)main; (void)side; (void)events;
+    cudaEvent_t panels_done = events[0], rest_done = events[1];
+    int rest_pending = 0;
+    for (int k = 0; k < p->nt; k += 2) {        /* columns k, k+1 are up to date: main did them last */
+        launch_potrf_task(p, k, main);
+        launch_trsm_tasks(p, k, main);
+        if (k + 1 < p->nt) {                    /* the second panel needs the first one's update */
+            launch_update_tasks(p, k, k + 1, k + 2, main);
+            launch_potrf_task(p, k + 1, main);
+            launch_trsm_tasks(p, k + 1, main);
+        }
+        if (k + 4 < p->nt) {                    /* the bulk waits for both panels */
+            CUDA_CHECK(cudaEventRecord(panels_done, main));
+            CUDA_CHECK(cudaStreamWaitEvent(side, panels_done, 0));
+        }
+        if (rest_pending) {                     /* columns k+2, k+3 got the previous round's bulk */
+            CUDA_CHECK(cudaStreamWaitEvent(main, rest_done, 0));
+            rest_pending = 0;
+        }
+        if (k + 2 < p->nt) launch_update_pair_tasks(p, k, k + 2, k + 4, main);   /* the next two columns */
+        if (k + 4 < p->nt) {
+            launch_update_pair_tasks(p, k, k + 4, p->nt, side);                  /* the rest, K = 2T */
+            CUDA_CHECK(cudaEventRecord(rest_done, side));
+            rest_pending = 1;
+        }
+    }
+    if (rest_pending) CUDA_CHECK(cudaStreamWaitEvent(main, rest_done, 0));
+    // END SOLUTION
+}

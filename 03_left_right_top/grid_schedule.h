@@ -20,6 +20,12 @@ void enqueue_right_looking(const grid_plan *p, cudaStream_t s);
  * work (side included). */
 void enqueue_lookahead(const grid_plan *p, cudaStream_t main, cudaStream_t side, cudaEvent_t events[2]);
 
+/* The look-ahead with two panels per round: factor panels k and k+1 on `main`, then update the
+ * next two columns (on `main`) and the rest (on `side`) with both panels at once
+ * (launch_update_pair_tasks: K = 2T, so every tile of the trailing matrix is read and written half
+ * as often, and each update block does twice the work). Same events and end as above. */
+void enqueue_lookahead_pairs(const grid_plan *p, cudaStream_t main, cudaStream_t side, cudaEvent_t events[2]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -292,21 +292,22 @@ static void trsm_launch(const grid_plan *p, int k, cudaStream_t s)
     KERNEL_CHECK();
 }
 
-/* Columns first..last-1 (in tiles) of step k's update. One column: blocks of T x T down it.
- * Up to the last column: the region's lower triangle in blocks of 128 x 128. */
-template <int T>
-static void update_launch(const grid_plan *p, int k, int first, int last, cudaStream_t s)
+/* Columns first..last-1 (in tiles) of the update by the panels k .. k+KT/T-1 (K = KT columns).
+ * One column: blocks of T x T down it. Two columns: blocks of 128 x 128 down them. Up to the last
+ * column: the region's lower triangle in blocks of 128 x 128. */
+template <int T, int KT>
+static void update_launch(const grid_plan *p, const char *who, int k, int first, int last, cudaStream_t s)
 {
-    const int N = (int)p->ld, origin = first * T;
-    if (last == first + 1) {
-        update_task_kernel<T, T><<<p->nt - first, UPDATE_THREADS, 0, s>>>(p->A, p->ld, N, k * T, origin, 1);
-    } else {
-        if (last != p->nt) {
-            fprintf(stderr, "launch_update_tasks: columns %d..%d: one column, or up to the last one\n", first, last - 1);
-            exit(1);
-        }
-        const int m = (N - origin + 127) / 128;
-        update_task_kernel<128, T><<<m * (m + 1) / 2, UPDATE_THREADS, 0, s>>>(p->A, p->ld, N, k * T, origin, 0);
+    const int N = (int)p->ld, origin = first * T, blocks128 = (N - origin + 127) / 128;
+    if (last == first + 1)
+        update_task_kernel<T, KT><<<p->nt - first, UPDATE_THREADS, 0, s>>>(p->A, p->ld, N, k * T, origin, 1);
+    else if (last == first + 2 && last < p->nt)
+        update_task_kernel<128, KT><<<blocks128, UPDATE_THREADS, 0, s>>>(p->A, p->ld, N, k * T, origin, 1);
+    else if (last == p->nt)
+        update_task_kernel<128, KT><<<blocks128 * (blocks128 + 1) / 2, UPDATE_THREADS, 0, s>>>(p->A, p->ld, N, k * T, origin, 0);
+    else {
+        fprintf(stderr, "%s: columns %d..%d: one column, two, or up to the last one\n", who, first, last - 1);
+        exit(1);
     }
     KERNEL_CHECK();
 }
@@ -321,15 +322,29 @@ extern "C" void launch_trsm_tasks(const grid_plan *p, int k, cudaStream_t s)
     if (k + 1 < p->nt) trsm_launch<GRID_TILE>(p, k, s);
 }
 
-extern "C" void launch_update_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s)
+/* The checks both update launchers share; 0 when there is nothing to do. */
+static int update_range(const grid_plan *p, const char *who, int k, int panels, int first, int *last)
 {
-    if (last > p->nt) last = p->nt;
-    if (first >= last) return;
-    if (first <= k) {
-        fprintf(stderr, "launch_update_tasks: step %d cannot update column %d (must be > %d)\n", k, first, k);
+    if (*last > p->nt) *last = p->nt;
+    if (first >= *last) return 0;
+    if (first < k + panels || k + panels > p->nt) {
+        fprintf(stderr, "%s: the panels %d..%d cannot update column %d (must be > %d)\n", who, k, k + panels - 1, first,
+                k + panels - 1);
         exit(1);
     }
-    update_launch<GRID_TILE>(p, k, first, last, s);
+    return 1;
+}
+
+extern "C" void launch_update_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s)
+{
+    if (update_range(p, "launch_update_tasks", k, 1, first, &last))
+        update_launch<GRID_TILE, GRID_TILE>(p, "launch_update_tasks", k, first, last, s);
+}
+
+extern "C" void launch_update_pair_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s)
+{
+    if (update_range(p, "launch_update_pair_tasks", k, 2, first, &last))
+        update_launch<GRID_TILE, 2 * GRID_TILE>(p, "launch_update_pair_tasks", k, first, last, s);
 }
 
 /* ------------------------------------------------------------------ the frame */

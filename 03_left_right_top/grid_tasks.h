@@ -45,11 +45,16 @@ void launch_potrf_task(const grid_plan *p, int k, cudaStream_t s);
 void launch_trsm_tasks(const grid_plan *p, int k, cudaStream_t s);
 
 /* Step k's update of the tiles (i,j) with first <= j < last and j <= i < nt, each minus
- * L_ik L_jk^T (tile columns first..last-1 of the trailing matrix; first > k). Either one column
- * (last = first + 1: one block per tile down it) or everything from column first on (last = nt:
- * one block per 128 x 128, two tiles a side); nothing when first >= last. The whole trailing
- * matrix is first = k+1, last = nt. */
+ * L_ik L_jk^T (tile columns first..last-1 of the trailing matrix; first > k). One column
+ * (last = first + 1: one block per tile down it), two (one block per 128 x 128 down them), or
+ * everything from column first on (last = nt: one block per 128 x 128, two tiles a side);
+ * nothing when first >= last. The whole trailing matrix is first = k+1, last = nt. */
 void launch_update_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s);
+
+/* The updates of steps k and k+1 in one: (i,j) -= L_ik L_jk^T + L_i,k+1 L_j,k+1^T, i.e. a product
+ * with K = 2T (the two panels are adjacent columns of A). The same columns as above; first > k+1.
+ * Half the reads and writes of the trailing matrix, twice the work per block. */
+void launch_update_pair_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s);
 
 /* The frame around the steps (grid_cholesky.c). When n is not a multiple of T, the tasks work on
  * a padded N x N copy: copy_in writes the lower triangle of the n x n matrix, zeros above it and

@@ -1,7 +1,8 @@
 /* sanitize_tiled.c - every stage 03 kernel once, small (make sanitize-stage-3 runs it under
  * compute-sanitizer): the three looking orders for NB = 4, 8, 16, 32 on n = 1, 7, 33 and 45
  * (remainder tiles, more than one tile row), and the whole-GPU factorization in every launch
- * mode on n = 1, 64, 130 and 300 (in place, padded, 128 x 128 update blocks that stick out). */
+ * mode on n = 1, 64, 130, 300 and 520 (in place, padded, 128 x 128 update blocks that stick out,
+ * two-panel rounds with an odd number of tiles). */
 #include <stdio.h>
 #include <stdlib.h>
 #include "cli.h"
@@ -35,9 +36,9 @@ int main(int argc, char **argv)
                 free(A); free(L);
             }
     CUDA_CHECK(cudaFree(d_A));
-    const int grid_ns[] = {1, 64, 130, 300};
+    const int grid_ns[] = {1, 64, 130, 300, 520};
     for (int mode = 0; mode < GRID_MODE_COUNT; mode++)
-        for (int s = 0; s < 4; s++) {
+        for (int s = 0; s < 5; s++) {
             int n = grid_ns[s], info;
             size_t bytes = (size_t)n * n * sizeof(float), work = grid_workspace_bytes(n);
             float *A = small_batch(n, 1), *L = host_alloc(bytes, "factor"), *d_work = NULL;
