@@ -87,7 +87,7 @@ int main(int argc, char **argv)
         for (int m = 0; m < GRID_MODE_COUNT; m++) {
             c.mode = (grid_mode)m;
             char variant[64];
-            snprintf(variant, sizeof variant, "grid %s", grid_mode_name(c.mode));
+            snprintf(variant, sizeof variant, "grid %s%s", grid_mode_name(c.mode), c.mode == grid_default_mode(n) ? " (default)" : "");
             timing_stats t = time_gpu_restoring(run_grid, &c, c.d_L, d_A, bytes);
             t.verified = verified(n, A, d_A, &c);
             report_row(&e, "03", variant, n, 1, t, tc.median_ms, 0);

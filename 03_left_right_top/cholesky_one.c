@@ -30,7 +30,7 @@ static const char usage[] =
     "  --input FILE     read one matrix (binary or the seed project's text format)\n"
     "  --family NAME    spd | illcond | nonspd | hp3, for --n (default spd)\n"
     "  --seed S         generator seed, for --n (default 2017)\n"
-    "  --mode MODE      stream | graph | lookahead | pairs (default pairs)\n"
+    "  --mode MODE      stream | graph | lookahead | pairs (default: lookahead up to n = 4096, pairs above)\n"
     "  --output FILE    write L (binary; .txt: text)\n"
     "  -h, --help       this text\n";
 
@@ -50,7 +50,7 @@ static void bad(const char *what, const char *value, const char *allowed)
 
 static options parse(int argc, char **argv)
 {
-    options o = {0, NULL, NULL, FAMILY_SPD, GEN_DEFAULT_SEED, GRID_PAIRS};
+    options o = {0, NULL, NULL, FAMILY_SPD, GEN_DEFAULT_SEED, GRID_MODE_COUNT}; /* COUNT: not given */
     static const struct option longs[] = {
         {"n", required_argument, 0, 'n'},      {"input", required_argument, 0, 'i'}, {"family", required_argument, 0, 'f'},
         {"seed", required_argument, 0, 's'},   {"mode", required_argument, 0, 'm'},  {"output", required_argument, 0, 'o'},
@@ -139,6 +139,7 @@ int main(int argc, char **argv)
         gen_batch_host(&p, o.n, 0, 1, d.data);
     }
     const int n = d.n;
+    if (o.mode == GRID_MODE_COUNT) o.mode = grid_default_mode(n);
     const size_t bytes = (size_t)n * n * sizeof(float), work = grid_workspace_bytes(n);
     run_ctx c = {o.mode, n, device_alloc(bytes, "the matrix"), work ? device_alloc(work, "the padded copy") : NULL,
                  device_alloc(sizeof(int), "info")};

@@ -22,6 +22,8 @@ int grid_mode_parse(const char *name)
     return -1;
 }
 
+grid_mode grid_default_mode(int n) { return n > 4096 ? GRID_PAIRS : GRID_LOOKAHEAD; }
+
 static size_t padded_order(int n) { return ((size_t)n + GRID_TILE - 1) / GRID_TILE * GRID_TILE; }
 
 size_t grid_workspace_bytes(int n)

@@ -20,10 +20,10 @@ def main():
     rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["batch"] == "1" and r["stage"] in ("03", "frameworks")]
     times = defaultdict(dict)  # variant -> n -> ms
     for r in rows:
-        name = r["variant"].replace(" (one matrix)", "")
+        name = r["variant"].replace(" (one matrix)", "").replace(" (default)", "")
         times[name][int(r["n"])] = float(r["median_ms"])
     libs = [v for v in times if v.startswith("cusolver") or "linalg" in v]
-    ours = [v for v in ("one block left-looking NB=32", "grid stream", "grid graph", "grid lookahead") if v in times]
+    ours = [v for v in ("one block left-looking NB=32", "grid stream", "grid graph", "grid lookahead", "grid pairs") if v in times]
     if not libs or not ours:
         print(f"plot_grid: no stage 03 rows in {sys.argv[1]}")
         return 1
