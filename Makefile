@@ -94,6 +94,7 @@ help:
 	@echo "make dataset       write the default dataset ($(DEFAULT_DATASET))"
 	@echo "make plots         plot build/bench.csv into build/plots/ (installs matplotlib into .venv on first use)"
 	@echo "make layout-pictures  redraw the layout pictures of the stage 04 and 05 READMEs"
+	@echo "make plot-stage-3  redraw stage 03's whole-GPU picture from GRID_CSV (default: the committed H100 run)"
 	@echo "make student-kit   write build/student-kit/ (+ .tar.gz): the course with every solution region a stub"
 	@echo "make grade SUBMISSION=DIR [STAGE=N]   grade a submitted kit (build/grade/results.json, Gradescope format)"
 	@echo "make leaderboard CSVS=\"a.csv b.csv\"   rank students' bench CSVs per GPU (build/leaderboard.png)"
