@@ -1,4 +1,5 @@
-/* cholesky_one.c - the stage 03 driver: ONE matrix, factored by the whole GPU (potrf_grid).
+/* cholesky_one.c - the stage 03 driver: ONE matrix, factored by the whole GPU (potrf_grid), or,
+ * up to n = 32, by part 1's single block (one launch: faster than anything there).
  *
  *   build/03_left_right_top/cholesky_one --n 4096                       (generated, spd, seed 2017)
  *   build/03_left_right_top/cholesky_one --input A.bin --output L.bin   (a file with one matrix)
@@ -21,6 +22,7 @@
 #include "generator.h"
 #include "grid_cholesky.h"
 #include "harness.h"
+#include "tiled_cholesky.h"
 #include "host_alloc.h"
 #include "timing.h"
 
@@ -30,7 +32,8 @@ static const char usage[] =
     "  --input FILE     read one matrix (binary or the seed project's text format)\n"
     "  --family NAME    spd | illcond | nonspd | hp3, for --n (default spd)\n"
     "  --seed S         generator seed, for --n (default 2017)\n"
-    "  --mode MODE      stream | graph | lookahead | pairs (default: lookahead up to n = 4096, pairs above)\n"
+    "  --mode MODE      block | stream | graph | lookahead | pairs (default: block up to n = 32,\n"
+    "                   lookahead up to n = 4096, pairs above; block = part 1's one-block kernel)\n"
     "  --output FILE    write L (binary; .txt: text)\n"
     "  -h, --help       this text\n";
 
@@ -39,8 +42,10 @@ typedef struct {
     const char *input, *output;
     family_t family;
     unsigned long long seed;
-    grid_mode mode;
+    int mode;                                   /* a grid_mode, MODE_BLOCK, or MODE_DEFAULT */
 } options;
+
+enum { MODE_BLOCK = GRID_MODE_COUNT, MODE_DEFAULT = -1 };
 
 static void bad(const char *what, const char *value, const char *allowed)
 {
@@ -50,7 +55,7 @@ static void bad(const char *what, const char *value, const char *allowed)
 
 static options parse(int argc, char **argv)
 {
-    options o = {0, NULL, NULL, FAMILY_SPD, GEN_DEFAULT_SEED, GRID_MODE_COUNT}; /* COUNT: not given */
+    options o = {0, NULL, NULL, FAMILY_SPD, GEN_DEFAULT_SEED, MODE_DEFAULT};
     static const struct option longs[] = {
         {"n", required_argument, 0, 'n'},      {"input", required_argument, 0, 'i'}, {"family", required_argument, 0, 'f'},
         {"seed", required_argument, 0, 's'},   {"mode", required_argument, 0, 'm'},  {"output", required_argument, 0, 'o'},
@@ -65,7 +70,10 @@ static options parse(int argc, char **argv)
         case 'o': o.output = optarg; break;
         case 'f': if (family_parse(optarg, &o.family) != 0) bad("--family", optarg, "spd, illcond, nonspd or hp3"); break;
         case 's': if (!cli_parse_ull(optarg, &o.seed)) bad("--seed", optarg, "a non-negative integer"); break;
-        case 'm': { int m = grid_mode_parse(optarg); if (m < 0) bad("--mode", optarg, "stream, graph, lookahead or pairs"); o.mode = (grid_mode)m; break; }
+        case 'm':
+            o.mode = !strcmp(optarg, "block") ? MODE_BLOCK : grid_mode_parse(optarg);
+            if (o.mode < 0) bad("--mode", optarg, "block, stream, graph, lookahead or pairs");
+            break;
         case 'h': fputs(usage, stdout); exit(0);
         default:
             fprintf(stderr, "cholesky_one: %s '%s'\n%s", optopt ? "missing value for" : "unknown option", argv[optind - 1], usage);
@@ -81,8 +89,7 @@ static options parse(int argc, char **argv)
 }
 
 typedef struct {
-    grid_mode mode;
-    int n;
+    int mode, n;
     float *d_A, *d_work;
     int *d_info;
 } run_ctx;
@@ -90,7 +97,9 @@ typedef struct {
 static void run(void *p)
 {
     run_ctx *c = p;
-    if (potrf_grid(c->mode, c->n, c->d_A, c->d_work, c->d_info) != 0) exit(2);
+    int rc = c->mode == MODE_BLOCK ? potrf_tiled(LOOK_RIGHT, c->n <= 16 ? 16 : 32, c->n, c->d_A, c->d_info)
+                                   : potrf_grid((grid_mode)c->mode, c->n, c->d_A, c->d_work, c->d_info);
+    if (rc != 0) exit(2);
 }
 
 /* Device memory for the matrix, its workspace and a pristine copy, with a clear refusal. */
@@ -139,7 +148,7 @@ int main(int argc, char **argv)
         gen_batch_host(&p, o.n, 0, 1, d.data);
     }
     const int n = d.n;
-    if (o.mode == GRID_MODE_COUNT) o.mode = grid_default_mode(n);
+    if (o.mode == MODE_DEFAULT) o.mode = n <= 32 ? MODE_BLOCK : (int)grid_default_mode(n);
     const size_t bytes = (size_t)n * n * sizeof(float), work = grid_workspace_bytes(n);
     run_ctx c = {o.mode, n, device_alloc(bytes, "the matrix"), work ? device_alloc(work, "the padded copy") : NULL,
                  device_alloc(sizeof(int), "info")};
@@ -151,7 +160,7 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaMemcpy(L, c.d_A, bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(&info, c.d_info, sizeof info, cudaMemcpyDeviceToHost));
     printf("n = %d, mode %s: info %d; %.4f ms (cusolverDnSpotrf %.4f ms, x cuSOLVER %.2f), %.1f GFLOP/s\n", n,
-           grid_mode_name(o.mode), info, t.median_ms, tc.median_ms, tc.median_ms / t.median_ms,
+           o.mode == MODE_BLOCK ? "block" : grid_mode_name((grid_mode)o.mode), info, t.median_ms, tc.median_ms, tc.median_ms / t.median_ms,
            potrf_flops(n) / (t.median_ms * 1e6));
     int ok;
     if (n <= 2048) {

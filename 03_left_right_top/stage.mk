@@ -17,7 +17,7 @@ $(S3)/test_grid: $(S3)/test_grid.o $(S3_GRID) $(COMMON_LIB)
 	$(LINK)
 $(S3)/bench_grid: $(S3)/bench_grid.o $(S3_GRID) $(S3)/tiled_cholesky.o $(COMMON_LIB)
 	$(LINK)
-$(S3)/cholesky_one: $(S3)/cholesky_one.o $(S3_GRID) $(COMMON_LIB)
+$(S3)/cholesky_one: $(S3)/cholesky_one.o $(S3_GRID) $(S3)/tiled_cholesky.o $(COMMON_LIB)
 	$(LINK)
 
 ALL_BINS += $(S3)/test_tiled $(S3)/bench_tiled $(S3)/sanitize_tiled $(S3)/test_grid $(S3)/bench_grid $(S3)/cholesky_one

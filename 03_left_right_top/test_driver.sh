@@ -8,14 +8,15 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source common/harness.sh
 plan "whole GPU argument checks" 9
-plan "whole GPU" 5
+plan "whole GPU" 3
+plan "right-looking" 3   # up to n = 32 the driver runs part 1's right-looking kernel
 group "whole GPU argument checks"
 
 expect "one: no input" 2 "exactly one of --n and --input" $bin
 expect "one: both inputs" 2 "exactly one of --n and --input" $bin --n 4 --input "$tmp/a.txt"
 expect "one: n = 0" 2 "bad --n '0'" $bin --n 0
 expect "one: --n=70000" 2 "bad --n '70000'" $bin --n=70000
-expect "one: unknown mode" 2 "stream, graph, lookahead or pairs" $bin --n 4 --mode=fast
+expect "one: unknown mode" 2 "block, stream, graph, lookahead or pairs" $bin --n 4 --mode=fast
 expect "one: unknown option" 2 "unknown option '--nb'" $bin --n 4 --nb 8
 printf '2\n3\n1 0 0\n0 1 0\n0 0 1\n1 0 0\n0 1 0\n0 0 1\n' > "$tmp/two.txt"
 expect "one: a file of two matrices" 2 "holds 2 matrices" $bin --input "$tmp/two.txt"
@@ -25,11 +26,14 @@ expect "one: --help exits 0" 0 "usage: cholesky_one" $bin --help
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
     skip_rest "whole GPU" "no CUDA device"
+    skip_rest "right-looking" "no CUDA device"
 else
     group "whole GPU"
     expect "one: n = 1000 generated" 0 "check (float64 reference): ok" $bin --n 1000
     expect "one: n = 3000 graph mode" 0 "check (cuSOLVER's info, sampled residual): ok" $bin --n 3000 --mode graph
     expect "one: nonspd reports its minor" 0 "info [1-9]" $bin --n 200 --family nonspd --seed 5
+    group "right-looking"
+    expect "one: n = 20 in one block" 0 "mode block: info 0" $bin --n 20
     printf '3\n4 2 0\n2 5 1\n0 1 3\n' > "$tmp/one.txt"
     expect "one: seed-format text file" 0 "check (float64 reference): ok" $bin --input "$tmp/one.txt" --output "$tmp/L.txt"
     # L of [[4 2 0] [2 5 1] [0 1 3]]: rows (2), (1 2), (0 0.5 sqrt(2.75)).
