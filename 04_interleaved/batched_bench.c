@@ -59,28 +59,16 @@ static void bench_full_gpu(const env_stamp *e, const char *stage, const bench_ca
     const size_t nn = (size_t)n * n, bytes = batch * nn * sizeof(float);
     printf("# n=%d: the %.1f GiB batch leaves no room for a second copy: cuSOLVER, the copy roofline and the conversions"
            " are not timed; each case runs on the batch regenerated in place\n", n, bytes / 1073741824.0);
-    float *d_lay, *A = host_alloc(nn * sizeof(float), "benchmark buffers"), *L = host_alloc(nn * sizeof(float), "benchmark buffers");
-    int *d_info, *info = host_alloc(batch * sizeof(int), "benchmark buffers");
+    float *d_lay;
+    int *d_info;
     CUDA_CHECK(cudaMalloc((void **)&d_lay, bytes));
     CUDA_CHECK(cudaMalloc((void **)&d_info, batch * sizeof(int)));
     for (int k = 0; k < ncases; k++) {
         size_t chunk = cases[k].chunk ? cases[k].chunk : batch;
         bench_ctx c = {&cases[k].cfg, n, batch, chunk, NULL, d_lay, d_info, NULL, p};
         timing_stats t = time_gpu(run_factor, regenerate, &c, 1, 3);
-        CUDA_CHECK(cudaMemcpy(info, d_info, batch * sizeof(int), cudaMemcpyDeviceToHost));
-        int ok = 1;
-        for (size_t b = 0; b < batch && ok; b++)
-            if (info[b] != 0) { fprintf(stderr, "result check after timing: matrix %zu info %d\n", b, info[b]); ok = 0; }
-        for (int s = 0; s < 8 && ok; s++) { /* sampled across the whole batch, past 2^32 elements */
-            size_t b = (size_t)((double)(batch - 1) * s / 7);
-            gen_batch_host(p, n, b, 1, A);
-            copy_matrix_from_layout(n, batch, chunk, d_lay, b, L, 0);
-            CUDA_CHECK(cudaDeviceSynchronize());
-            factor_check fc;
-            check_factor(n, A, L, 0, &fc);
-            if (!fc.ok) { fprintf(stderr, "result check after timing: matrix %zu: %s\n", b, fc.detail); ok = 0; }
-        }
-        t.verified = ok ? TIMING_VERIFIED : TIMING_WRONG;
+        /* 8 samples across the whole batch, past 2^32 elements */
+        t.verified = verify_generated_batch(p, n, batch, chunk, d_lay, d_info, 8, "result check after timing") ? TIMING_VERIFIED : TIMING_WRONG;
         char lname[48], cname[64], variant[128];
         layout_name(cases[k].chunk, lname, sizeof lname);
         snprintf(variant, sizeof variant, "%s: %s", lname, batched_config_name(&cases[k].cfg, cname, sizeof cname));
@@ -88,31 +76,6 @@ static void bench_full_gpu(const env_stamp *e, const char *stage, const bench_ca
     }
     CUDA_CHECK(cudaFree(d_lay));
     CUDA_CHECK(cudaFree(d_info));
-    free(A); free(L); free(info);
-}
-
-
-/* After timing: every info 0, and 4 matrices spread over the batch pass the float64 check. The
- * result goes back to row-major through the provided converter, which the common tests vouch for. */
-static int recheck(const bench_ctx *c, const gen_params *p, float *d_scratch)
-{
-    size_t nn = (size_t)c->n * c->n;
-    int *info = host_alloc(c->batch * sizeof(int), "benchmark buffers"), ok = 1;
-    CUDA_CHECK(cudaMemcpy(info, c->d_info, c->batch * sizeof(int), cudaMemcpyDeviceToHost));
-    for (size_t b = 0; b < c->batch && ok; b++)
-        if (info[b] != 0) { fprintf(stderr, "result check after timing: matrix %zu info %d\n", b, info[b]); ok = 0; }
-    chunked_to_rowmajor_device(c->n, c->batch, c->chunk, c->d_out, d_scratch);
-    float *A = host_alloc(nn * sizeof(float), "benchmark buffers"), *L = host_alloc(nn * sizeof(float), "benchmark buffers");
-    for (int s = 0; s < 4 && ok; s++) {
-        size_t b = (size_t)((double)(c->batch - 1) * s / 3);
-        gen_batch_host(p, c->n, b, 1, A);
-        CUDA_CHECK(cudaMemcpy(L, d_scratch + b * nn, nn * sizeof(float), cudaMemcpyDeviceToHost));
-        factor_check fc;
-        check_factor(c->n, A, L, 0, &fc);
-        if (!fc.ok) { fprintf(stderr, "result check after timing: matrix %zu: %s\n", b, fc.detail); ok = 0; }
-    }
-    free(info); free(A); free(L);
-    return ok;
 }
 
 /* 4 sampled matrices of two row-major batches on the device are bit-identical. */
@@ -206,7 +169,7 @@ void bench_batched(const env_stamp *e, const char *stage, const bench_case *case
             rowmajor_to_chunked_device(n, batch, chunk, d_rm, d_lay); /* the pristine input, provided converter */
             c.d_out = d_work;
             timing_stats t = time_gpu_restoring(run_factor, &c, d_work, d_lay, bytes);
-            t.verified = recheck(&c, &p, d_scratch) ? TIMING_VERIFIED : TIMING_WRONG;
+            t.verified = verify_generated_batch(&p, n, batch, c.chunk, c.d_out, c.d_info, 4, "result check after timing") ? TIMING_VERIFIED : TIMING_WRONG;
             snprintf(variant, sizeof variant, "%s: %s", lname, batched_config_name(&cases[k].cfg, cname, sizeof cname));
             report_row(e, stage, variant, n, batch, t, tc.median_ms, t_copy);
         }

@@ -25,7 +25,6 @@
 #include "host_alloc.h"
 #include "report.h"
 #include "timing.h"
-#include "tune_gpu.h"
 #include "tuned.h"
 
 typedef struct {
@@ -58,26 +57,6 @@ static void run_rowmajor(void *p)
     chunked_to_rowmajor_tiled(c->r.n, c->r.batch, c->r.chunk, c->d_lay, c->r.d_work);
 }
 
-static int verify(const run_ctx *c, const gen_params *p, size_t data_chunk)
-{
-    size_t bad = count_nonzero_device(c->d_info, c->batch);
-    if (bad) { fprintf(stderr, "result check after timing: %zu matrices with info != 0\n", bad); return 0; }
-    const size_t nn = (size_t)c->n * c->n;
-    float *A = host_alloc(nn * sizeof(float), "samples"), *L = host_alloc(nn * sizeof(float), "samples");
-    int ok = 1;
-    for (int s = 0; s < 4 && ok; s++) {
-        size_t b = (size_t)((double)(c->batch - 1) * s / 3);
-        gen_batch_host(p, c->n, b, 1, A);
-        copy_matrix_from_layout(c->n, c->batch, data_chunk, c->d_work, b, L, 0);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        factor_check fc;
-        check_factor(c->n, A, L, 0, &fc);
-        if (!fc.ok) { fprintf(stderr, "result check after timing: matrix %zu: %s\n", b, fc.detail); ok = 0; }
-    }
-    free(A);
-    free(L);
-    return ok;
-}
 
 /* One (n, batch): cuSOLVER, the copy, the tuned choice and the stage-05 fixed configurations. */
 static void bench_one(const env_stamp *e, const tuned_table *t, int n, size_t batch, const char *label, int fixed_too)
@@ -108,7 +87,7 @@ static void bench_one(const env_stamp *e, const tuned_table *t, int n, size_t ba
         gen_batch_device(&p, n, 0, batch, chunk, d_pristine);
         run_ctx c = {&cases[k], n, batch, chunk, d_work, d_info};
         timing_stats tm = time_gpu_restoring(run_factor, &c, d_work, d_pristine, bytes);
-        tm.verified = verify(&c, &p, chunk) ? TIMING_VERIFIED : TIMING_WRONG;
+        tm.verified = verify_generated_batch(&p, n, batch, chunk, d_work, d_info, 4, "result check after timing") ? TIMING_VERIFIED : TIMING_WRONG;
         tuned_format(&cases[k], chunks[k], name, sizeof name);
         snprintf(variant, sizeof variant, "%s %s %s", k == 2 ? "auto:" : "fixed:", name, label);
         report_row(e, "stage-6", variant, n, batch, tm, tc.median_ms, t_copy);
@@ -125,7 +104,7 @@ static void bench_one(const env_stamp *e, const tuned_table *t, int n, size_t ba
     if (rc.r.chunk != 1) CUDA_CHECK(cudaMalloc((void **)&rc.d_lay, bytes));
     gen_batch_device(&p, n, 0, batch, 1, d_pristine);
     timing_stats tr = time_gpu_restoring(run_rowmajor, &rc, d_work, d_pristine, bytes);
-    tr.verified = verify(&rc.r, &p, 1) ? TIMING_VERIFIED : TIMING_WRONG;
+    tr.verified = verify_generated_batch(&p, n, batch, 1, d_work, d_info, 4, "result check after timing") ? TIMING_VERIFIED : TIMING_WRONG;
     tuned_format(&rm_cfg, rm_chunk, name, sizeof name);
     snprintf(variant, sizeof variant, "rowmajor auto: %s%s %s", name, rc.r.chunk == 1 ? "" : " +conversions", label);
     report_row(e, "stage-6", variant, n, batch, tr, tc.median_ms, t_copy);

@@ -48,15 +48,10 @@ __device__ __forceinline__ void diag_inverse(const float (&l)[NB][NB], float (&l
     for (int r = 0; r < NB; r++) linv[r] = 1.0f / l[r][r];
 }
 
+/* One matrix (element (i, j) at a[(i n + j) s]), right-looking; returns its info. */
 template <int NB, int UNROLL>
-__global__ void __launch_bounds__(ORDERS_MAX_PER_BLOCK) potrf_thread_right_kernel(float *A, int n, size_t batch, size_t chunk,
-                                                                                   size_t first, int *info)
+__device__ int right_looking_thread(float *a, size_t s, int n)
 {
-    const size_t b = first + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= batch) return;
-    const matrix_place place = chunked_place(n, chunk, batch, b);
-    float *a = A + place.base;
-    const size_t s = place.stride;
     const int nt = (n + NB - 1) / NB;
     int my_info = 0;
     for (int k = 0; k < nt && !my_info; k++) {
@@ -95,18 +90,13 @@ __global__ void __launch_bounds__(ORDERS_MAX_PER_BLOCK) potrf_thread_right_kerne
             for (int q = 0; q < NB; q++)
                 if (k0 + q < n) AT(r, k0 + q) = 0.0f;
     }
-    info[b] = my_info;
+    return my_info;
 }
 
+/* One matrix, top-looking; returns its info. */
 template <int NB, int UNROLL>
-__global__ void __launch_bounds__(ORDERS_MAX_PER_BLOCK) potrf_thread_top_kernel(float *A, int n, size_t batch, size_t chunk,
-                                                                                 size_t first, int *info)
+__device__ int top_looking_thread(float *a, size_t s, int n)
 {
-    const size_t b = first + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= batch) return;
-    const matrix_place place = chunked_place(n, chunk, batch, b);
-    float *a = A + place.base;
-    const size_t s = place.stride;
     const int nt = (n + NB - 1) / NB;
     int my_info = 0;
     for (int i = 0; i < nt && !my_info; i++) {
@@ -152,19 +142,29 @@ __global__ void __launch_bounds__(ORDERS_MAX_PER_BLOCK) potrf_thread_top_kernel(
             if (i0 + r < n)
                 for (int q = i0 + NB; q < n; q++) AT(i0 + r, q) = 0.0f;
     }
-    info[b] = my_info;
+    return my_info;
+}
+
+/* Thread b of the grid factors matrix first + b of the batch, in the order ORDER. */
+template <looking_order ORDER, int NB, int UNROLL>
+__global__ void __launch_bounds__(ORDERS_MAX_PER_BLOCK) potrf_thread_order_kernel(float *A, int n, size_t batch, size_t chunk,
+                                                                                   size_t first, int *info)
+{
+    const size_t b = first + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= batch) return;
+    const matrix_place place = chunked_place(n, chunk, batch, b);
+    info[b] = ORDER == LOOK_RIGHT ? right_looking_thread<NB, UNROLL>(A + place.base, place.stride, n)
+                                  : top_looking_thread<NB, UNROLL>(A + place.base, place.stride, n);
 }
 
 template <int NB, int UNROLL>
 static void launch(looking_order order, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
 {
     const size_t max_blocks = 0x7fffffffULL, blocks = (batch + per_block - 1) / per_block;
+    auto kernel = order == LOOK_RIGHT ? potrf_thread_order_kernel<LOOK_RIGHT, NB, UNROLL> : potrf_thread_order_kernel<LOOK_TOP, NB, UNROLL>;
     for (size_t first_block = 0; first_block < blocks; first_block += max_blocks) {
         const size_t k = blocks - first_block < max_blocks ? blocks - first_block : max_blocks;
-        if (order == LOOK_RIGHT)
-            potrf_thread_right_kernel<NB, UNROLL><<<(unsigned)k, per_block>>>(d_A, n, batch, chunk, first_block * per_block, d_info);
-        else
-            potrf_thread_top_kernel<NB, UNROLL><<<(unsigned)k, per_block>>>(d_A, n, batch, chunk, first_block * per_block, d_info);
+        kernel<<<(unsigned)k, per_block>>>(d_A, n, batch, chunk, first_block * per_block, d_info);
         KERNEL_CHECK();
     }
 }

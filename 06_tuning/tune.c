@@ -32,7 +32,6 @@
 #include "cyclic_kernel.h"
 #include "rows_kernel.h"
 #include "timing.h"
-#include "tune_gpu.h"
 #include "tuned.h"
 
 #define MAX_CANDIDATES 160
@@ -195,28 +194,6 @@ static void restore(void *p)
     CUDA_CHECK(cudaMemcpy(c->d_work, c->d_pristine, c->bytes, cudaMemcpyDeviceToDevice));
 }
 
-/* After timing: every info 0, and 4 matrices spread over the batch against the float64 reference. */
-static int verify(const run_ctx *c, const gen_params *p)
-{
-    size_t bad = count_nonzero_device(c->d_info, c->batch);
-    if (bad) { fprintf(stderr, "  result check: %zu matrices with info != 0\n", bad); return 0; }
-    const size_t nn = (size_t)c->n * c->n;
-    float *A = host_alloc(nn * sizeof(float), "tune samples"), *L = host_alloc(nn * sizeof(float), "tune samples");
-    int ok = 1;
-    for (int s = 0; s < 4 && ok; s++) {
-        size_t b = (size_t)((double)(c->batch - 1) * s / 3);
-        gen_batch_host(p, c->n, b, 1, A);
-        copy_matrix_from_layout(c->n, c->batch, c->chunk, c->d_work, b, L, 0);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        factor_check fc;
-        check_factor(c->n, A, L, 0, &fc);
-        if (!fc.ok) { fprintf(stderr, "  result check: matrix %zu: %s\n", b, fc.detail); ok = 0; }
-    }
-    free(A);
-    free(L);
-    return ok;
-}
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -285,7 +262,7 @@ static void measure_class(sweep *sw, int n, int cls, const candidate *cand, int 
         c.chunk = chunk;
         timing_stats t = time_gpu(run_factor, restore, &c, 1, 1); /* one warm-up: the first launch loads the kernel */
         if (!(t.median_ms > 3 * best)) t = time_gpu(run_factor, restore, &c, 1, 5);
-        t.verified = verify(&c, &p) ? TIMING_VERIFIED : TIMING_WRONG;
+        t.verified = verify_generated_batch(&p, c.n, c.batch, c.chunk, c.d_work, c.d_info, 4, "  result check") ? TIMING_VERIFIED : TIMING_WRONG;
         row r;
         memset(&r, 0, sizeof r);
         r.n = n;

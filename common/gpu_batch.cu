@@ -1,6 +1,10 @@
 /* gpu_batch.cu - see gpu_batch.h. 64-bit indices throughout: a batch that fills an 80 GB GPU
  * holds ~2e10 floats. The generator and the converters are one thread per destination element. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "checks.h"
 #include "cuda_check.h"
+#include "host_alloc.h"
 #include "gpu_batch.h"
 #include "layout.h"
 
@@ -93,4 +97,52 @@ extern "C" void copy_matrix_from_layout(int n, size_t batch, size_t chunk, const
         for (size_t e = 0; e < nn; e++)
             CUDA_CHECK(cudaMemcpyAsync(host + e, d_lay + pl.base + e * pl.stride, sizeof(float), cudaMemcpyDeviceToHost,
                                        stream));
+}
+
+__global__ void count_nonzero_kernel(const int *x, size_t count, unsigned long long *total)
+{
+    unsigned long long mine = 0;
+    for (size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x)
+        mine += x[k] != 0;
+    if (mine) atomicAdd(total, mine);
+}
+
+extern "C" size_t count_nonzero_device(const int *d_x, size_t count)
+{
+    unsigned long long *d_total, total = 0;
+    CUDA_CHECK(cudaMalloc((void **)&d_total, sizeof *d_total));
+    CUDA_CHECK(cudaMemset(d_total, 0, sizeof *d_total));
+    count_nonzero_kernel<<<1024, 256>>>(d_x, count, d_total);
+    KERNEL_CHECK();
+    CUDA_CHECK(cudaMemcpy(&total, d_total, sizeof total, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(d_total));
+    return (size_t)total;
+}
+
+extern "C" int verify_generated_batch(const gen_params *p, int n, size_t batch, size_t chunk, const float *d_L,
+                                      const int *d_info, int samples, const char *who)
+{
+    size_t bad = count_nonzero_device(d_info, batch);
+    if (bad) {
+        fprintf(stderr, "%s: %zu matrices with info != 0\n", who, bad);
+        return 0;
+    }
+    const size_t nn = (size_t)n * n;
+    float *A = (float *)host_alloc(nn * sizeof(float), "the sampled matrices"), *L = (float *)host_alloc(nn * sizeof(float), "the sampled matrices");
+    int ok = 1;
+    for (int s = 0; s < samples && ok; s++) {
+        size_t b = samples > 1 ? (size_t)((double)(batch - 1) * s / (samples - 1)) : 0;
+        gen_batch_host(p, n, b, 1, A);
+        copy_matrix_from_layout(n, batch, chunk, d_L, b, L, 0);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        factor_check fc;
+        check_factor(n, A, L, 0, &fc);
+        if (!fc.ok) {
+            fprintf(stderr, "%s: matrix %zu: %s\n", who, b, fc.detail);
+            ok = 0;
+        }
+    }
+    free(A);
+    free(L);
+    return ok;
 }

@@ -27,6 +27,18 @@ void chunked_to_rowmajor_device(int n, size_t batch, size_t chunk, const float *
 void copy_matrix_from_layout(int n, size_t batch, size_t chunk, const float *d_lay, size_t b, float *host,
                              cudaStream_t stream);
 
+/* How many of d_x[0 .. count) are nonzero (the failed infos of a batch), counted on the GPU so
+ * that a 1 GiB batch of tiny matrices (10^8 infos) need not cross the host link. */
+size_t count_nonzero_device(const int *d_x, size_t count);
+
+/* What every benchmark does after timing a batch it generated with p: every info 0 (counted on
+ * the GPU), and `samples` matrices spread evenly over the batch (the first and the last among
+ * them) regenerated on the host and checked against the float64 reference (check_factor). d_L
+ * holds the factors in the chunked layout with `chunk` (1: row-major, batch: interleaved).
+ * Returns 1 if all pass; else 0 and the first problem on stderr, after "who: ". */
+int verify_generated_batch(const gen_params *p, int n, size_t batch, size_t chunk, const float *d_L, const int *d_info,
+                           int samples, const char *who);
+
 #ifdef __cplusplus
 }
 #endif
