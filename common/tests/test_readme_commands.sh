@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# test_readme_commands.sh - every program command a README shows (a line of a code block that
+# starts with build/, or "$ build/") runs as shown. It runs in a scratch folder where build/ is
+# the course's; an input file the command names and the scratch folder lacks is generated first
+# (a small valid dataset), so what is tested is the command line itself. With a GPU the command
+# must exit 0; without one it must exit 0 or complain only about the missing GPU.
+suite=readme-commands
+root=$PWD
+bin=${BUILD:-build}
+source common/harness.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ln -s "$root/$bin" "$tmp/build"
+mapfile -t mds < <(git ls-files '*.md' 2>/dev/null || find . -name '*.md' -not -path './build*' -not -path './.venv/*')
+mapfile -t cmds < <(grep -hE '^\s*(\$ )?build/' "${mds[@]}" | sed -E 's/^\s*(\$ )?//; s/\s+#.*$//' | sort -u)
+plan "README commands" ${#cmds[@]}
+group "README commands"
+gpu=0
+nvidia-smi -L >/dev/null 2>&1 && gpu=1
+for cmd in "${cmds[@]}"; do
+    read -ra argv <<<"$cmd"
+    # Inputs: the value after --input, or dataset_check's file argument.
+    for ((i = 1; i < ${#argv[@]}; i++)); do
+        f=
+        [ "${argv[i - 1]}" = --input ] && f=${argv[i]}
+        [[ ${argv[0]} == */dataset_check && ${argv[i]} != -* ]] && f=${argv[i]}
+        if [ -n "$f" ] && [ ! -e "$tmp/$f" ]; then
+            mkdir -p "$tmp/$(dirname "$f")"
+            fmt=bin; [[ $f == *.txt ]] && fmt=txt
+            count=3; [[ ${argv[0]} == */cholesky_one ]] && count=1      # the one-matrix driver
+            "$root/$bin/datasets/gen_dataset" --n 8 --count $count --format $fmt --out "$tmp/$f" >/dev/null 2>&1
+        fi
+    done
+    out=$(cd "$tmp" && timeout 600 "${argv[@]}" 2>&1)
+    rc=$?
+    if [ $rc -eq 0 ] || { [ $gpu = 0 ] && grep -q "no CUDA device" <<<"$out"; }; then
+        record "$cmd" PASS "exit $rc"
+    else
+        record "$cmd" FAIL "exit $rc: $(tr '\n' ' ' <<<"$out" | cut -c1-300)"
+    fi
+done
+finish
