@@ -20,11 +20,9 @@ int main(int argc, char **argv)
 {
     long long mb = 64;
     const char *usage = "usage: bench_serial [MB]   batch of about MB megabytes per n (default 64); BENCH_CSV=FILE\n";
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) { fputs(usage, stdout); return 0; }
-    if (argc > 2 || (argc == 2 && !cli_parse_ll(argv[1], 1, 1 << 20, &mb))) {
-        fprintf(stderr, "bench_serial: bad arguments\n%s", usage);
-        return 2;
-    }
+    int args = cli_help_only(argc, argv, usage); /* -h, --help; refuses other options */
+    if (args > 1) { fprintf(stderr, "bench_serial: one argument at most (MB), got %d\n", args); return 2; }
+    if (args == 1 && !cli_parse_ll(argv[optind], 1, 1 << 20, &mb)) cli_bad_value("bench_serial", "MB", argv[optind], "an integer 1..1048576");
     /* The batch and the benchmark's working copy: refuse what the machine cannot hold. */
     unsigned long long need = 2ull * (unsigned long long)mb << 20, have = cli_host_memory();
     if (have && need > have / 2) {

@@ -10,7 +10,6 @@
  * to n = 2048, check_sampled_residual above). Exit 0 when the factor is right (or info > 0 and
  * cuSOLVER agrees), 1 when it is not, 2 for bad arguments or input. */
 #define _POSIX_C_SOURCE 200809L
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +34,7 @@ static const char usage[] =
     "  --mode MODE      block | stream | graph | lookahead | pairs (default: block up to n = 32,\n"
     "                   lookahead up to n = 4096, pairs above; block = part 1's one-block kernel)\n"
     "  --output FILE    write L (binary; .txt: text)\n"
-    "  -h, --help       this text\n";
+    "  --opt value and --opt=value both work; -h, --help: this text\n";
 
 typedef struct {
     int n;
@@ -47,11 +46,7 @@ typedef struct {
 
 enum { MODE_BLOCK = GRID_MODE_COUNT, MODE_DEFAULT = -1 };
 
-static void bad(const char *what, const char *value, const char *allowed)
-{
-    fprintf(stderr, "cholesky_one: bad %s '%s' (%s)\n%s", what, value, allowed, usage);
-    exit(2);
-}
+static void bad(const char *opt, const char *value, const char *allowed) { cli_bad_value("cholesky_one", opt, value, allowed); }
 
 static options parse(int argc, char **argv)
 {
@@ -62,8 +57,7 @@ static options parse(int argc, char **argv)
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     int c;
     long long v;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, longs, "cholesky_one", usage)) != -1) {
         switch (c) {
         case 'n': if (!cli_parse_ll(optarg, 1, GRID_MAX_N, &v)) bad("--n", optarg, "an integer 1..65536"); o.n = (int)v; break;
         case 'i': o.input = optarg; break;
@@ -74,15 +68,14 @@ static options parse(int argc, char **argv)
             o.mode = !strcmp(optarg, "block") ? MODE_BLOCK : grid_mode_parse(optarg);
             if (o.mode < 0) bad("--mode", optarg, "block, stream, graph, lookahead or pairs");
             break;
-        case 'h': fputs(usage, stdout); exit(0);
-        default:
-            fprintf(stderr, "cholesky_one: %s '%s'\n%s", optopt ? "missing value for" : "unknown option", argv[optind - 1], usage);
-            exit(2);
         }
     }
-    if (optind < argc) bad("argument", argv[optind], "options only");
+    if (optind < argc) {
+        fprintf(stderr, "cholesky_one: unexpected argument '%s' (everything is an option; cholesky_one --help shows them)\n", argv[optind]);
+        exit(2);
+    }
     if (!o.n == !o.input) {
-        fprintf(stderr, "cholesky_one: give exactly one of --n and --input\n%s", usage);
+        fprintf(stderr, "cholesky_one: give exactly one of --n and --input (cholesky_one --help shows the usage)\n");
         exit(2);
     }
     return o;

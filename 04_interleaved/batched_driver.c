@@ -29,32 +29,43 @@
 #include "sliced_run.h"
 #include "batched_driver.h"
 
-static void usage(FILE *f, const batched_driver_hooks *hooks)
+/* The usage text, built once: the kernel names and which options each reads come from the kernel
+ * table (batched_kernel_ops), so the text cannot contradict what the parser accepts. */
+static const char *usage_text(const batched_driver_hooks *hooks)
 {
-    char kernels[128] = "";
+    static char text[4096];
+    char kernels[128] = "", order[128] = "", unroll[128] = "", nb[128] = "";
     for (int k = 0; k < BATCHED_MAX_KERNELS; k++) {
         const batched_kernel_ops *ops = batched_kernel_find((batched_kernel)k);
-        if (ops) snprintf(kernels + strlen(kernels), sizeof kernels - strlen(kernels), "%s%s", kernels[0] ? "|" : "", ops->name);
+        if (!ops) continue;
+        snprintf(kernels + strlen(kernels), sizeof kernels - strlen(kernels), "%s%s", kernels[0] ? "|" : "", ops->name);
+        if (ops->uses & BATCHED_USES_ORDER) snprintf(order + strlen(order), sizeof order - strlen(order), " %s", ops->name);
+        if (ops->uses & BATCHED_USES_UNROLL) snprintf(unroll + strlen(unroll), sizeof unroll - strlen(unroll), " %s", ops->name);
+        if (ops->uses & BATCHED_USES_NB) snprintf(nb + strlen(nb), sizeof nb - strlen(nb), " %s", ops->name);
     }
-    fprintf(f,
+    int w = snprintf(text, sizeof text,
             "usage: %s (--input FILE | --n N --batch B [--family spd|illcond|nonspd|hp3] [--seed S] [--kappa K])\n"
             "       [--kernel %s%s] [--order left|right|top] [--nb NB] [--per-block M] [--unroll U]%s\n"
-            "       [--chunk C] [--check K] [--output FILE [--format bin|txt]] [--info FILE] [--max-gpu-memory SIZE]\n",
+            "       [--chunk C] [--check K] [--output FILE [--format bin|txt]] [--info FILE] [--max-gpu-memory SIZE]\n"
+            "  (--opt value and --opt=value both work; -h, --help: this text)\n",
             hooks->prog, hooks->choose ? "auto|" : "", kernels, hooks->choose ? " [--threads T]" : "");
-    if (hooks->help) fputs(hooks->help, f);
-    fprintf(f,
+    w += snprintf(text + w, sizeof text - w, "%s", hooks->help ? hooks->help : "");
+    snprintf(text + w, sizeof text - w,
             "  --input FILE  binary or text dataset; NaN/Inf and non-SPD matrices are factored and flagged by info\n"
             "  --output      write the factors, row-major, in --format (default: the input file's format, else binary);\n"
             "                a matrix that failed (info > 0) is written as zeros\n"
             "  --info FILE   write every matrix's info, one per line (0 = factored; k > 0 = minor k not positive definite)\n"
             "  --chunk C     chunked interleaved layout with chunks of C matrices; 1 = row-major, the data as they come, no\n"
             "                conversion (default: simple interleaved, or the kernel's own default)\n"
-            "  --kernel      thread: one thread per matrix, register tiles (default); tiles: stage 02 helpers, NB x NB threads per matrix\n"
-            "  --order       tiles only (default left); --unroll: thread only (default 2)\n"
+            "  --kernel      thread: one thread per matrix, register tiles%s; tiles: stage 02 helpers, NB x NB threads per matrix\n"
+            "  --order       left (default), right or top; read by:%s\n"
+            "  --unroll      read by:%s; --nb read by:%s\n"
             "  defaults      thread NB=4, 64 matrices per block, unroll 2; tiles NB=8, 8 matrices per block\n"
             "  --check K     check K matrices spread over the batch against the float64 reference (default 8)\n"
             "  --max-gpu-memory SIZE  use at most SIZE bytes of GPU memory (suffix K, M or G; default 90%% of what is free);\n"
-            "                a larger batch goes through in slices, copies overlapped with the factorization\n");
+            "                a larger batch goes through in slices, copies overlapped with the factorization\n",
+            hooks->choose ? "" : " (default)", order, unroll, nb);
+    return text;
 }
 
 /* A binary dataset starts with the magic; anything else that dataset_read accepted is text. */
@@ -94,101 +105,169 @@ static int write_infos(const char *path, const int *info, size_t batch, char *er
     return 0;
 }
 
-int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks)
+/* What the command line asked for. */
+typedef struct {
+    batched_config cfg;
+    long long n, batch, check, nb, per_block, unroll, chunk, threads;
+    int kernel_auto, fmt_given, gen_given, kappa_given, order_given;
+    unsigned long long seed, budget;
+    double kappa;
+    family_t family;
+    dataset_format fmt;
+    const char *input, *output, *info_path;
+} driver_options;
+
+/* Parse: every option's value checked on its own (cli_getopt and cli_bad_value exit 2). */
+static driver_options parse_options(int argc, char **argv, const batched_driver_hooks *hooks)
 {
-    const char *prog = hooks->prog;
-    batched_config cfg = batched_config_default();
-    long long n = 0, batch = 0, check = 8, nb = -1, per_block = -1, unroll = -1, chunk = 0, threads = -1;
-    int kernel_auto = hooks->choose != NULL; /* the default where there is a tuned table */
-    unsigned long long seed = GEN_DEFAULT_SEED, budget = 0;
-    double kappa = GEN_DEFAULT_KAPPA;
-    family_t family = FAMILY_SPD;
-    dataset_format fmt = DATASET_BINARY;
-    int fmt_given = 0, gen_given = 0, kappa_given = 0, order_given = 0;
-    const char *input = NULL, *output = NULL, *info_path = NULL;
-    for (int a = 1; a < argc; a++) {
-        const char *opt = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
-        if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) { usage(stdout, hooks); return 0; }
-        if (!val) { fprintf(stderr, "%s: %s needs a value\n", prog, opt); usage(stderr, hooks); return 2; }
-        int ok = 1;
-        if (!strcmp(opt, "--input")) input = val;
-        else if (!strcmp(opt, "--output")) output = val;
-        else if (!strcmp(opt, "--info")) info_path = val;
-        else if (!strcmp(opt, "--format")) ok = (fmt_given = dataset_format_parse(val, &fmt) == 0);
-        else if (!strcmp(opt, "--n")) ok = cli_parse_ll(val, 1, DATASET_MAX_N, &n);
-        else if (!strcmp(opt, "--batch")) ok = cli_parse_ll(val, 1, (long long)1 << 40, &batch);
-        else if (!strcmp(opt, "--family")) ok = (gen_given = family_parse(val, &family) == 0);
-        else if (!strcmp(opt, "--seed")) ok = (gen_given = cli_parse_ull(val, &seed));
-        else if (!strcmp(opt, "--kappa")) ok = (kappa_given = cli_parse_double(val, 1.0, 1e12, &kappa) && kappa > 1.0);
-        else if (!strcmp(opt, "--kernel")) {
-            kernel_auto = hooks->choose && !strcmp(val, "auto");
-            ok = kernel_auto || batched_kernel_parse(val, &cfg.kernel) == 0;
+    enum { O_INPUT = 256, O_OUTPUT, O_INFO, O_FORMAT, O_N, O_BATCH, O_FAMILY, O_SEED, O_KAPPA, O_KERNEL, O_ORDER, O_NB,
+           O_PER_BLOCK, O_UNROLL, O_CHUNK, O_CHECK, O_MAX_GPU_MEMORY, O_THREADS };
+    struct option longs[] = {
+        {"input", required_argument, 0, O_INPUT},   {"output", required_argument, 0, O_OUTPUT},
+        {"info", required_argument, 0, O_INFO},     {"format", required_argument, 0, O_FORMAT},
+        {"n", required_argument, 0, O_N},           {"batch", required_argument, 0, O_BATCH},
+        {"family", required_argument, 0, O_FAMILY}, {"seed", required_argument, 0, O_SEED},
+        {"kappa", required_argument, 0, O_KAPPA},   {"kernel", required_argument, 0, O_KERNEL},
+        {"order", required_argument, 0, O_ORDER},   {"nb", required_argument, 0, O_NB},
+        {"per-block", required_argument, 0, O_PER_BLOCK}, {"unroll", required_argument, 0, O_UNROLL},
+        {"chunk", required_argument, 0, O_CHUNK},   {"check", required_argument, 0, O_CHECK},
+        {"max-gpu-memory", required_argument, 0, O_MAX_GPU_MEMORY}, {"help", no_argument, 0, 'h'},
+        {"threads", required_argument, 0, O_THREADS}, {0, 0, 0, 0}};
+    if (!hooks->choose) longs[sizeof longs / sizeof *longs - 2] = longs[sizeof longs / sizeof *longs - 1]; /* no --threads */
+    const char *prog = hooks->prog, *usage = usage_text(hooks);
+    driver_options o = {batched_config_default(), 0, 0, 8, -1, -1, -1, 0, -1, hooks->choose != NULL, 0, 0, 0, 0,
+                        GEN_DEFAULT_SEED, 0, GEN_DEFAULT_KAPPA, FAMILY_SPD, DATASET_BINARY, NULL, NULL, NULL};
+    char kernels[160] = "";
+    for (int k = 0; k < BATCHED_MAX_KERNELS; k++) {
+        const batched_kernel_ops *ops = batched_kernel_find((batched_kernel)k);
+        if (ops) snprintf(kernels + strlen(kernels), sizeof kernels - strlen(kernels), "%s%s", kernels[0] ? ", " : "", ops->name);
+    }
+    char kernel_list[192], n_range[48];
+    snprintf(n_range, sizeof n_range, "an integer 1..%d", DATASET_MAX_N);
+    snprintf(kernel_list, sizeof kernel_list, "one of %s%s", hooks->choose ? "auto, " : "", kernels);
+    int c;
+    while ((c = cli_getopt(argc, argv, longs, prog, usage)) != -1) {
+        const char *opt = longs[0].name, *v = optarg;
+        for (const struct option *l = longs; l->name; l++)
+            if (l->val == c) opt = l->name;
+        char dashed[40];
+        snprintf(dashed, sizeof dashed, "--%s", opt);
+        switch (c) {
+        case O_INPUT: o.input = v; break;
+        case O_OUTPUT: o.output = v; break;
+        case O_INFO: o.info_path = v; break;
+        case O_FORMAT: if (dataset_format_parse(v, &o.fmt) != 0) cli_bad_value(prog, dashed, v, "bin or txt"); o.fmt_given = 1; break;
+        case O_N: if (!cli_parse_ll(v, 1, DATASET_MAX_N, &o.n)) cli_bad_value(prog, dashed, v, n_range); break;
+        case O_BATCH: if (!cli_parse_ll(v, 1, (long long)1 << 40, &o.batch)) cli_bad_value(prog, dashed, v, "an integer >= 1"); break;
+        case O_FAMILY:
+            if (family_parse(v, &o.family) != 0) cli_bad_value(prog, dashed, v, "spd, illcond, nonspd or hp3");
+            o.gen_given = 1;
+            break;
+        case O_SEED: if (!cli_parse_ull(v, &o.seed)) cli_bad_value(prog, dashed, v, "an integer >= 0"); o.gen_given = 1; break;
+        case O_KAPPA:
+            if (!cli_parse_double(v, 1.0, 1e12, &o.kappa) || !(o.kappa > 1.0)) cli_bad_value(prog, dashed, v, "a number > 1, at most 1e12");
+            o.kappa_given = 1;
+            break;
+        case O_KERNEL:
+            o.kernel_auto = hooks->choose && !strcmp(v, "auto");
+            if (!o.kernel_auto && batched_kernel_parse(v, &o.cfg.kernel) != 0) cli_bad_value(prog, dashed, v, kernel_list);
+            break;
+        case O_THREADS: if (!cli_parse_ll(v, 1, 1024, &o.threads)) cli_bad_value(prog, dashed, v, "an integer 1..1024"); break;
+        case O_ORDER:
+            if (looking_order_parse(v, &o.cfg.order) != 0) cli_bad_value(prog, dashed, v, "left, right or top");
+            o.order_given = 1;
+            break;
+        case O_NB: if (!cli_parse_ll(v, 1, 1024, &o.nb)) cli_bad_value(prog, dashed, v, "an integer 1..1024"); break;
+        case O_PER_BLOCK: if (!cli_parse_ll(v, 1, 1024, &o.per_block)) cli_bad_value(prog, dashed, v, "an integer 1..1024"); break;
+        case O_UNROLL: if (!cli_parse_ll(v, 0, 64, &o.unroll)) cli_bad_value(prog, dashed, v, "an integer 0..64"); break;
+        case O_CHUNK: if (!cli_parse_ll(v, 1, (long long)1 << 40, &o.chunk)) cli_bad_value(prog, dashed, v, "an integer >= 1"); break;
+        case O_CHECK: if (!cli_parse_ll(v, 0, 1 << 20, &o.check)) cli_bad_value(prog, dashed, v, "an integer 0..1048576"); break;
+        case O_MAX_GPU_MEMORY:
+            if (!parse_size(v, &o.budget)) cli_bad_value(prog, dashed, v, "bytes, at least 1 MiB, with an optional K, M or G");
+            break;
         }
-        else if (!strcmp(opt, "--threads") && hooks->choose) ok = cli_parse_ll(val, 1, 1024, &threads);
-        else if (!strcmp(opt, "--order")) ok = (order_given = looking_order_parse(val, &cfg.order) == 0);
-        else if (!strcmp(opt, "--nb")) ok = cli_parse_ll(val, 1, 1024, &nb);
-        else if (!strcmp(opt, "--per-block")) ok = cli_parse_ll(val, 1, 1024, &per_block);
-        else if (!strcmp(opt, "--unroll")) ok = cli_parse_ll(val, 0, 64, &unroll);
-        else if (!strcmp(opt, "--chunk")) ok = cli_parse_ll(val, 1, (long long)1 << 40, &chunk);
-        else if (!strcmp(opt, "--check")) ok = cli_parse_ll(val, 0, 1 << 20, &check);
-        else if (!strcmp(opt, "--max-gpu-memory")) ok = parse_size(val, &budget);
-        else { fprintf(stderr, "%s: unknown option %s\n", prog, opt); usage(stderr, hooks); return 2; }
-        if (!ok) { fprintf(stderr, "%s: bad value for %s: '%s'\n", prog, opt, val); usage(stderr, hooks); return 2; }
-        a++;
     }
-    /* Options that do not apply are refused, not ignored. */
-    const char *refused = NULL;
-    if (input && (gen_given || kappa_given)) refused = "--family, --seed and --kappa describe a generated batch, not --input";
-    else if (kappa_given && family != FAMILY_ILLCOND) refused = "--kappa applies only to --family illcond";
-    else if (fmt_given && !output) refused = "--format applies only to --output";
-    else if (kernel_auto && (order_given || nb > 0 || per_block > 0 || unroll >= 0 || threads > 0 || chunk))
+    if (optind < argc) {
+        fprintf(stderr, "%s: unexpected argument '%s' (everything is an option; %s --help shows them)\n", prog, argv[optind], prog);
+        exit(2);
+    }
+    return o;
+}
+
+/* Check: options that do not apply are refused, not ignored; then the kernel's defaults and the
+ * input (a file is read here: its n decides the checks). Returns 0, or 2 after one message. */
+static int check_options(driver_options *o, const batched_driver_hooks *hooks, dataset *d, char *why, size_t why_len)
+{
+    const char *prog = hooks->prog, *refused = NULL;
+    if (o->input && (o->gen_given || o->kappa_given)) refused = "--family, --seed and --kappa describe a generated batch, not --input";
+    else if (o->kappa_given && o->family != FAMILY_ILLCOND) refused = "--kappa applies only to --family illcond";
+    else if (o->fmt_given && !o->output) refused = "--format applies only to --output";
+    else if (o->kernel_auto && (o->order_given || o->nb > 0 || o->per_block > 0 || o->unroll >= 0 || o->threads > 0 || o->chunk))
         refused = "--order, --nb, --per-block, --unroll, --threads and --chunk pick a configuration by hand: give --kernel too";
-    if (!refused && !kernel_auto) {
-        unsigned uses = batched_kernel_find(cfg.kernel)->uses;
-        if (order_given && !(uses & BATCHED_USES_ORDER))
-            refused = cfg.kernel == BATCHED_THREAD ? "--order applies only to --kernel tiles (the thread kernel is left-looking)"
-                                                   : "--order does not apply to this kernel";
-        else if (unroll >= 0 && !(uses & BATCHED_USES_UNROLL)) refused = "--unroll applies only to --kernel thread";
-        else if (threads > 0 && !(uses & BATCHED_USES_THREADS)) refused = "--threads does not apply to this kernel";
-        else if (nb > 0 && !(uses & BATCHED_USES_NB)) refused = "--nb does not apply to this kernel";
+    if (!refused && !o->kernel_auto) {
+        unsigned uses = batched_kernel_find(o->cfg.kernel)->uses;
+        if (o->order_given && !(uses & BATCHED_USES_ORDER))
+            refused = o->cfg.kernel == BATCHED_THREAD ? "--order applies only to --kernel tiles (the thread kernel is left-looking)"
+                                                      : "--order does not apply to this kernel";
+        else if (o->unroll >= 0 && !(uses & BATCHED_USES_UNROLL)) refused = "--unroll applies only to --kernel thread";
+        else if (o->threads > 0 && !(uses & BATCHED_USES_THREADS)) refused = "--threads does not apply to this kernel";
+        else if (o->nb > 0 && !(uses & BATCHED_USES_NB)) refused = "--nb does not apply to this kernel";
     }
+    if (!refused && (!o->input == !o->n || (!o->input && !o->batch) || (o->input && o->batch)))
+        refused = "give either --input FILE or both --n and --batch";
     if (refused) { fprintf(stderr, "%s: %s\n", prog, refused); return 2; }
     size_t default_chunk = 0;
-    if (!kernel_auto && hooks->defaults) hooks->defaults(&cfg, &default_chunk);
-    if (!kernel_auto && !chunk) chunk = (long long)default_chunk;
-    else if (cfg.kernel == BATCHED_TILES) { cfg.nb = 8; cfg.per_block = 8; }
-    if (nb > 0) cfg.nb = (int)nb;
-    if (per_block > 0) cfg.per_block = (int)per_block;
-    if (unroll >= 0) cfg.unroll = (int)unroll;
-    if (threads > 0) cfg.threads = (int)threads;
-    if (!input == !n || (!input && !batch) || (input && batch)) {
-        fprintf(stderr, "%s: give either --input FILE or both --n and --batch\n", prog);
-        usage(stderr, hooks);
-        return 2;
-    }
+    if (!o->kernel_auto && hooks->defaults) hooks->defaults(&o->cfg, &default_chunk);
+    if (!o->kernel_auto && !o->chunk) o->chunk = (long long)default_chunk;
+    else if (o->cfg.kernel == BATCHED_TILES) { o->cfg.nb = 8; o->cfg.per_block = 8; }
+    if (o->nb > 0) o->cfg.nb = (int)o->nb;
+    if (o->per_block > 0) o->cfg.per_block = (int)o->per_block;
+    if (o->unroll >= 0) o->cfg.unroll = (int)o->unroll;
+    if (o->threads > 0) o->cfg.threads = (int)o->threads;
 
-    /* The input: a file now (its n decides the checks below), or the generator's parameters. */
-    dataset d = {0, 0, NULL};
     char err[DATASET_ERR_LEN];
-    if (input) {
-        if (dataset_read_opts(input, &d, DATASET_ALLOW_NONFINITE, err, sizeof err) != 0) {
+    if (o->input) {
+        if (dataset_read_opts(o->input, d, DATASET_ALLOW_NONFINITE, err, sizeof err) != 0) {
             fprintf(stderr, "%s: %s\n", prog, err);
             return 2;
         }
-        n = d.n;
-        batch = (long long)d.count;
-        if (!fmt_given) fmt = file_is_binary(input) ? DATASET_BINARY : DATASET_TEXT; /* factors as the input came */
+        o->n = d->n;
+        o->batch = (long long)d->count;
+        if (!o->fmt_given) o->fmt = file_is_binary(o->input) ? DATASET_BINARY : DATASET_TEXT; /* factors as the input came */
     }
-    char msg[256], name[64], why[160] = "";
-    if (kernel_auto) {
+    if (o->kernel_auto) {
         size_t tuned_chunk = 0;
-        if (hooks->choose((int)n, (size_t)batch, &cfg, &tuned_chunk, why, sizeof why) != 0) {
+        if (hooks->choose((int)o->n, (size_t)o->batch, &o->cfg, &tuned_chunk, why, why_len) != 0) {
             fprintf(stderr, "%s: --kernel auto: %s\n", prog, why);
             return 2;
         }
-        chunk = (long long)tuned_chunk;
+        o->chunk = (long long)tuned_chunk;
     }
-    if (batched_config_check(&cfg, (int)n, msg, sizeof msg) != 0) { fprintf(stderr, "%s: %s\n", prog, msg); return 2; }
+    char msg[256];
+    if (batched_config_check(&o->cfg, (int)o->n, msg, sizeof msg) != 0) { fprintf(stderr, "%s: %s\n", prog, msg); return 2; }
+    return 0;
+}
+
+static int run_batch(driver_options *o, const batched_driver_hooks *hooks, dataset *d, const char *why);
+
+int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks)
+{
+    driver_options o = parse_options(argc, argv, hooks);
+    dataset d = {0, 0, NULL};
+    char why[160] = "";
+    int status = check_options(&o, hooks, &d, why, sizeof why);
+    return status ? status : run_batch(&o, hooks, &d, why);
+}
+
+/* Run: the GPU, the memory budget, the sliced run, the report, the checks and the files. */
+static int run_batch(driver_options *o, const batched_driver_hooks *hooks, dataset *d, const char *why)
+{
+    const char *prog = hooks->prog, *input = o->input, *output = o->output;
+    const batched_config cfg = o->cfg;
+    const long long n = o->n, batch = o->batch, chunk = o->chunk;
+    long long check = o->check;
+    unsigned long long budget = o->budget;
+    char err[DATASET_ERR_LEN], name[64];
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) { fprintf(stderr, "%s: no GPU: %s\n", prog, reason); return 2; }
     const size_t nn = (size_t)n * n, bytes = (size_t)batch * nn * sizeof(float);
@@ -202,8 +281,8 @@ int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks
     }
 
     /* The host side of the run: the file's data (factored in place), or an output buffer. */
-    gen_params p = gen_params_make(family, seed, kappa, 0);
-    float *host = input ? d.data : output ? host_alloc(bytes, "the factors to write") : NULL;
+    gen_params p = gen_params_make(o->family, o->seed, o->kappa, 0);
+    float *host = input ? d->data : output ? host_alloc(bytes, "the factors to write") : NULL;
     int *info;
     CUDA_CHECK(cudaMallocHost((void **)&info, (size_t)batch * sizeof(int)));
     if (check > batch) check = batch;
@@ -211,7 +290,7 @@ int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks
     float *sample_A = host_alloc_array((size_t)check + 1, nn * sizeof(float), "sampled inputs"), *sample_L = NULL;
     for (long long s = 0; s < check; s++) {
         sample[s] = check > 1 ? (size_t)((double)(batch - 1) * s / (check - 1)) : 0;
-        if (input) memcpy(sample_A + s * nn, d.data + sample[s] * nn, nn * sizeof(float)); /* before it is overwritten */
+        if (input) memcpy(sample_A + s * nn, d->data + sample[s] * nn, nn * sizeof(float)); /* before it is overwritten */
         else gen_batch_host(&p, (int)n, sample[s], 1, sample_A + s * nn);
     }
     if (!host) CUDA_CHECK(cudaMallocHost((void **)&sample_L, ((size_t)check + 1) * nn * sizeof(float)));
@@ -219,7 +298,7 @@ int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks
     if (input)
         for (long long b = 0; b < batch; b++) {
             int finite = 1;
-            for (size_t k = 0; k < nn; k++) finite &= isfinite(d.data[b * nn + k]) != 0;
+            for (size_t k = 0; k < nn; k++) finite &= isfinite(d->data[b * nn + k]) != 0;
             nonfinite += !finite;
         }
 
@@ -230,7 +309,7 @@ int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks
            batched_config_name(&cfg, name, sizeof name));
     if (why[0]) printf("  --kernel auto: %s\n", why);
     if (input) printf("  read %s%s\n", input, nonfinite ? "" : " (all values finite)");
-    else printf("  generating %s (seed %llu) on the GPU\n", family_name(family), seed);
+    else printf("  generating %s (seed %llu) on the GPU\n", family_name(o->family), o->seed);
 
     sliced_job job = {&cfg, (int)n, (size_t)batch, (size_t)chunk, host, input ? NULL : &p, info,
                       host ? 0 : (size_t)check, sample, sample_L, (size_t)budget, hooks->to_layout, hooks->from_layout};
@@ -283,16 +362,16 @@ int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks
                bad ? "FAILED" : "ok", worst, RESID_TOL);
         status = bad ? 1 : 0;
     }
-    if (info_path) {
-        if (write_infos(info_path, info, (size_t)batch, err, sizeof err) != 0) { fprintf(stderr, "%s: %s\n", prog, err); return 2; }
-        printf("  wrote %lld infos to %s (%zu nonzero)\n", batch, info_path, failed);
+    if (o->info_path) {
+        if (write_infos(o->info_path, info, (size_t)batch, err, sizeof err) != 0) { fprintf(stderr, "%s: %s\n", prog, err); return 2; }
+        printf("  wrote %lld infos to %s (%zu nonzero)\n", batch, o->info_path, failed);
     }
     if (output) {
         dataset out = {(int)n, (size_t)batch, host};
-        if (dataset_write(output, &out, fmt, err, sizeof err) != 0) { fprintf(stderr, "%s: %s\n", prog, err); return 2; }
+        if (dataset_write(output, &out, o->fmt, err, sizeof err) != 0) { fprintf(stderr, "%s: %s\n", prog, err); return 2; }
         printf("  wrote the factors to %s\n", output);
     }
-    if (input) dataset_free(&d);
+    if (input) dataset_free(d);
     else free(host);
     CUDA_CHECK(cudaFreeHost(info));
     if (sample_L) CUDA_CHECK(cudaFreeHost(sample_L));

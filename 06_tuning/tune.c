@@ -364,38 +364,38 @@ static void write_table(const char *path, const env_stamp *e, const char *source
     free(t.e);
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: tune [--quick] [--csv FILE] [--table FILE] [--ns \"8 16 ...\"]\n"
-               "  the sweep of stage 06 (06_tuning/README.md); resumable: rows already in the CSV are kept\n"
-               "  --quick      a few minutes: 10 orders, fewer configurations, no phase 2\n"
-               "  --csv FILE   the measured rows (default build/tune/<GPU>.csv, or <GPU>-quick.csv)\n"
-               "  --table FILE where the tuned table goes (default build/tune/tuned_table.tsv)\n"
-               "  --ns LIST    explore only these orders (1..1024), no phase 2\n");
-}
+static const char usage[] =
+    "usage: tune [--quick] [--csv FILE] [--table FILE] [--ns \"8 16 ...\"]\n"
+    "  the sweep of stage 06 (06_tuning/README.md); resumable: rows already in the CSV are kept\n"
+    "  --quick      a few minutes: 10 orders, fewer configurations, no phase 2\n"
+    "  --csv FILE   the measured rows (default build/tune/<GPU>.csv, or <GPU>-quick.csv)\n"
+    "  --table FILE where the tuned table goes (default build/tune/tuned_table.tsv)\n"
+    "  --ns LIST    explore only these orders (1..1024, spaces or commas), no phase 2\n"
+    "  --opt value and --opt=value both work; -h, --help: this text\n";
 
 int main(int argc, char **argv)
 {
-    int quick = 0, ns[128], nexp = 0;
+    int quick = 0, ns[128], nexp = 0, c;
     const char *csv_path = NULL, *table_path = "build/tune/tuned_table.tsv";
-    for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) { usage(stdout); return 0; }
-        else if (!strcmp(argv[a], "--quick")) quick = 1;
-        else if (a + 1 < argc && !strcmp(argv[a], "--csv")) csv_path = argv[++a];
-        else if (a + 1 < argc && !strcmp(argv[a], "--table")) table_path = argv[++a];
-        else if (a + 1 < argc && !strcmp(argv[a], "--ns")) {
-            char *copy = strdup(argv[++a]), *tok = strtok(copy, " ,");
+    static const struct option longs[] = {{"quick", no_argument, 0, 'q'},      {"csv", required_argument, 0, 'c'},
+                                          {"table", required_argument, 0, 't'}, {"ns", required_argument, 0, 'n'},
+                                          {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+    while ((c = cli_getopt(argc, argv, longs, "tune", usage)) != -1) {
+        if (c == 'q') quick = 1;
+        else if (c == 'c') csv_path = optarg;
+        else if (c == 't') table_path = optarg;
+        else if (c == 'n') {
+            char *copy = strdup(optarg), *tok = strtok(copy, " ,");
             for (; tok; tok = strtok(NULL, " ,")) {
                 long long v;
-                if (nexp == 128 || !cli_parse_ll(tok, 1, BATCHED_MAX_N, &v)) {
-                    fprintf(stderr, "tune: bad --ns '%s' (at most 128 orders, each 1..%d)\n", argv[a], BATCHED_MAX_N);
-                    return 2;
-                }
+                if (nexp == 128 || !cli_parse_ll(tok, 1, BATCHED_MAX_N, &v)) cli_bad_value("tune", "--ns", optarg, "at most 128 orders, each 1..1024");
                 ns[nexp++] = (int)v;
             }
             free(copy);
-        } else { fprintf(stderr, "tune: unknown argument %s\n", argv[a]); usage(stderr); return 2; }
+            if (!nexp) cli_bad_value("tune", "--ns", optarg, "at least one order 1..1024");
+        }
     }
+    if (optind < argc) { fprintf(stderr, "tune: unexpected argument '%s' (tune --help shows the options)\n", argv[optind]); return 2; }
     const int given_ns = nexp > 0;
     family_init();
     env_stamp e;

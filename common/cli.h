@@ -1,9 +1,15 @@
-/* cli.h - strict parsing of command-line numbers: the whole string must be a number in range.
- * Each returns 1 on success, 0 otherwise (callers then print their usage and exit 2). */
+/* cli.h - the course's command lines: getopt_long with one set of messages (cli_getopt,
+ * cli_bad_value), and strict parsing of numbers: the whole string must be a number in range.
+ * Each cli_parse_* returns 1 on success, 0 otherwise (callers then call cli_bad_value).
+ *
+ * The conventions every program follows: --opt value and --opt=value; -h and --help print the
+ * usage on stdout and exit 0; an unknown option, a missing value or a bad value prints ONE line on
+ * stderr saying what was wrong and what is allowed, and exits 2. */
 #ifndef CLI_H
 #define CLI_H
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,16 +46,55 @@ static inline int cli_parse_double(const char *s, double lo, double hi, double *
     return 1;
 }
 
+/* getopt_long for a program named prog: returns the next option's val (the caller's switch), or -1
+ * after the last option (positional arguments are then argv[optind..argc-1]). -h/--help print
+ * usage and exit 0; an unknown (or ambiguous: GNU accepts unique prefixes) option or a missing
+ * value exits 2 with one line. longs must not use the vals 'h', '?' and ':'. */
+static inline int cli_getopt(int argc, char **argv, const struct option *longs, const char *prog, const char *usage)
+{
+    opterr = 0; /* the messages are ours */
+    int c = getopt_long(argc, argv, ":h", longs, NULL);
+    if (c == 'h') {
+        fputs(usage, stdout);
+        exit(0);
+    }
+    if (c == ':') {
+        fprintf(stderr, "%s: %s needs a value (%s --help shows the options)\n", prog, argv[optind - 1], prog);
+        exit(2);
+    }
+    if (c == '?') {
+        fprintf(stderr, "%s: unknown option '%s' (%s --help shows the options)\n", prog, argv[optind - 1], prog);
+        exit(2);
+    }
+    return c;
+}
+
+/* One line for a value out of range or not understood, then exit 2: "prog: bad value for --n:
+ * '0' (an integer 1..1024)". */
+static inline void cli_bad_value(const char *prog, const char *opt, const char *value, const char *allowed)
+{
+    fprintf(stderr, "%s: bad value for %s: '%s' (%s)\n", prog, opt, value, allowed);
+    exit(2);
+}
+
+/* For programs without options: -h/--help print the usage and exit 0, any other option is
+ * refused (exit 2); returns how many positional arguments there are (argv[optind..argc-1]). */
+static inline int cli_help_only(int argc, char **argv, const char *usage)
+{
+    static const struct option none[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+    cli_getopt(argc, argv, none, prog, usage); /* returns only at the end: there is no option */
+    return argc - optind;
+}
+
 /* For programs whose only input is the environment (the benchmarks): --help / -h prints the
  * usage and exits 0; any other argument is refused with exit 2. */
 static inline void cli_no_arguments(int argc, char **argv, const char *usage)
 {
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        fputs(usage, stdout);
-        exit(0);
-    }
-    if (argc > 1) {
-        fprintf(stderr, "%s: unexpected argument '%s'\n%s", argv[0], argv[1], usage);
+    if (cli_help_only(argc, argv, usage) > 0) {
+        const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+        fprintf(stderr, "%s: unexpected argument '%s' (the settings are environment variables; %s --help lists them)\n", prog,
+                argv[optind], prog);
         exit(2);
     }
 }

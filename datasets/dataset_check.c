@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "checks.h"
+#include "cli.h"
 #include "dataset_io.h"
 #include "host_alloc.h"
 
@@ -26,14 +27,11 @@ int main(int argc, char **argv)
 {
     const char *path = NULL;
     unsigned flags = 0;
-    for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) { fputs(usage, stdout); return 0; }
-        if (!strcmp(argv[a], "--allow-nonfinite")) flags |= DATASET_ALLOW_NONFINITE;
-        else if (argv[a][0] == '-' && argv[a][1]) { fprintf(stderr, "dataset_check: unknown option %s\n%s", argv[a], usage); return 2; }
-        else if (path) { fprintf(stderr, "dataset_check: one FILE only\n%s", usage); return 2; }
-        else path = argv[a];
-    }
-    if (!path) { fprintf(stderr, "dataset_check: no FILE given\n%s", usage); return 2; }
+    static const struct option longs[] = {{"allow-nonfinite", no_argument, 0, 'a'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    while (cli_getopt(argc, argv, longs, "dataset_check", usage) != -1) flags |= DATASET_ALLOW_NONFINITE; /* the one option */
+    if (optind + 1 < argc) { fprintf(stderr, "dataset_check: one FILE only (got '%s' and '%s')\n", argv[optind], argv[optind + 1]); return 2; }
+    if (optind < argc) path = argv[optind];
+    if (!path) { fprintf(stderr, "dataset_check: no FILE given (dataset_check --help shows the usage)\n"); return 2; }
     dataset d;
     char err[DATASET_ERR_LEN];
     if (dataset_read_opts(path, &d, flags, err, sizeof err) != 0) {

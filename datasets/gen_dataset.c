@@ -6,7 +6,7 @@
  *
  * Same arguments, same bytes (common/generator.h). The batch is generated and written in slabs
  * of about 64 MB, so any size fits in memory; large runs print their progress on stderr.
- * Bad arguments: a usage message and exit status 2. */
+ * Bad arguments: one line saying what is wrong and what is allowed, exit status 2 (common/cli.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -20,9 +20,10 @@
 #include "cli.h"
 #include "host_alloc.h"
 
-static void usage(FILE *f)
+static const char *usage_text(void)
 {
-    fprintf(f,
+    static char text[1400];
+    snprintf(text, sizeof text,
             "usage: gen_dataset [--family spd|illcond|nonspd|hp3] [--n N] [--count C] [--seed S]\n"
             "                   [--kappa K] [--fail-at k] [--format bin|txt] [--out FILE]\n"
             "  --family   spd (default), illcond (condition number ~kappa), nonspd (info = k),\n"
@@ -34,8 +35,10 @@ static void usage(FILE *f)
             "  --fail-at  nonspd only: the leading minor that fails, 1..n; 0 = random per matrix (default 0)\n"
             "  --format   bin (default) or txt (line 1 count, line 2 n, then count*n rows)\n"
             "  --out      output file; missing directories are created\n"
-            "             (default datasets/data/<family>_n<N>_c<C>_s<S>.<format>)\n",
+            "             (default datasets/data/<family>_n<N>_c<C>_s<S>.<format>)\n"
+            "  --opt value and --opt=value both work; -h, --help: this text\n",
             DATASET_MAX_N, GEN_DEFAULT_SEED, GEN_DEFAULT_KAPPA);
+    return text;
 }
 
 int main(int argc, char **argv)
@@ -46,24 +49,35 @@ int main(int argc, char **argv)
     double kappa = GEN_DEFAULT_KAPPA;
     int kappa_given = 0, fail_at_given = 0;
     dataset_format fmt = DATASET_BINARY;
-    const char *out = NULL;
-
-    for (int a = 1; a < argc; a++) {
-        const char *opt = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
-        if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) { usage(stdout); return 0; }
-        if (!val) { fprintf(stderr, "gen_dataset: %s needs a value\n", opt); usage(stderr); return 2; }
-        int ok = 1;
-        if (!strcmp(opt, "--family")) ok = family_parse(val, &family) == 0;
-        else if (!strcmp(opt, "--n")) ok = cli_parse_ll(val, 1, DATASET_MAX_N, &n);
-        else if (!strcmp(opt, "--count")) ok = cli_parse_ll(val, 1, (long long)1 << 40, &count);
-        else if (!strcmp(opt, "--seed")) ok = cli_parse_ull(val, &seed);
-        else if (!strcmp(opt, "--kappa")) ok = (kappa_given = cli_parse_double(val, 1.0, 1e12, &kappa) && kappa > 1.0);
-        else if (!strcmp(opt, "--fail-at")) ok = (fail_at_given = cli_parse_ll(val, 0, DATASET_MAX_N, &fail_at));
-        else if (!strcmp(opt, "--format")) ok = dataset_format_parse(val, &fmt) == 0;
-        else if (!strcmp(opt, "--out")) out = val;
-        else { fprintf(stderr, "gen_dataset: unknown option %s\n", opt); usage(stderr); return 2; }
-        if (!ok) { fprintf(stderr, "gen_dataset: bad value for %s: '%s'\n", opt, val); usage(stderr); return 2; }
-        a++;
+    const char *out = NULL, *prog = "gen_dataset";
+    static const struct option longs[] = {
+        {"family", required_argument, 0, 'f'}, {"n", required_argument, 0, 'n'},      {"count", required_argument, 0, 'c'},
+        {"seed", required_argument, 0, 's'},   {"kappa", required_argument, 0, 'k'},  {"fail-at", required_argument, 0, 'a'},
+        {"format", required_argument, 0, 'F'}, {"out", required_argument, 0, 'o'},    {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    char n_range[48], fail_range[48];
+    snprintf(n_range, sizeof n_range, "an integer 1..%d", DATASET_MAX_N);
+    snprintf(fail_range, sizeof fail_range, "an integer 0..%d", DATASET_MAX_N);
+    int c;
+    while ((c = cli_getopt(argc, argv, longs, prog, usage_text())) != -1) {
+        const char *v = optarg;
+        switch (c) {
+        case 'f': if (family_parse(v, &family) != 0) cli_bad_value(prog, "--family", v, "spd, illcond, nonspd or hp3"); break;
+        case 'n': if (!cli_parse_ll(v, 1, DATASET_MAX_N, &n)) cli_bad_value(prog, "--n", v, n_range); break;
+        case 'c': if (!cli_parse_ll(v, 1, (long long)1 << 40, &count)) cli_bad_value(prog, "--count", v, "an integer >= 1"); break;
+        case 's': if (!cli_parse_ull(v, &seed)) cli_bad_value(prog, "--seed", v, "an integer >= 0"); break;
+        case 'k':
+            if (!cli_parse_double(v, 1.0, 1e12, &kappa) || !(kappa > 1.0)) cli_bad_value(prog, "--kappa", v, "a number > 1, at most 1e12");
+            kappa_given = 1;
+            break;
+        case 'a': if (!cli_parse_ll(v, 0, DATASET_MAX_N, &fail_at)) cli_bad_value(prog, "--fail-at", v, fail_range); fail_at_given = 1; break;
+        case 'F': if (dataset_format_parse(v, &fmt) != 0) cli_bad_value(prog, "--format", v, "bin or txt"); break;
+        case 'o': out = v; break;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "gen_dataset: unexpected argument '%s' (everything is an option; gen_dataset --help shows them)\n", argv[optind]);
+        return 2;
     }
     /* Options that do not apply are refused rather than silently ignored. */
     if (kappa_given && family != FAMILY_ILLCOND) {
@@ -81,7 +95,6 @@ int main(int argc, char **argv)
     }
     if (family == FAMILY_NONSPD && fail_at > n) {
         fprintf(stderr, "gen_dataset: --fail-at %lld is larger than n = %lld\n", fail_at, n);
-        usage(stderr);
         return 2;
     }
     char def[256];

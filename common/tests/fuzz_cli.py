@@ -2,7 +2,8 @@
 """fuzz_cli.py BUILD_DIR FILES_DIR SECONDS [SEED] - random command lines for every CLI of the course.
 
 Each run picks a program and 0..6 arguments from a dictionary of options and values (good, bad,
-huge, empty, missing) and of files (FILES_DIR: the fuzz corpus as plain files), and runs it in a
+huge, empty, missing; half of them joined as --opt=value) and of files (FILES_DIR: the fuzz corpus
+as plain files), and runs it in a
 scratch directory under a time limit. Every run must end with exit status 0 (it worked) or 2 (it
 refused, with a message on stderr), within the limit, with no sanitizer report (make SAN=1). The
 first failure is printed with its command line, which reproduces it. Seeded: same seed, same runs.
@@ -23,6 +24,8 @@ OPTS = {
                                        "--info", "--max-gpu-memory", "--help", "--what"],
     "03_left_right_top/cholesky_one": ["--n", "--input", "--family", "--seed", "--mode", "--output", "--help", "-h", "--nb",
                                        "FILE"],
+    "06_tuning/cholesky_tuned": ["--input", "--n", "--batch", "--kernel", "--order", "--threads", "--per-block", "--unroll",
+                                 "--chunk", "--nb", "--check", "--help", "-h", "--thr"],
     "01_serial/bench_serial": ["--help", "0", "-1", "1048576", "99999999999999999999", "x", "1 2"],
     "04_interleaved/bench_interleaved": ["--help", "extra"],
 }
@@ -51,7 +54,16 @@ def argv_for(prog, rng, files, scratch):
                 args.append(rng.choice(["1", "2", "7", "33", "0", "65537", "x", "-4"]))
             else:
                 args.append(rng.choice(VALUES))
-    return args
+    # Half the time an option and its value are written as one word, --opt=value (getopt_long).
+    joined, a = [], 0
+    while a < len(args):
+        if (args[a].startswith("--") and a + 1 < len(args) and not args[a + 1].startswith("-") and rng.random() < 0.5):
+            joined.append(args[a] + "=" + args[a + 1])
+            a += 2
+        else:
+            joined.append(args[a])
+            a += 1
+    return joined
 
 
 def main():
@@ -76,6 +88,8 @@ def main():
                 bad = f"exit status {p.returncode}"
             elif p.returncode == 2 and not p.stderr.strip():
                 bad = "exit 2 without a message on stderr"
+            elif p.returncode == 2 and len(p.stderr.strip().splitlines()) > 1 and "no GPU" not in p.stderr:
+                bad = "exit 2 with more than one line on stderr (common/cli.h: one line, what and what is allowed)"
             if bad:
                 print(f"FAILED ({bad}):", " ".join(repr(a) for a in cmd))
                 print("\n".join(out.splitlines()[-15:]))
