@@ -119,7 +119,7 @@ static void bench_one(const env_stamp *e, const tuned_table *t, int n, size_t ba
     "  BENCH_NS=\"20 60 100\"   the orders, 1..1024 (default 20 30 ... 100, 64, 128)\n"                              \
     "  BENCH_SWEEP=0           leave out the batch-size sweep (1024 .. a quarter of the GPU)\n"            \
     "  BENCH_CSV=FILE          append the rows there (default build/bench.csv)\n"                          \
-    "  TUNED_TABLE=FILE        the tuned table (default: the checked-in 06_tuning/tuned_table.tsv)\n"
+    "  TUNED_TABLE=FILE        the tuned table (default: this GPU's, see the README: One table per GPU)\n"
 
 int main(int argc, char **argv)
 {
@@ -129,7 +129,7 @@ int main(int argc, char **argv)
     if (!bench_begin_gpu("stage-6", &e)) return 0;
     const tuned_table *t = tuned_table_default();
     if (!t) return 2;
-    printf("# tuned table measured on %s (commit %s)%s\n", t->gpu, t->commit,
+    printf("# tuned table %s, measured on %s (commit %s)%s\n", t->path, t->gpu, t->commit,
            strcmp(t->gpu, e.gpu) ? ": a different GPU from this one, run make tune for a table of its own" : "");
     int ns[16], count = 0;
     const char *env_ns = getenv("BENCH_NS");

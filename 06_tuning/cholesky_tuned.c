@@ -1,6 +1,6 @@
 /* cholesky_tuned.c - the stage 06 driver: stage 04's driver (batched_driver.c) with the whole
  * kernel family and `--kernel auto`, the default, which takes the configuration the tuned table
- * (06_tuning/tuned_table.tsv, or $TUNED_TABLE) holds for the run's n and batch size.
+ * of this GPU (tuned.h: tuned_table_pick) holds for the run's n and batch size.
  *
  *   build/06_tuning/cholesky_tuned --n 100 --batch 26844               (auto: from the table)
  *   build/06_tuning/cholesky_tuned --input data.bin --output L.bin --info info.txt

@@ -1,6 +1,6 @@
 # 06_tuning: the kernel family (rows kernel, thread kernel in all orders), the sweep and the tuned table.
 S6 := $(BUILD)/06_tuning
-$(S6)/%.o: CFLAGS += -I06_tuning -I05_chunked -I04_interleaved -I03_left_right_top -DTUNED_TABLE_PATH='"$(CURDIR)/06_tuning/tuned_table.tsv"'
+$(S6)/%.o: CFLAGS += -I06_tuning -I05_chunked -I04_interleaved -I03_left_right_top -DTUNED_TABLES_DIR='"$(CURDIR)/06_tuning/tables"' -DTUNED_OWN_DIR='"$(abspath $(BUILD))/tune"'
 $(S6)/%.o: NVCCFLAGS += -I06_tuning -I04_interleaved -I03_left_right_top
 FAMILY_OBJS := $(S6)/family.o $(S6)/tuned.o $(S6)/thread_orders.o $(S6)/rows_dispatch.o  \
 	$(S6)/cyclic_dispatch.o \
@@ -23,12 +23,12 @@ SUITE_TIMEOUT_stage-6 := 1800
 BENCH_STAGES += stage-6
 BENCH_CMD_stage-6 := $(S6)/bench_tuned
 
-# make tune: the sweep on this GPU (resumable); QUICK=1 for the few-minute version. The full sweep
-# writes the table the course checks in; the quick one writes build/tune/quick_table.tsv.
+# make tune: the sweep on this GPU (resumable); QUICK=1 for the few-minute version. It writes
+# build/tune/<GPU>.tsv (quick: <GPU>-quick.tsv), stamped with the GPU's name, which `auto` then
+# uses on this GPU (tuned.h: tuned_table_pick); checked in under 06_tuning/tables/ it serves a class.
 .PHONY: tune
 tune: $(S6)/tune
-	$(S6)/tune $(if $(QUICK),--quick --table $(BUILD)/tune/quick_table.tsv,--table $(BUILD)/tune/tuned_table.tsv)
-	@echo "review build/tune/*.csv; to make this GPU's table the course's: cp $(BUILD)/tune/tuned_table.tsv 06_tuning/"
+	$(S6)/tune $(if $(QUICK),--quick)
 
 $(S6)/sanitize_tuning: $(S6)/sanitize_tuning.o $(BUILD)/04_interleaved/batched_small_run.o $(FAMILY_OBJS) $(COMMON_LIB)
 	$(LINK)

@@ -7,10 +7,15 @@
  *                   {1, 3, 1000, 1025} x chunk in {1, 7, 32, interleaved} (blocks that straddle
  *                   chunks, partial last chunks and blocks); a batch past 2^31 floats; 1 GiB
  *   thread-per-matrix kernel   the right- and top-looking orders, NB x unroll
- *   tuned table     the checked-in table reads back, gives a valid configuration for every
+ *   tuned table     the table this GPU reads (normally the checked-in one) reads back, gives a valid configuration for every
  *                   n = 1..128 and batch size, and its picks factor correctly
- *   refused configurations     the rows kernel's limits */
+ *   refused configurations     the rows kernel's limits
+ *   table choice    (no GPU needed) which entry `auto` takes: the class by batch size, n outside
+ *                   the table, entries that fit no n; invalid tables refused with the line; which
+ *                   table a GPU reads (its own, a checked-in one, the course's with a notice) */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "batched_testing.h"
 #include "cuda_check.h"
@@ -18,6 +23,8 @@
 #include "cyclic_kernel.h"
 #include "rows_kernel.h"
 #include "tuned.h"
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_CFG 40
 
@@ -147,6 +154,128 @@ static void test_table(harness *h)
         }
 }
 
+/* The choice, on tables written here (every field chosen so that each pick is recognisable). */
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f) fputs(text, f);
+    if (!f || fclose(f) != 0) { fprintf(stderr, "test_tuning: cannot write %s\n", path); exit(2); }
+}
+
+static const char table_head[] = "# gpu\tTest GPU A\n";
+static const char table_body[] = /* n class kernel order nb per_block unroll threads chunk ms pct data */
+    "20\t1024\tthread\tleft\t4\t32\t1\t0\t32\t0.01\t50\tlayout\n"
+    "20\t16384\tthread\tleft\t4\t64\t2\t0\t64\t0.1\t50\tlayout\n"
+    "20\t1GiB\tthread\tleft\t2\t64\t1\t0\t0\t1\t90\tlayout\n"
+    "40\t1024\trows\tleft\t0\t2\t0\t16\t1\t0.02\t40\tlayout\n"
+    "40\t1024\trows\tleft\t0\t4\t0\t16\t1\t0.02\t40\trowmajor\n";
+
+static void check_choice(harness *h, const tuned_table *t, int n, size_t batch, int rowmajor, const char *want, const char *name)
+{
+    batched_config cfg;
+    size_t chunk = 0;
+    char why[256] = "", got[96] = "(none)";
+    int rc = tuned_choose(t, n, batch, rowmajor, &cfg, &chunk, why, sizeof why);
+    if (rc == 0) tuned_format(&cfg, chunk, got, sizeof got);
+    harness_check(h, want ? rc == 0 && !strcmp(got, want) : rc != 0 && strstr(why, "no configuration"), name,
+                  "got %s (%s), want %s", got, why, want ? want : "none");
+}
+
+static void check_refused(harness *h, const char *dir, const char *lines, const char *phrase, const char *name)
+{
+    char path[512], err[512] = "", text[2048];
+    snprintf(path, sizeof path, "%s/bad.tsv", dir);
+    snprintf(text, sizeof text, "%s%s", table_head, lines);
+    write_text(path, text);
+    tuned_table t;
+    int rc = tuned_table_read(path, &t, err, sizeof err);
+    if (rc == 0) tuned_table_free(&t);
+    harness_check(h, rc != 0 && strstr(err, phrase), name, "%s", rc ? err : "read without complaint");
+}
+
+static void check_pick(harness *h, const char *gpu, const tuned_places *pl, const char *want_path, const char *want_notice,
+                       const char *name)
+{
+    char path[1024] = "", notice[512] = "";
+    int rc = tuned_table_pick(gpu, pl, path, sizeof path, notice, sizeof notice);
+    int ok = want_path ? rc == 0 && !strcmp(path, want_path) : rc != 0;
+    ok = ok && (want_notice ? strstr(notice, want_notice) != NULL : notice[0] == '\0');
+    harness_check(h, ok, name, "rc %d, path %s, notice '%s'", rc, path, notice);
+}
+
+#define TABLE_CHOICE_TESTS 24
+static void test_table_choice(harness *h)
+{
+    char dir[] = "/tmp/test_tuning_XXXXXX", path[512], text[2048], own[600], tables[600], course[600], p1[700], p2[700], p3[700];
+    if (!mkdtemp(dir)) { fprintf(stderr, "test_tuning: mkdtemp failed\n"); exit(2); }
+    snprintf(path, sizeof path, "%s/a.tsv", dir);
+    snprintf(text, sizeof text, "%s%s", table_head, table_body);
+    write_text(path, text);
+    tuned_table t;
+    char err[512];
+    int read = tuned_table_read(path, &t, err, sizeof err) == 0;
+    harness_check(h, read && t.count == 5 && !strcmp(t.gpu, "Test GPU A"), "a written table reads back", "%s", read ? t.gpu : err);
+    if (!read) t.count = 0, t.e = NULL;
+    /* The class: nearest in log scale (5000 lies nearer 16384 than 1024); 1 GiB of n = 20 is 671 089. */
+    check_choice(h, &t, 20, 1000, 0, "thread NB=4 x32 u1 c=32", "batch 1000 takes the 1024 class");
+    check_choice(h, &t, 20, 20000, 0, "thread NB=4 x64 u2 c=64", "batch 20000 takes the 16384 class");
+    check_choice(h, &t, 20, 5000, 0, "thread NB=4 x64 u2 c=64", "batch 5000 takes the 16384 class");
+    check_choice(h, &t, 20, (size_t)1 << 24, 0, "thread NB=2 x64 u1 interleaved", "batch 2^24 takes the 1 GiB class");
+    /* n outside the table: the nearest n whose entry takes this n. */
+    check_choice(h, &t, 1, 1, 0, "thread NB=4 x32 u1 c=32", "n = 1 takes the nearest n (20)");
+    check_choice(h, &t, 40, 1000, 0, "rows T=16 x2 full c=1", "n = 40 takes its own entry");
+    check_choice(h, &t, 100, 1000, 0, "thread NB=4 x32 u1 c=32", "n = 100 skips n = 40 (steps written out: n <= 64)");
+    check_choice(h, &t, 40, 1000, 1, "rows T=16 x4 full c=1", "row-major data take the rowmajor entry");
+    check_choice(h, &t, 20, 1000, 1, "rows T=16 x4 full c=1", "row-major data: only rowmajor entries");
+    tuned_table only = {"", "", "", "", 1, t.count == 5 ? &t.e[3] : NULL};
+    if (only.e) check_choice(h, &only, 100, 1000, 0, NULL, "no entry takes n = 100: refused");
+    else harness_check(h, 0, "no entry takes n = 100: refused", "the table did not read");
+    tuned_table_free(&t);
+    /* Invalid tables are refused, naming the line and the fault. */
+    check_refused(h, dir, "20\t1024\twarp\tleft\t4\t32\t1\t0\t32\t0.01\t50\tlayout\n", "bad.tsv:2: unknown kernel", "unknown kernel");
+    check_refused(h, dir, "20\t1024\tthread\tleft\t4\t32\t1\t0\t32\t0.01\n", "expected 11 or 12 fields", "ten fields");
+    check_refused(h, dir, "20\t2048\tthread\tleft\t4\t32\t1\t0\t32\t0.01\t50\tlayout\n", "unknown batch class", "unknown class");
+    check_refused(h, dir, "40\t1024\trows\tleft\t0\t2\t0\t8\t32\t0.02\t40\trowmajor\n", "chunk 1", "rowmajor with chunk 32");
+    check_refused(h, dir, "100\t1024\trows\tleft\t0\t2\t0\t64\t1\t0.02\t40\tlayout\n", "n <= 64", "entry its n cannot run");
+    check_refused(h, dir, "", "no entries", "no entries");
+    /* Which table: own full sweep, then a checked-in one of this GPU, then own quick, then the course's. */
+    snprintf(own, sizeof own, "%s/own", dir);
+    snprintf(tables, sizeof tables, "%s/tables", dir);
+    snprintf(course, sizeof course, "%s/tables/course.tsv", dir);
+    if (mkdir(own, 0700) != 0 || mkdir(tables, 0700) != 0) { fprintf(stderr, "test_tuning: mkdir failed\n"); exit(2); }
+    snprintf(text, sizeof text, "# gpu\tCourse GPU\n%s", table_body);
+    write_text(course, text);
+    snprintf(p1, sizeof p1, "%s/Test_GPU_B.tsv", tables);
+    snprintf(text, sizeof text, "# gpu\tTest GPU B\n%s", table_body);
+    write_text(p1, text);
+    snprintf(p2, sizeof p2, "%s/Test_GPU_B-quick.tsv", own);
+    write_text(p2, text);
+    tuned_places pl = {NULL, own, tables, course};
+    check_pick(h, "Test GPU C", &pl, course, "none measured on Test GPU C; using the one measured on Course GPU (make tune",
+               "another GPU: the course's table, with a notice");
+    check_pick(h, "Test GPU B", &pl, p1, NULL, "a checked-in table of this GPU (before its own quick one)");
+    snprintf(p3, sizeof p3, "%s/Test_GPU_B.tsv", own);
+    write_text(p3, text);
+    check_pick(h, "Test GPU B", &pl, p3, NULL, "this GPU's own full sweep first");
+    remove(p3);
+    remove(p1);
+    check_pick(h, "Test GPU B", &pl, p2, NULL, "its own quick sweep before the course's");
+    check_pick(h, "", &pl, course, NULL, "no GPU: the course's table, no notice");
+    pl.env = path;
+    check_pick(h, "Test GPU C", &pl, path, NULL, "TUNED_TABLE wins, as it is");
+    pl.env = NULL;
+    remove(course);
+    check_pick(h, "Test GPU C", &pl, NULL, NULL, "no table at all: refused");
+    remove(p2);
+    snprintf(path, sizeof path, "%s/bad.tsv", dir);
+    remove(path);
+    snprintf(path, sizeof path, "%s/a.tsv", dir);
+    remove(path);
+    rmdir(own);
+    rmdir(tables);
+    rmdir(dir);
+}
+
 int main(void)
 {
     harness h;
@@ -167,7 +296,7 @@ int main(void)
     int cyclic_tests = 0;
     for (int a = 0; a < nn; a++) cyclic_tests += cyclic_configs(ns[a], cfg) * nb * nc;
     const char *const groups[] = {"rows kernel", "thread-per-matrix kernel", "cuSOLVER agreement", "batch past 2^31 floats",
-                                  "tuned table", "refused configurations", "cyclic kernel"};
+                                  "tuned table", "refused configurations", "cyclic kernel", "table choice"};
     harness_plan(&h, groups[0], rows_tests + 1);
     harness_plan(&h, groups[1], N_THREAD_ORDERS * nn * nb * nc);
     harness_plan(&h, groups[2], 3 * nn * nb);
@@ -175,6 +304,9 @@ int main(void)
     harness_plan(&h, groups[4], 2 + 2 * TABLE_NS);
     harness_plan(&h, groups[5], 12);
     harness_plan(&h, groups[6], cyclic_tests + 1);
+    harness_plan(&h, groups[7], TABLE_CHOICE_TESTS);
+    harness_group(&h, groups[7]);
+    test_table_choice(&h);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
         for (int g = 0; g < 7; g++) harness_skip_rest(&h, groups[g], reason);

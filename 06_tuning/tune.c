@@ -30,6 +30,7 @@
 #include "host_alloc.h"
 #include "report.h"
 #include "cyclic_kernel.h"
+#include "dataset_io.h"
 #include "rows_kernel.h"
 #include "timing.h"
 #include "tuned.h"
@@ -338,7 +339,7 @@ static void write_table(const char *path, const env_stamp *e, const char *source
     memset(&t, 0, sizeof t);
     snprintf(t.gpu, sizeof t.gpu, "%.127s", e->gpu);
     snprintf(t.commit, sizeof t.commit, "%s", e->commit);
-    snprintf(t.source, sizeof t.source, "%s", source);
+    snprintf(t.source, sizeof t.source, "%.255s", source);
     t.e = host_alloc_array(2 * (BATCHED_MAX_N + 1) * TUNE_CLASSES, sizeof *t.e, "the tuned table");
     for (int n = 1; n <= BATCHED_MAX_N; n++)
         for (int cls = 0; cls < TUNE_CLASSES; cls++)
@@ -360,7 +361,8 @@ static void write_table(const char *path, const env_stamp *e, const char *source
         }
     char err[512];
     if (tuned_table_write(path, &t, err, sizeof err) != 0) { fprintf(stderr, "tune: %s\n", err); exit(2); }
-    printf("# wrote the tuned table (%d entries) to %s\n", t.count, path);
+    printf("# wrote the tuned table (%d entries, stamped '%s') to %s\n", t.count, t.gpu, path);
+    printf("# --kernel auto uses it on this GPU from now on; to give it to a class: cp %s 06_tuning/tables/\n", path);
     free(t.e);
 }
 
@@ -369,14 +371,15 @@ static const char usage[] =
     "  the sweep of stage 06 (06_tuning/README.md); resumable: rows already in the CSV are kept\n"
     "  --quick      a few minutes: 10 orders, fewer configurations, no phase 2\n"
     "  --csv FILE   the measured rows (default build/tune/<GPU>.csv, or <GPU>-quick.csv)\n"
-    "  --table FILE where the tuned table goes (default build/tune/tuned_table.tsv)\n"
+    "  --table FILE where the tuned table goes (default build/tune/<GPU>.tsv, or <GPU>-quick.tsv: the table\n"
+    "               --kernel auto then uses on this GPU; copy it to 06_tuning/tables/ to check it in)\n"
     "  --ns LIST    explore only these orders (1..1024, spaces or commas), no phase 2\n"
     "  --opt value and --opt=value both work; -h, --help: this text\n";
 
 int main(int argc, char **argv)
 {
     int quick = 0, ns[128], nexp = 0, c;
-    const char *csv_path = NULL, *table_path = "build/tune/tuned_table.tsv";
+    const char *csv_path = NULL, *table_path = NULL;
     static const struct option longs[] = {{"quick", no_argument, 0, 'q'},      {"csv", required_argument, 0, 'c'},
                                           {"table", required_argument, 0, 't'}, {"ns", required_argument, 0, 'n'},
                                           {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
@@ -408,15 +411,19 @@ int main(int argc, char **argv)
         nexp = quick ? 10 : 31;
         memcpy(ns, src, nexp * sizeof(int));
     }
-    char slug[128], path[256];
-    int s = 0;
-    for (const char *g = e.gpu; *g && s < 120; g++) slug[s++] = (*g >= 'a' && *g <= 'z') || (*g >= 'A' && *g <= 'Z') || (*g >= '0' && *g <= '9') ? *g : '_';
-    slug[s] = '\0';
+    char slug[128], path[1024], tpath[1024], err[DATASET_ERR_LEN];
+    tuned_gpu_slug(e.gpu, slug, sizeof slug);
     if (!csv_path) {
-        mkdir("build", 0777);
-        mkdir("build/tune", 0777);
-        snprintf(path, sizeof path, "build/tune/%s%s.csv", slug, quick ? "-quick" : "");
+        snprintf(path, sizeof path, "%s/%s%s.csv", TUNED_OWN_DIR, slug, quick ? "-quick" : "");
         csv_path = path;
+    }
+    if (!table_path) {
+        snprintf(tpath, sizeof tpath, "%s/%s%s.tsv", TUNED_OWN_DIR, slug, quick ? "-quick" : "");
+        table_path = tpath;
+    }
+    if (dataset_make_parent_dirs(csv_path, err, sizeof err) != 0 || dataset_make_parent_dirs(table_path, err, sizeof err) != 0) {
+        fprintf(stderr, "tune: %s\n", err);
+        return 2;
     }
     load_csv(csv_path, e.gpu);
     FILE *probe = fopen(csv_path, "r");

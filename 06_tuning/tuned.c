@@ -9,9 +9,9 @@
 #include "host_alloc.h"
 #include "tuned.h"
 
-#ifndef TUNED_TABLE_PATH
-#define TUNED_TABLE_PATH "06_tuning/tuned_table.tsv"
-#endif
+#include <dirent.h>
+#include <cuda_runtime.h>
+
 
 const char *const tune_class_names[TUNE_CLASSES] = {"1024", "16384", "1GiB"};
 
@@ -57,8 +57,11 @@ static void header_value(const char *line, const char *key, char *out, size_t le
 {
     size_t k = strlen(key);
     if (strncmp(line, "# ", 2) == 0 && strncmp(line + 2, key, k) == 0 && line[2 + k] == '\t') {
-        snprintf(out, len, "%s", line + 3 + k);
-        out[strcspn(out, "\r\n")] = '\0';
+        const char *v = line + 3 + k;
+        size_t l = strcspn(v, "\r\n");
+        if (l >= len) l = len - 1; /* cut to fit */
+        memcpy(out, v, l);
+        out[l] = '\0';
     }
 }
 
@@ -156,16 +159,87 @@ int tuned_choose(const tuned_table *t, int n, size_t batch, int rowmajor, batche
     return 0;
 }
 
+void tuned_gpu_slug(const char *gpu, char *slug, size_t len)
+{
+    size_t s = 0;
+    for (const char *g = gpu; *g && s + 1 < len; g++)
+        slug[s++] = (*g >= 'a' && *g <= 'z') || (*g >= 'A' && *g <= 'Z') || (*g >= '0' && *g <= '9') ? *g : '_';
+    slug[s] = '\0';
+}
+
+/* The "# gpu" line of a table file: 1 when the file opens (gpu "" if it has none), 0 if not. */
+static int table_gpu(const char *path, char *gpu, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[512];
+    gpu[0] = '\0';
+    while (fgets(line, sizeof line, f) && line[0] == '#') header_value(line, "gpu", gpu, len);
+    fclose(f);
+    return 1;
+}
+
+static int table_of(const char *path, const char *gpu)
+{
+    char stamp[128];
+    return table_gpu(path, stamp, sizeof stamp) && !strcmp(stamp, gpu);
+}
+
+int tuned_table_pick(const char *gpu, const tuned_places *pl, char *path, size_t len, char *notice, size_t nlen)
+{
+    char slug[128], stamp[128];
+    notice[0] = '\0';
+    if (pl->env && *pl->env) { snprintf(path, len, "%s", pl->env); return 0; } /* asked for by name: no questions */
+    tuned_gpu_slug(gpu ? gpu : "", slug, sizeof slug);
+    if (gpu && *gpu) {
+        snprintf(path, len, "%s/%s.tsv", pl->own_dir, slug); /* 1. make tune on this GPU, the full sweep */
+        if (table_of(path, gpu)) return 0;
+        DIR *dir = opendir(pl->tables_dir); /* 2. the checked-in tables: the one stamped with this GPU */
+        struct dirent *de;
+        int found = 0;
+        while (dir && !found && (de = readdir(dir))) {
+            size_t l = strlen(de->d_name);
+            if (l < 5 || strcmp(de->d_name + l - 4, ".tsv")) continue;
+            snprintf(path, len, "%s/%s", pl->tables_dir, de->d_name);
+            found = table_of(path, gpu);
+        }
+        if (dir) closedir(dir);
+        if (found) return 0;
+        snprintf(path, len, "%s/%s-quick.tsv", pl->own_dir, slug); /* 3. make tune QUICK=1 on this GPU */
+        if (table_of(path, gpu)) return 0;
+    }
+    snprintf(path, len, "%s", pl->course_table); /* 4. the course's, with a word on where it came from */
+    if (!table_gpu(path, stamp, sizeof stamp)) return -1;
+    if (gpu && *gpu && strcmp(stamp, gpu))
+        snprintf(notice, nlen, "tuned table: none measured on %s; using the one measured on %s (make tune measures this GPU's, "
+                               "QUICK=1 in a few minutes)", gpu, stamp[0] ? stamp : "an unnamed GPU");
+    return 0;
+}
+
 const tuned_table *tuned_table_default(void)
 {
     static tuned_table table;
     static int state = 0; /* 0 not read, 1 read, -1 failed */
     if (state == 0) {
-        const char *path = getenv("TUNED_TABLE");
-        char err[512];
-        if (!path || !*path) path = TUNED_TABLE_PATH; /* the checked-in table (set by stage.mk) */
-        state = tuned_table_read(path, &table, err, sizeof err) == 0 ? 1 : -1;
-        if (state < 0) fprintf(stderr, "tuned table: %s\n", err);
+        char gpu[256] = "", path[1024], notice[512], err[1200];
+        int count = 0, dev = 0;
+        struct cudaDeviceProp prop;
+        if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0 && cudaGetDevice(&dev) == cudaSuccess &&
+            cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+            snprintf(gpu, sizeof gpu, "%s", prop.name);
+        (void)cudaGetLastError(); /* no GPU is not an error here: the course's table is read */
+        const char *tables = getenv("TUNED_TABLES");
+        const tuned_places pl = {getenv("TUNED_TABLE"), TUNED_OWN_DIR, tables && *tables ? tables : TUNED_TABLES_DIR,
+                                 TUNED_TABLES_DIR "/" TUNED_COURSE_TABLE};
+        if (tuned_table_pick(gpu, &pl, path, sizeof path, notice, sizeof notice) != 0) {
+            fprintf(stderr, "tuned table: %s: cannot open: %s\n", path, strerror(errno));
+            state = -1;
+        } else {
+            if (notice[0]) fprintf(stderr, "%s\n", notice);
+            state = tuned_table_read(path, &table, err, sizeof err) == 0 ? 1 : -1;
+            if (state < 0) fprintf(stderr, "tuned table: %s\n", err);
+            else snprintf(table.path, sizeof table.path, "%s", path);
+        }
     }
     return state > 0 ? &table : NULL;
 }

@@ -1,11 +1,21 @@
 /* tuned.h - the tuned table: the best configuration per (n, batch class), measured by `make tune`
- * on one GPU and checked in (06_tuning/tuned_table.tsv, stamped with that GPU), and the `auto`
- * kernel that looks a run up in it. */
+ * on one GPU and stamped with its name (checked in: 06_tuning/tables/<GPU>.tsv), which table a
+ * GPU uses, and the `auto` kernel that looks a run up in it. */
 #ifndef TUNED_H
 #define TUNED_H
 
 #include <stddef.h>
 #include "batched_cholesky.h"
+
+/* Where the tables are (stage.mk sets absolute paths of the source tree and of the build). */
+#ifndef TUNED_TABLES_DIR
+#define TUNED_TABLES_DIR "06_tuning/tables"
+#endif
+#ifndef TUNED_OWN_DIR
+#define TUNED_OWN_DIR "build/tune"
+#endif
+/* The course's own table, in TUNED_TABLES_DIR: the GPU the course was tuned on. */
+#define TUNED_COURSE_TABLE "NVIDIA_H100_80GB_HBM3.tsv"
 
 /* The batch classes of the sweep: 1024 and 16384 matrices (the classroom sizes; the data sit in
  * L2 or close to it), and 1 GiB of matrices (far past the L2: bandwidth-bound). */
@@ -24,6 +34,7 @@ typedef struct {
 
 typedef struct {
     char gpu[128], commit[48], source[256];
+    char path[1024]; /* the file it was read from */
     int count;
     tuned_entry *e;
 } tuned_table;
@@ -41,9 +52,28 @@ void tuned_table_free(tuned_table *t);
 int tuned_choose(const tuned_table *t, int n, size_t batch, int rowmajor, batched_config *cfg, size_t *chunk, char *why,
                  size_t len);
 
-/* The table the driver and the benchmark use: $TUNED_TABLE, else the checked-in
- * 06_tuning/tuned_table.tsv of the source tree it was built from (read once). NULL with a message on stderr when it cannot be read. */
+/* Which table `auto` reads on the GPU named gpu ("" without one). The places: */
+typedef struct {
+    const char *env;          /* $TUNED_TABLE: a table named by hand, taken as it is (NULL or "": none) */
+    const char *own_dir;      /* what make tune wrote on this machine: <slug>.tsv, <slug>-quick.tsv (build/tune) */
+    const char *tables_dir;   /* the course's checked-in tables, one per GPU (06_tuning/tables, or $TUNED_TABLES) */
+    const char *course_table; /* the course's own table, where none of the above was measured on this GPU */
+} tuned_places;
+
+/* The order: $TUNED_TABLE; this GPU's full sweep (own_dir); a checked-in table stamped with this
+ * GPU's name; this GPU's quick sweep; the course's table, with a one-line notice (which GPU it
+ * came from, how to tune) in notice when it was measured on another GPU ("" otherwise). A table
+ * counts as this GPU's when its "# gpu" line is the GPU's name. Writes the path; 0, or -1 when
+ * not even the course's table opens. */
+int tuned_table_pick(const char *gpu, const tuned_places *places, char *path, size_t len, char *notice, size_t nlen);
+
+/* The table the driver and the benchmark use, picked as above for the current GPU and read once
+ * (its path field says which); the notice, if any, goes to stderr. NULL, with a
+ * message on stderr, when it cannot be read. */
 const tuned_table *tuned_table_default(void);
+
+/* A GPU's name as a file name: every character but letters and digits becomes '_'. */
+void tuned_gpu_slug(const char *gpu, char *slug, size_t len);
 
 /* "rows T=8 x16 c=16" <-> fields: the configuration as the table writes it. */
 void tuned_format(const batched_config *cfg, size_t chunk, char *buf, size_t len);
