@@ -113,54 +113,54 @@ help:
 	@echo "  make clean         remove build/"
 	@echo "  make help          this text"
 
-# One rule per test suite: common/run_suite.py runs its commands under the suite's time limit
+# One rule per test suite: common/course/run_suite.py runs its commands under the suite's time limit
 # (SUITE_TIMEOUT_<suite> seconds, default 1800; TEST_TIMEOUT=S overrides), turns every planned
 # test that did not report (crash, exit, hang) into a FAIL, and scores the groups of the stage's
 # points.tsv into $(RESULTS)/<suite>.json; test_summary.py prints the points table.
 # GRADE=1 is grading mode: a test that could not run here counts as failed.
-RUN_SUITE = python3 common/run_suite.py --suite $(1) --points $(SUITE_POINTS_$(1)) --results $(RESULTS) \
+RUN_SUITE = python3 common/course/run_suite.py --suite $(1) --points $(SUITE_POINTS_$(1)) --results $(RESULTS) \
 	--timeout $(or $(SUITE_TIMEOUT_$(1)),1800) -- $(SUITE_CMDS_$(1))
 define suite_rule
 test-$(1): $$(SUITE_DEPS_$(1))
 	@$$(call RUN_SUITE,$(1))
-	@python3 common/test_summary.py $(RESULTS)/$(1).json
+	@python3 common/course/test_summary.py $(RESULTS)/$(1).json
 endef
 $(foreach s,$(TEST_SUITES),$(eval $(call suite_rule,$(s))))
 
 test: $(foreach s,$(TEST_SUITES),$(SUITE_DEPS_$(s)))
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
 	@$(foreach s,$(TEST_SUITES),$(call RUN_SUITE,$(s)) &&) true
-	@python3 common/test_summary.py --write $(RESULTS)/summary.json $(foreach s,$(TEST_SUITES),$(RESULTS)/$(s).json)
+	@python3 common/course/test_summary.py --write $(RESULTS)/summary.json $(foreach s,$(TEST_SUITES),$(RESULTS)/$(s).json)
 
 define bench_rule
 bench-$(1): all
 	@mkdir -p $(BUILD) && rm -f $(BUILD)/bench-$(1).csv
 	@BENCH_CSV=$(BUILD)/bench-$(1).csv $$(BENCH_CMD_$(1))
-	@python3 common/bench_table.py $(BUILD)/bench-$(1).csv
+	@python3 common/course/bench_table.py $(BUILD)/bench-$(1).csv
 endef
 $(foreach s,$(BENCH_STAGES),$(eval $(call bench_rule,$(s))))
 
 bench: all
 	@mkdir -p $(BUILD) && rm -f $(BUILD)/bench.csv
 	@$(foreach s,$(BENCH_STAGES),echo "== $(s)" && BENCH_CSV=$(BUILD)/bench.csv $(BENCH_CMD_$(s)) &&) true
-	@python3 common/bench_table.py $(BUILD)/bench.csv
+	@python3 common/course/bench_table.py $(BUILD)/bench.csv
 
 # ---- the course as it is handed out (INSTRUCTORS.md) ---------------------------------------------
 .PHONY: student-kit check-kit grade leaderboard
 KIT := $(BUILD)/student-kit
 student-kit:
-	python3 common/course_kit.py kit $(KIT)
-	python3 common/course_kit.py check $(KIT)
+	python3 common/course/course_kit.py kit $(KIT)
+	python3 common/course/course_kit.py check $(KIT)
 
 # make grade SUBMISSION=DIR [STAGE=N]: results in build/grade/results.json (Gradescope format)
 grade:
 	@test -n "$(SUBMISSION)" || { echo "make grade SUBMISSION=DIR [STAGE=N]: DIR is the student's kit folder"; exit 2; }
-	python3 common/grade.py --submission $(SUBMISSION) $(if $(STAGE),--stage $(STAGE))
+	python3 common/course/grade.py --submission $(SUBMISSION) $(if $(STAGE),--stage $(STAGE))
 
 # make leaderboard CSVS="alice.csv bob.csv ...": ranks by geomean x cuSOLVER, per GPU
 leaderboard: $(VENV)/.installed
 	@test -n "$(CSVS)" || { echo 'make leaderboard CSVS="a.csv b.csv ..."'; exit 2; }
-	$(VENV)/bin/python common/leaderboard.py $(BUILD)/leaderboard.png $(CSVS)
+	$(VENV)/bin/python common/course/leaderboard.py $(BUILD)/leaderboard.png $(CSVS)
 
 # matplotlib lives in a local virtual environment, made from requirements.txt on first use.
 VENV := .venv
@@ -168,28 +168,28 @@ $(VENV)/.installed: requirements.txt
 	python3 -m venv $(VENV) && $(VENV)/bin/pip install -q -r requirements.txt && touch $@
 
 plots: $(VENV)/.installed
-	$(VENV)/bin/python common/plot_bench.py $(BUILD)/bench.csv $(BUILD)/plots
+	$(VENV)/bin/python common/course/plot_bench.py $(BUILD)/bench.csv $(BUILD)/plots
 
 # The layout pictures of the stage 04 and 05 READMEs (committed; regenerate after changing them).
 layout-pictures: $(VENV)/.installed
-	$(VENV)/bin/python common/plot_layouts.py 04_interleaved/layouts.png 05_chunked/chunked_layout.png
+	$(VENV)/bin/python common/course/plot_layouts.py 04_interleaved/layouts.png 05_chunked/chunked_layout.png
 
 # make sanitize-stage-N: every kernel of stage N on small runs under compute-sanitizer (memcheck,
 # racecheck, synccheck, initcheck; common/sanitize.sh). Zero reports pass. make sanitize: all.
-SANITIZE = python3 common/run_suite.py --suite sanitize-stage-$(1) --points common/points-sanitize.tsv \
+SANITIZE = python3 common/course/run_suite.py --suite sanitize-stage-$(1) --points common/points-sanitize.tsv \
 	--results $(RESULTS) --timeout 1800 -- 'bash common/sanitize.sh sanitize-stage-$(1) $(SANITIZE_CMDS_$(1))'
 define sanitize_rule
 sanitize-stage-$(1): $$(SANITIZE_DEPS_$(1))
 	@mkdir -p $(RESULTS)
 	@$$(call SANITIZE,$(1))
-	@python3 common/test_summary.py $(RESULTS)/sanitize-stage-$(1).json
+	@python3 common/course/test_summary.py $(RESULTS)/sanitize-stage-$(1).json
 endef
 $(foreach s,$(SANITIZE_STAGES),$(eval $(call sanitize_rule,$(s))))
 .PHONY: sanitize $(addprefix sanitize-stage-,$(SANITIZE_STAGES))
 sanitize: $(foreach s,$(SANITIZE_STAGES),$(SANITIZE_DEPS_$(s)))
 	@mkdir -p $(RESULTS)
 	@$(foreach s,$(SANITIZE_STAGES),$(call SANITIZE,$(s));) true
-	@python3 common/test_summary.py $(foreach s,$(SANITIZE_STAGES),$(RESULTS)/sanitize-stage-$(s).json)
+	@python3 common/course/test_summary.py $(foreach s,$(SANITIZE_STAGES),$(RESULTS)/sanitize-stage-$(s).json)
 sanitize-stage-1:
 	@echo "stage 01 runs on the CPU only: its sanitizers are the host ones (make SAN=1 test-stage-1)"
 

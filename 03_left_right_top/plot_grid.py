@@ -2,7 +2,7 @@
 """plot_grid.py BENCH.csv OUT.png - the picture of stage 03 part 2: one matrix of order n, how
 long each way of factoring it takes (left, log-log) and how that compares with the fastest
 library timed in the same run (right: t_fastest_library / t, above 1 = faster than every library).
-Rows: make bench-stage-3 (bench_grid and common/frameworks.py --single). Run: make plot-stage-3."""
+Rows: make bench-stage-3 (bench_grid and common/course/frameworks.py --single). Run: make plot-stage-3."""
 import csv
 import sys
 from collections import defaultdict

@@ -30,7 +30,7 @@ SUITE_CMDS_stage-3 := $(S3)/test_tiled $(S3)/test_grid "bash 03_left_right_top/t
 SUITE_POINTS_stage-3 := 03_left_right_top/points.tsv
 SUITE_TIMEOUT_stage-3 := 900
 BENCH_STAGES += stage-3
-BENCH_CMD_stage-3 := sh -c '$(S3)/bench_tiled && $(S3)/bench_grid && python3 common/frameworks.py --single'
+BENCH_CMD_stage-3 := sh -c '$(S3)/bench_tiled && $(S3)/bench_grid && python3 common/course/frameworks.py --single'
 
 # The picture of part 2 from a bench CSV (default: the committed H100 run).
 GRID_CSV ?= 03_left_right_top/results/bench_grid_h100.csv

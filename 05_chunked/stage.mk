@@ -25,5 +25,5 @@ BENCH_CMD_stage-5 := $(S5)/bench_chunked
 .PHONY: load-test
 load-test: $(BUILD)/04_interleaved/cholesky_batched $(S5)/bench_chunked $(BUILD)/common/tests/gpu_hold
 	@mkdir -p $(RESULTS)
-	@python3 common/run_suite.py --suite load-test --points common/points-load.tsv --results $(RESULTS) --timeout 1200 -- 'bash 05_chunked/load_test.sh'
-	@python3 common/test_summary.py $(RESULTS)/load-test.json
+	@python3 common/course/run_suite.py --suite load-test --points common/points-load.tsv --results $(RESULTS) --timeout 1200 -- 'bash 05_chunked/load_test.sh'
+	@python3 common/course/test_summary.py $(RESULTS)/load-test.json

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """plot_tuning.py [RESULTS_DIR] [OUT_DIR] - the figures of the stage 06 README, from the sweep
 (tune_*.csv, `make tune`), the benchmark (bench_*.csv, `make bench-stage-6`) and the frameworks
-(frameworks_*.csv, common/frameworks.py). One question per figure; GPU and commit in titles.
+(frameworks_*.csv, common/course/frameworks.py). One question per figure; GPU and commit in titles.
 Default: 06_tuning/results -> 06_tuning/."""
 import csv
 import glob

@@ -11,7 +11,7 @@
  *
  * Why plans: grading must not be foolable. A program that crashes, calls exit() or hangs stops
  * reporting; because every group's count was written down first, the runner
- * (common/run_suite.py) turns each planned test that never reported into a FAIL. A group that
+ * (common/course/run_suite.py) turns each planned test that never reported into a FAIL. A group that
  * reports fewer or more tests than it planned fails at harness_end too.
  *
  * Groups are learning goals; their weights live in the stage's points.tsv, not here.

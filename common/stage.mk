@@ -11,9 +11,9 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	@$(MAKE) --no-print-directory SAN=1 build-san/common/tests/fuzz_readers
 	@mkdir -p build-san/test-results
-	@python3 common/run_suite.py --suite fuzz --points common/points-fuzz.tsv --results build-san/test-results \
+	@python3 common/course/run_suite.py --suite fuzz --points common/points-fuzz.tsv --results build-san/test-results \
 		--timeout $$(($(FUZZ_SECONDS) + 300)) -- 'bash common/tests/fuzz.sh $(FUZZ_SECONDS)'
-	@python3 common/test_summary.py build-san/test-results/fuzz.json
+	@python3 common/course/test_summary.py build-san/test-results/fuzz.json
 
 $(BUILD)/common/tests/gpu_hold: $(BUILD)/common/tests/gpu_hold.o $(COMMON_LIB)
 	$(LINK)
@@ -30,5 +30,5 @@ SUITE_TIMEOUT_common := 600
 GRADING_POINTS := common/points-grading.tsv
 .PHONY: test-grading
 test-grading: all
-	@python3 common/run_suite.py --suite grading --points $(GRADING_POINTS) --results $(RESULTS) --timeout 3600 -- 'bash common/tests/test_grading.sh'
-	@python3 common/test_summary.py $(RESULTS)/grading.json
+	@python3 common/course/run_suite.py --suite grading --points $(GRADING_POINTS) --results $(RESULTS) --timeout 3600 -- 'bash common/tests/test_grading.sh'
+	@python3 common/course/test_summary.py $(RESULTS)/grading.json

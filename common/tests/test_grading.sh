@@ -20,7 +20,7 @@ copy_course() { mkdir -p "$1" && tar --exclude=./.git --exclude=./.venv -cf - . 
 ok() { "$@" && echo PASS || echo FAIL; }
 
 group "student kit"
-out=$(python3 common/course_kit.py kit "$tmp/kit" 2>&1 && python3 common/course_kit.py check "$tmp/kit" 2>&1)
+out=$(python3 common/course/course_kit.py kit "$tmp/kit" 2>&1 && python3 common/course/course_kit.py check "$tmp/kit" 2>&1)
 record "kit written and checked (no solution line, nothing instructor-only, byte-exact restore)" $(ok grep -q "0 problem(s)" <<<"$out") "$(tail -n 1 <<<"$out")"
 [ -f "$tmp/kit.tar.gz" ] && record "kit tarball" PASS "$(du -h "$tmp/kit.tar.gz" | cut -f1)" || record "kit tarball" FAIL "no $tmp/kit.tar.gz"
 (cd "$tmp/kit" && CI=true make -j"$jobs" all > build.log 2>&1)
@@ -69,8 +69,8 @@ record "infinite loop: the suite fails within its time limit" $([ $rc -ne 0 ] &&
 record "infinite loop: its unreported tests are FAILs" $(grep -qE '^[0-9]+ passed, [1-9][0-9]* failed' "$tmp/hang/log" && echo PASS || echo FAIL) "$(grep -E "^[0-9]+ passed, " "$tmp/hang/log" | tail -n 1)"
 
 group "grading without a GPU"
-python3 common/course_kit.py splice "$root" "$tmp/kit" "$tmp/sub" > /dev/null   # a submission holding the reference solution
-GRADE_JOBS=$jobs CI=true python3 common/grade.py --submission "$tmp/sub" --out "$tmp/grade" > "$tmp/grade.log" 2>&1
+python3 common/course/course_kit.py splice "$root" "$tmp/kit" "$tmp/sub" > /dev/null   # a submission holding the reference solution
+GRADE_JOBS=$jobs CI=true python3 common/course/grade.py --submission "$tmp/sub" --out "$tmp/grade" > "$tmp/grade.log" 2>&1
 rc=$?
 total=$(grep -E '^total' "$tmp/grade.log" | tr -s ' ')
 if nvidia-smi -L > /dev/null 2>&1; then

@@ -1,6 +1,6 @@
 """plot_layouts.py - pictures of the batch layouts for the stage 04 and 05 READMEs.
 
-    python common/plot_layouts.py 04_interleaved/layouts.png 05_chunked/chunked_layout.png
+    python common/course/plot_layouts.py 04_interleaved/layouts.png 05_chunked/chunked_layout.png
 
 Each picture is a strip of memory cells, address 0 at the left; a cell shows which matrix b it
 belongs to (colour) and which element (i, j) it holds. The index arithmetic is written out here

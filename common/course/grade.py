@@ -2,7 +2,7 @@
 """grade.py --submission DIR [--stage N] [--out build/grade] - grade a student's submitted kit.
 
 Policy (INSTRUCTORS.md):
-  * Only the solution regions are taken from the submission (common/course_kit.py splice); any
+  * Only the solution regions are taken from the submission (common/course/course_kit.py splice); any
     change outside them is reported and ignored.
   * Stage N is graded in a clean copy of the course holding the submission's regions of stage N
     and the reference solution everywhere else, so one bug in stage 2 is not paid for again in
@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+ROOT = os.path.dirname(os.path.dirname(HERE))  # common/course/ -> the course
 sys.path.insert(0, HERE)
 import course_kit  # noqa: E402
 from grading_common import environment_stamp, read_points  # noqa: E402

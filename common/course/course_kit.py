@@ -215,7 +215,7 @@ def check_kit(root, kit):
 
 
 def main(argv):
-    root = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
     if len(argv) == 2 and argv[0] == "kit":
         make_kit(root, argv[1])
         return 0
