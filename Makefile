@@ -12,6 +12,9 @@ BUILD := $(if $(filter 1,$(SAN)),build-san,build)
 export BUILD
 RESULTS := $(BUILD)/test-results
 NVCC ?= nvcc
+# CCACHE=ccache: compile through ccache (grading builds many copies of the course that differ in a
+# few files; CI and make grade-class use it when it is installed).
+CCACHE ?=
 CC := gcc
 CUDA_HOME ?= $(abspath $(dir $(shell command -v $(NVCC) 2>/dev/null))/..)
 
@@ -57,11 +60,11 @@ $(FLAGS_STAMP):
 
 $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CCACHE) $(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/%.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+	$(CCACHE) $(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
 # ---- common/ ---------------------------------------------------------------------------------
 COMMON_SRC := $(wildcard common/*.c) $(wildcard common/*.cu)
@@ -94,6 +97,7 @@ help:
 	@echo "  make bench-<stage> one stage's benchmark, e.g. make bench-stage-N: $(addprefix bench-,$(BENCH_STAGES))"
 	@echo "  make sanitize-stage-N  stage N's kernels under compute-sanitizer; make sanitize: every stage"
 	@echo "  make tune [QUICK=1]    stage 06's sweep on this GPU (resumable), then its tuned table"
+	@echo "  make slurm-script TARGET=test|bench|tune [OUT=job.sh]   a batch script for one GPU of a Slurm cluster"
 	@echo "  make dataset       write the default dataset ($(DEFAULT_DATASET))"
 	@echo "  make hp3-study     how often the seed project's recipe is not positive definite (datasets/README.md)"
 	@echo "Pictures (install matplotlib into .venv on first use)"
@@ -104,6 +108,7 @@ help:
 	@echo "Instructors"
 	@echo "  make student-kit   write build/student-kit/ (+ .tar.gz): the course with every solution region a stub"
 	@echo "  make grade SUBMISSION=DIR [STAGE=N]   grade a submitted kit (build/grade/results.json, Gradescope format)"
+	@echo "  make grade-class SUBMISSIONS=DIR [STAGE=N] [SLURM=1|0]   grade a class (Slurm job array, or one per GPU); build/class/"
 	@echo "  make leaderboard CSVS=\"a.csv b.csv\"   rank students' bench CSVs per GPU (build/leaderboard.png)"
 	@echo "Checks of the course itself"
 	@echo "  make SAN=1 test    every test with the host code under ASan/UBSan (build-san/)"
@@ -146,7 +151,7 @@ bench: all
 	@python3 common/course/bench_table.py $(BUILD)/bench.csv
 
 # ---- the course as it is handed out (INSTRUCTORS.md) ---------------------------------------------
-.PHONY: student-kit check-kit grade leaderboard
+.PHONY: student-kit check-kit grade grade-class slurm-script leaderboard
 KIT := $(BUILD)/student-kit
 student-kit:
 	python3 common/course/course_kit.py kit $(KIT)
@@ -155,7 +160,19 @@ student-kit:
 # make grade SUBMISSION=DIR [STAGE=N]: results in build/grade/results.json (Gradescope format)
 grade:
 	@test -n "$(SUBMISSION)" || { echo "make grade SUBMISSION=DIR [STAGE=N]: DIR is the student's kit folder"; exit 2; }
-	python3 common/course/grade.py --submission $(SUBMISSION) $(if $(STAGE),--stage $(STAGE))
+	python3 common/course/grade.py --submission $(SUBMISSION) $(foreach s,$(STAGE),--stage $(s))
+
+# make grade-class SUBMISSIONS=DIR [STAGE="N ..."] [SLURM=1|0] [CLASS_OUT=DIR]: every submission in DIR graded as
+# make grade grades one, through Slurm when sbatch is here (or SLURM=1), else one per visible GPU;
+# resumable; build/class/grades.csv and summary.md (INSTRUCTORS.md: Grading a class).
+grade-class:
+	@test -n "$(SUBMISSIONS)" || { echo "make grade-class SUBMISSIONS=DIR [STAGE=N] [SLURM=1|0]: DIR holds one folder or .tar.gz per student"; exit 2; }
+	python3 common/course/grade_class.py --submissions $(SUBMISSIONS) $(foreach s,$(STAGE),--stage $(s)) \
+		$(if $(SLURM),$(if $(filter 1 yes,$(SLURM)),--slurm,--local)) $(if $(CLASS_OUT),--out $(CLASS_OUT))
+
+# make slurm-script TARGET=test|bench|tune [OUT=job.sh]: a batch script for one GPU of a cluster
+slurm-script:
+	@python3 common/course/slurm_script.py $(or $(TARGET),test) $(if $(OUT),--out $(OUT))
 
 # make leaderboard CSVS="alice.csv bob.csv ...": ranks by geomean x cuSOLVER, per GPU
 leaderboard: $(VENV)/.installed

@@ -47,6 +47,7 @@ static const char *usage_text(const batched_driver_hooks *hooks)
             "usage: %s (--input FILE | --n N --batch B [--family spd|illcond|nonspd|hp3] [--seed S] [--kappa K])\n"
             "       [--kernel %s%s] [--order left|right|top] [--nb NB] [--per-block M] [--unroll U]%s\n"
             "       [--chunk C] [--check K] [--output FILE [--format bin|txt]] [--info FILE] [--max-gpu-memory SIZE]\n"
+            "       [--gpus all|N|LIST]\n"
             "  (--opt value and --opt=value both work; -h, --help: this text)\n",
             hooks->prog, hooks->choose ? "auto|" : "", kernels, hooks->choose ? " [--threads T]" : "");
     w += snprintf(text + w, sizeof text - w, "%s", hooks->help ? hooks->help : "");
@@ -63,7 +64,9 @@ static const char *usage_text(const batched_driver_hooks *hooks)
             "  defaults      thread NB=4, 64 matrices per block, unroll 2; tiles NB=8, 8 matrices per block\n"
             "  --check K     check K matrices spread over the batch against the float64 reference (default 8)\n"
             "  --max-gpu-memory SIZE  use at most SIZE bytes of GPU memory (suffix K, M or G; default 90%% of what is free);\n"
-            "                a larger batch goes through in slices, copies overlapped with the factorization\n",
+            "                a larger batch goes through in slices, copies overlapped with the factorization\n"
+            "  --gpus        all (default): every visible GPU takes slices in turn, each with its own streams; N: the\n"
+            "                first N; a list such as 0,1 (a GPU may repeat). Results are those of one GPU, bit for bit\n",
             hooks->choose ? "" : " (default)", order, unroll, nb);
     return text;
 }
@@ -105,6 +108,32 @@ static int write_infos(const char *path, const int *info, size_t batch, char *er
     return 0;
 }
 
+/* --gpus: "N" (the first N GPUs) or "a,b,..." (these GPUs; one may repeat: two workers share it,
+ * which tests the split on one GPU). Fills devices (if not NULL) and returns how many, or -1. A
+ * plain number is a count ("2": GPUs 0 and 1); a list names devices ("1,": GPU 1 alone). */
+static int parse_gpus(const char *v, int *devices)
+{
+    long long x;
+    if (!strchr(v, ',')) {
+        if (!cli_parse_ll(v, 1, SLICED_MAX_WORKERS, &x)) return -1;
+        for (int k = 0; devices && k < (int)x; k++) devices[k] = k;
+        return (int)x;
+    }
+    int count = 0;
+    char tok[16];
+    for (const char *p = v; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof tok || count == SLICED_MAX_WORKERS) return -1;
+        memcpy(tok, p, len);
+        tok[len] = 0;
+        if (!cli_parse_ll(tok, 0, 63, &x)) return -1;
+        if (devices) devices[count] = (int)x;
+        count++;
+        p += len + (p[len] == ',');
+    }
+    return count;
+}
+
 /* What the command line asked for. */
 typedef struct {
     batched_config cfg;
@@ -114,14 +143,14 @@ typedef struct {
     double kappa;
     family_t family;
     dataset_format fmt;
-    const char *input, *output, *info_path;
+    const char *input, *output, *info_path, *gpus;
 } driver_options;
 
 /* Parse: every option's value checked on its own (cli_getopt and cli_bad_value exit 2). */
 static driver_options parse_options(int argc, char **argv, const batched_driver_hooks *hooks)
 {
     enum { O_INPUT = 256, O_OUTPUT, O_INFO, O_FORMAT, O_N, O_BATCH, O_FAMILY, O_SEED, O_KAPPA, O_KERNEL, O_ORDER, O_NB,
-           O_PER_BLOCK, O_UNROLL, O_CHUNK, O_CHECK, O_MAX_GPU_MEMORY, O_THREADS };
+           O_PER_BLOCK, O_UNROLL, O_CHUNK, O_CHECK, O_MAX_GPU_MEMORY, O_GPUS, O_THREADS };
     struct option longs[] = {
         {"input", required_argument, 0, O_INPUT},   {"output", required_argument, 0, O_OUTPUT},
         {"info", required_argument, 0, O_INFO},     {"format", required_argument, 0, O_FORMAT},
@@ -131,12 +160,13 @@ static driver_options parse_options(int argc, char **argv, const batched_driver_
         {"order", required_argument, 0, O_ORDER},   {"nb", required_argument, 0, O_NB},
         {"per-block", required_argument, 0, O_PER_BLOCK}, {"unroll", required_argument, 0, O_UNROLL},
         {"chunk", required_argument, 0, O_CHUNK},   {"check", required_argument, 0, O_CHECK},
-        {"max-gpu-memory", required_argument, 0, O_MAX_GPU_MEMORY}, {"help", no_argument, 0, 'h'},
+        {"max-gpu-memory", required_argument, 0, O_MAX_GPU_MEMORY}, {"gpus", required_argument, 0, O_GPUS},
+        {"help", no_argument, 0, 'h'},
         {"threads", required_argument, 0, O_THREADS}, {0, 0, 0, 0}};
     if (!hooks->choose) longs[sizeof longs / sizeof *longs - 2] = longs[sizeof longs / sizeof *longs - 1]; /* no --threads */
     const char *prog = hooks->prog, *usage = usage_text(hooks);
     driver_options o = {batched_config_default(), 0, 0, 8, -1, -1, -1, 0, -1, hooks->choose != NULL, 0, 0, 0, 0,
-                        GEN_DEFAULT_SEED, 0, GEN_DEFAULT_KAPPA, FAMILY_SPD, DATASET_BINARY, NULL, NULL, NULL};
+                        GEN_DEFAULT_SEED, 0, GEN_DEFAULT_KAPPA, FAMILY_SPD, DATASET_BINARY, NULL, NULL, NULL, "all"};
     char kernels[160] = "";
     for (int k = 0; k < BATCHED_MAX_KERNELS; k++) {
         const batched_kernel_ops *ops = batched_kernel_find((batched_kernel)k);
@@ -182,6 +212,11 @@ static driver_options parse_options(int argc, char **argv, const batched_driver_
         case O_UNROLL: if (!cli_parse_ll(v, 0, 64, &o.unroll)) cli_bad_value(prog, dashed, v, "an integer 0..64"); break;
         case O_CHUNK: if (!cli_parse_ll(v, 1, (long long)1 << 40, &o.chunk)) cli_bad_value(prog, dashed, v, "an integer >= 1"); break;
         case O_CHECK: if (!cli_parse_ll(v, 0, 1 << 20, &o.check)) cli_bad_value(prog, dashed, v, "an integer 0..1048576"); break;
+        case O_GPUS:
+            if (strcmp(v, "all") && parse_gpus(v, NULL) < 0)
+                cli_bad_value(prog, dashed, v, "all; a count 1..16; or GPU numbers such as 0,1 or 1,");
+            o.gpus = v;
+            break;
         case O_MAX_GPU_MEMORY:
             if (!parse_size(v, &o.budget)) cli_bad_value(prog, dashed, v, "bytes, at least 1 MiB, with an optional K, M or G");
             break;
@@ -271,12 +306,34 @@ static int run_batch(driver_options *o, const batched_driver_hooks *hooks, datas
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) { fprintf(stderr, "%s: no GPU: %s\n", prog, reason); return 2; }
     const size_t nn = (size_t)n * n, bytes = (size_t)batch * nn * sizeof(float);
-    size_t free_b, total_b;
-    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    /* The GPUs: every visible one by default, a worker each. The budget is per worker: the least
+     * free memory of any GPU, shared by the workers on it. */
+    int devices[SLICED_MAX_WORKERS], visible = 0, workers;
+    CUDA_CHECK(cudaGetDeviceCount(&visible));
+    if (!strcmp(o->gpus, "all")) {
+        workers = visible < SLICED_MAX_WORKERS ? visible : SLICED_MAX_WORKERS;
+        for (int k = 0; k < workers; k++) devices[k] = k;
+    } else
+        workers = parse_gpus(o->gpus, devices);
+    size_t free_b = (size_t)-1, total_b = 0;
+    for (int w = 0; w < workers; w++) {
+        if (devices[w] >= visible) {
+            fprintf(stderr, "%s: --gpus %s: there is no GPU %d (this machine shows %d: 0..%d)\n", prog, o->gpus, devices[w],
+                    visible, visible - 1);
+            return 2;
+        }
+        int sharing = 0;
+        for (int v = 0; v < workers; v++) sharing += devices[v] == devices[w];
+        size_t f, t;
+        CUDA_CHECK(cudaSetDevice(devices[w]));
+        CUDA_CHECK(cudaMemGetInfo(&f, &t));
+        if (f / sharing < free_b) free_b = f / sharing, total_b = t;
+    }
+    CUDA_CHECK(cudaSetDevice(devices[0]));
     if (!budget) budget = (unsigned long long)(free_b * 0.9);
     else if (budget > free_b) {
-        fprintf(stderr, "%s: --max-gpu-memory %.2f GiB, but only %.2f GiB of %.2f GiB are free\n", prog,
-                budget / 1073741824.0, free_b / 1073741824.0, total_b / 1073741824.0);
+        fprintf(stderr, "%s: --max-gpu-memory %.2f GiB, but only %.2f GiB of %.2f GiB are free%s\n", prog,
+                budget / 1073741824.0, free_b / 1073741824.0, total_b / 1073741824.0, workers > 1 ? " (per worker)" : "");
         return 2;
     }
 
@@ -312,7 +369,8 @@ static int run_batch(driver_options *o, const batched_driver_hooks *hooks, datas
     else printf("  generating %s (seed %llu) on the GPU\n", family_name(o->family), o->seed);
 
     sliced_job job = {&cfg, (int)n, (size_t)batch, (size_t)chunk, host, input ? NULL : &p, info,
-                      host ? 0 : (size_t)check, sample, sample_L, (size_t)budget, hooks->to_layout, hooks->from_layout};
+                      host ? 0 : (size_t)check, sample, sample_L, (size_t)budget, hooks->to_layout, hooks->from_layout,
+                      devices, workers};
     sliced_report rep;
     if (sliced_run(&job, &rep) != 0) return 2;
     if (rep.slices > 1)
@@ -321,8 +379,16 @@ static int run_batch(driver_options *o, const batched_driver_hooks *hooks, datas
     double moved = (double)(rep.bytes_in + rep.bytes_out);
     printf("  end to end in %.3f ms (one cold run; make bench-stage-4 times the kernels properly): %.1f GFLOP/s", rep.wall_ms,
            potrf_flops((int)n) * batch / (rep.wall_ms * 1e6));
-    if (host) printf(", %.2f GB/s over the host link", moved / (rep.wall_ms * 1e6));
+    if (host) printf(", %.2f GB/s over the host link%s", moved / (rep.wall_ms * 1e6), rep.workers > 1 ? "s" : "");
     printf("\n");
+    for (int w = 0; rep.workers > 1 && w < rep.workers; w++) { /* each GPU's share, and its own link */
+        const sliced_worker_report *r = &rep.worker[w];
+        printf("    GPU %d: %zu matrices in %zu slices, %.3f ms, %.1f GFLOP/s", r->device, r->matrices, r->slices, r->wall_ms,
+               potrf_flops((int)n) * r->matrices / (r->wall_ms * 1e6));
+        if (host) printf(", %.2f GB/s over its link (measured %.1f GB/s in, %.1f out)", 2.0 * r->matrices * nn * sizeof(float) / (r->wall_ms * 1e6),
+                         r->h2d_gbs, r->d2h_gbs);
+        printf("\n");
+    }
     if (host || rep.slices > 1) /* what overlapping bought: the stages' sum against the wall time */
         printf("  stages summed over the slices: copy in %.3f ms, %s %.3f ms, copy out %.3f ms; overlap %.2fx\n", rep.h2d_ms,
                host ? "factor (with conversions)" : "generate and factor", rep.compute_ms, rep.d2h_ms,
@@ -330,8 +396,9 @@ static int run_batch(driver_options *o, const batched_driver_hooks *hooks, datas
     if (rep.h2d_gbs > 0) {
         /* The link is full duplex: copies in and out can run at the same time. */
         double bound = fmax(rep.bytes_in / (rep.h2d_gbs * 1e6), rep.bytes_out / (rep.d2h_gbs * 1e6));
-        printf("  copy bandwidth measured: %.1f GB/s in, %.1f GB/s out; the copies alone need %.3f ms: %.0f %% of that bound"
-               " (pinning took %.1f ms, not counted)\n", rep.h2d_gbs, rep.d2h_gbs, bound, 100.0 * bound / rep.wall_ms, rep.pin_ms);
+        printf("  copy bandwidth measured%s: %.1f GB/s in, %.1f GB/s out; the copies alone need %.3f ms: %.0f %% of that bound"
+               " (pinning took %.1f ms, not counted)\n", rep.workers > 1 ? ", summed over the GPUs' links" : "", rep.h2d_gbs,
+               rep.d2h_gbs, bound, 100.0 * bound / rep.wall_ms, rep.pin_ms);
     }
 
     size_t failed = 0, shown = 0;

@@ -98,20 +98,102 @@ static double copy_gbs(void *dst, const void *src, size_t bytes, enum cudaMemcpy
     return bytes / (best * 1e6);
 }
 
+/* One worker: the slices w, w + W, w + 2W, ... of the batch on its GPU, with its own streams and
+ * its two buffer sets; copies of one slice overlap the factorization of the other. */
+static int run_worker(const sliced_job *job, int w, int workers, size_t slice, int sets, buffer_set *set, int pinned,
+                      sliced_worker_report *r)
+{
+    const int n = job->n, staging = job->host != NULL, in_place = staging && job->chunk == 1;
+    const size_t nn = (size_t)n * n, slices = (job->batch + slice - 1) / slice;
+    void (*to_layout)(int, size_t, size_t, const float *, float *) = job->to_layout ? job->to_layout : rowmajor_to_chunked_device;
+    void (*from_layout)(int, size_t, size_t, const float *, float *) = job->from_layout ? job->from_layout : chunked_to_rowmajor_device;
+    CUDA_CHECK(cudaSetDevice(r->device));
+    cudaStream_t in, out, compute = 0; /* compute: the device's legacy default stream, which the launchers use */
+    CUDA_CHECK(cudaStreamCreateWithFlags(&in, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&out, cudaStreamNonBlocking));
+    if (pinned && staging) {
+        size_t probe = slice * nn * sizeof(float) < ((size_t)256 << 20) ? slice * nn * sizeof(float) : (size_t)256 << 20;
+        r->h2d_gbs = copy_gbs(set[0].d_rm, job->host, probe, cudaMemcpyHostToDevice, in);
+        r->d2h_gbs = copy_gbs(job->host, set[0].d_rm, probe, cudaMemcpyDeviceToHost, out);
+        /* the probe copied the host's first bytes back onto themselves: unchanged */
+    }
+    const size_t mine = slices > (size_t)w ? (slices - w + workers - 1) / workers : 0;
+    slice_events *ev = host_alloc_array(mine + 1, sizeof *ev, "slice events");
+    int status = 0;
+    double t0 = now_ms();
+    for (size_t k = 0; k < mine && !status; k++) {
+        const size_t s = (size_t)w + k * workers;
+        const size_t first = s * slice, count = job->batch - first < slice ? job->batch - first : slice;
+        const size_t lay_chunk = job->chunk ? job->chunk : count;
+        buffer_set *b = &set[k % sets];
+        slice_events *e = &ev[k];
+        cudaEvent_t *evs[] = {&e->in0, &e->in1, &e->c0, &e->c1, &e->out0, &e->out1};
+        for (int q = 0; q < 6; q++) CUDA_CHECK(cudaEventCreate(evs[q]));
+        float *h = job->host ? job->host + first * nn : NULL;
+
+        /* Buffer set b was last used by this worker's slice k - sets: its copy out must be done. */
+        if (k >= (size_t)sets) CUDA_CHECK(cudaStreamWaitEvent(in, ev[k - sets].out1, 0));
+        CUDA_CHECK(cudaEventRecord(e->in0, in));
+        if (!job->gen) CUDA_CHECK(cudaMemcpyAsync(b->d_rm, h, count * nn * sizeof(float), cudaMemcpyHostToDevice, in));
+        CUDA_CHECK(cudaEventRecord(e->in1, in));
+
+        CUDA_CHECK(cudaStreamWaitEvent(compute, e->in1, 0));
+        CUDA_CHECK(cudaEventRecord(e->c0, compute));
+        if (job->gen) gen_batch_device(job->gen, n, first, count, lay_chunk, b->d_lay);
+        else if (!in_place) to_layout(n, count, lay_chunk, b->d_rm, b->d_lay);
+        if (potrf_batched(job->cfg, n, count, lay_chunk, b->d_lay, b->d_info) != 0) status = -1;
+        if (staging && !in_place) from_layout(n, count, lay_chunk, b->d_lay, b->d_rm);
+        CUDA_CHECK(cudaEventRecord(e->c1, compute));
+
+        CUDA_CHECK(cudaStreamWaitEvent(out, e->c1, 0));
+        CUDA_CHECK(cudaEventRecord(e->out0, out));
+        CUDA_CHECK(cudaMemcpyAsync(job->info + first, b->d_info, count * sizeof(int), cudaMemcpyDeviceToHost, out));
+        if (staging) CUDA_CHECK(cudaMemcpyAsync(h, b->d_rm, count * nn * sizeof(float), cudaMemcpyDeviceToHost, out));
+        for (size_t q = 0; q < job->nsamples; q++) { /* sampled matrices that live in this slice */
+            size_t g = job->sample_index[q];
+            if (g >= first && g < first + count)
+                copy_matrix_from_layout(n, count, lay_chunk, b->d_lay, g - first, job->sample_out + q * nn, out);
+        }
+        CUDA_CHECK(cudaEventRecord(e->out1, out));
+        r->slices++;
+        r->matrices += count;
+    }
+    CUDA_CHECK(cudaStreamSynchronize(out));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    r->wall_ms = now_ms() - t0;
+    for (size_t k = 0; k < r->slices; k++) {
+        r->h2d_ms += between(ev[k].in0, ev[k].in1);
+        r->compute_ms += between(ev[k].c0, ev[k].c1);
+        r->d2h_ms += between(ev[k].out0, ev[k].out1);
+        cudaEvent_t evs[] = {ev[k].in0, ev[k].in1, ev[k].c0, ev[k].c1, ev[k].out0, ev[k].out1};
+        for (int q = 0; q < 6; q++) CUDA_CHECK(cudaEventDestroy(evs[q]));
+    }
+    free(ev);
+    CUDA_CHECK(cudaStreamDestroy(in));
+    CUDA_CHECK(cudaStreamDestroy(out));
+    return status;
+}
+
 int sliced_run(const sliced_job *job, sliced_report *rep)
 {
     const int n = job->n, staging = job->host != NULL, in_place = staging && job->chunk == 1;
     const size_t nn = (size_t)n * n, per = sliced_bytes_per_matrix(n, staging, job->chunk);
-    void (*to_layout)(int, size_t, size_t, const float *, float *) = job->to_layout ? job->to_layout : rowmajor_to_chunked_device;
-    void (*from_layout)(int, size_t, size_t, const float *, float *) = job->from_layout ? job->from_layout : chunked_to_rowmajor_device;
     *rep = (sliced_report){0};
+    int current;
+    CUDA_CHECK(cudaGetDevice(&current));
+    const int workers = job->workers > 0 ? (job->workers < SLICED_MAX_WORKERS ? job->workers : SLICED_MAX_WORKERS) : 1;
+    rep->workers = workers;
+    for (int w = 0; w < workers; w++) rep->worker[w].device = job->workers > 0 ? job->devices[w] : current;
 
-    /* The slice: the whole batch if it fits, else half the budget per buffer set. */
+    /* The slice: one GPU takes the whole batch if it fits, else half the budget per buffer set.
+     * Several take at least four slices each (round-robin), so every GPU has work and overlaps. */
     int sets = 1;
     size_t slice = job->batch;
-    if (job->batch > job->gpu_budget / per) {
+    if (job->batch > job->gpu_budget / per || workers > 1) {
         sets = 2;
         slice = job->gpu_budget / (2 * per);
+        const size_t share = (job->batch + 4 * (size_t)workers - 1) / (4 * (size_t)workers);
+        if (workers > 1 && share < slice) slice = share;
         if (job->chunk && slice >= job->chunk) slice -= slice % job->chunk; /* whole chunks per slice */
     }
     if (slice == 0) {
@@ -119,16 +201,29 @@ int sliced_run(const sliced_job *job, sliced_report *rep)
                 job->gpu_budget, n, 2 * per);
         return -1;
     }
-    /* Another process may have taken memory since it was measured: halve the slice until it fits. */
-    buffer_set set[2] = {{0}};
-    while (!alloc_sets(set, sets, n, slice, staging, in_place)) {
+    /* Another process may have taken memory since it was measured: halve the slice until every
+     * worker's buffers fit. */
+    buffer_set set[SLICED_MAX_WORKERS][2];
+    for (;;) {
+        int ok = 1, w = 0;
+        for (; w < workers && ok; w++) {
+            CUDA_CHECK(cudaSetDevice(rep->worker[w].device));
+            ok = alloc_sets(set[w], sets, n, slice, staging, in_place);
+        }
+        if (ok) break;
+        for (int v = 0; v < w - 1; v++) {
+            CUDA_CHECK(cudaSetDevice(rep->worker[v].device));
+            free_sets(set[v], sets);
+        }
         size_t smaller = slice / 2;
         if (smaller == 0) {
-            fprintf(stderr, "out of GPU memory: even a slice of one matrix of order %d (%zu bytes) cannot be allocated\n", n, per);
+            fprintf(stderr, "out of GPU memory on GPU %d: even a slice of one matrix of order %d (%zu bytes) cannot be allocated\n",
+                    rep->worker[w - 1].device, n, per);
+            CUDA_CHECK(cudaSetDevice(current));
             return -1;
         }
-        fprintf(stderr, "note: %d x %zu bytes of GPU memory could not be allocated (another process?); slices of %zu matrices\n",
-                sets, slice * per, smaller);
+        fprintf(stderr, "note: %d x %zu bytes of GPU memory could not be allocated on GPU %d (another process?); slices of %zu matrices\n",
+                sets, slice * per, rep->worker[w - 1].device, smaller);
         slice = smaller;
         sets = 2;
     }
@@ -138,7 +233,8 @@ int sliced_run(const sliced_job *job, sliced_report *rep)
     const size_t bytes = job->batch * nn * sizeof(float);
     if (job->host) {
         double t0 = now_ms();
-        cudaError_t e = cudaHostRegister(job->host, bytes, cudaHostRegisterDefault);
+        /* Portable: pinned for every GPU's context, not only the current one's. */
+        cudaError_t e = cudaHostRegister(job->host, bytes, cudaHostRegisterPortable);
         rep->pin_ms = now_ms() - t0;
         rep->pinned = e == cudaSuccess;
         if (!rep->pinned) {
@@ -146,72 +242,33 @@ int sliced_run(const sliced_job *job, sliced_report *rep)
             fprintf(stderr, "note: the host buffer could not be pinned (%s): copies will not overlap\n", cudaGetErrorString(e));
         }
     }
-    cudaStream_t in, out, compute = 0; /* compute: the legacy default stream, which the launchers use */
-    CUDA_CHECK(cudaStreamCreateWithFlags(&in, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaStreamCreateWithFlags(&out, cudaStreamNonBlocking));
-    if (rep->pinned && staging) {
-        size_t probe = slice * nn * sizeof(float) < ((size_t)256 << 20) ? slice * nn * sizeof(float) : (size_t)256 << 20;
-        rep->h2d_gbs = copy_gbs(set[0].d_rm, job->host, probe, cudaMemcpyHostToDevice, in);
-        rep->d2h_gbs = copy_gbs(job->host, set[0].d_rm, probe, cudaMemcpyDeviceToHost, out);
-        /* the probe copied the host's first bytes back onto themselves: unchanged */
-    }
 
-    slice_events *ev = host_alloc_array(rep->slices, sizeof *ev, "slice events");
+    /* One host thread per worker: each drives its GPU's streams (its own copy engines and link). */
+    int status = 0;
     double t0 = now_ms();
-    for (size_t s = 0; s < rep->slices; s++) {
-        const size_t first = s * slice, count = job->batch - first < slice ? job->batch - first : slice;
-        const size_t lay_chunk = job->chunk ? job->chunk : count;
-        buffer_set *b = &set[s % sets];
-        slice_events *e = &ev[s];
-        cudaEvent_t *evs[] = {&e->in0, &e->in1, &e->c0, &e->c1, &e->out0, &e->out1};
-        for (int k = 0; k < 6; k++) CUDA_CHECK(cudaEventCreate(evs[k]));
-        float *h = job->host ? job->host + first * nn : NULL;
-
-        /* Buffer set b was last used by slice s - sets: its copy out must be done. */
-        if (s >= (size_t)sets) CUDA_CHECK(cudaStreamWaitEvent(in, ev[s - sets].out1, 0));
-        CUDA_CHECK(cudaEventRecord(e->in0, in));
-        if (!job->gen) CUDA_CHECK(cudaMemcpyAsync(b->d_rm, h, count * nn * sizeof(float), cudaMemcpyHostToDevice, in));
-        CUDA_CHECK(cudaEventRecord(e->in1, in));
-
-        CUDA_CHECK(cudaStreamWaitEvent(compute, e->in1, 0));
-        CUDA_CHECK(cudaEventRecord(e->c0, compute));
-        if (job->gen) gen_batch_device(job->gen, n, first, count, lay_chunk, b->d_lay);
-        else if (!in_place) to_layout(n, count, lay_chunk, b->d_rm, b->d_lay);
-        if (potrf_batched(job->cfg, n, count, lay_chunk, b->d_lay, b->d_info) != 0) return -1;
-        if (staging && !in_place) from_layout(n, count, lay_chunk, b->d_lay, b->d_rm);
-        CUDA_CHECK(cudaEventRecord(e->c1, compute));
-
-        CUDA_CHECK(cudaStreamWaitEvent(out, e->c1, 0));
-        CUDA_CHECK(cudaEventRecord(e->out0, out));
-        CUDA_CHECK(cudaMemcpyAsync(job->info + first, b->d_info, count * sizeof(int), cudaMemcpyDeviceToHost, out));
-        if (staging) CUDA_CHECK(cudaMemcpyAsync(h, b->d_rm, count * nn * sizeof(float), cudaMemcpyDeviceToHost, out));
-        for (size_t k = 0; k < job->nsamples; k++) { /* sampled matrices that live in this slice */
-            size_t g = job->sample_index[k];
-            if (g >= first && g < first + count)
-                copy_matrix_from_layout(n, count, lay_chunk, b->d_lay, g - first, job->sample_out + k * nn, out);
-        }
-        CUDA_CHECK(cudaEventRecord(e->out1, out));
+    #pragma omp parallel for num_threads(workers) schedule(static, 1) reduction(min : status)
+    for (int w = 0; w < workers; w++) {
+        const int rc = run_worker(job, w, workers, slice, sets, set[w], rep->pinned, &rep->worker[w]);
+        if (rc < status) status = rc;
     }
-    CUDA_CHECK(cudaStreamSynchronize(out));
-    CUDA_CHECK(cudaDeviceSynchronize());
     rep->wall_ms = now_ms() - t0;
-    for (size_t s = 0; s < rep->slices; s++) {
-        rep->h2d_ms += between(ev[s].in0, ev[s].in1);
-        rep->compute_ms += between(ev[s].c0, ev[s].c1);
-        rep->d2h_ms += between(ev[s].out0, ev[s].out1);
-        cudaEvent_t evs[] = {ev[s].in0, ev[s].in1, ev[s].c0, ev[s].c1, ev[s].out0, ev[s].out1};
-        for (int k = 0; k < 6; k++) CUDA_CHECK(cudaEventDestroy(evs[k]));
+    for (int w = 0; w < workers; w++) {
+        const sliced_worker_report *r = &rep->worker[w];
+        rep->h2d_ms += r->h2d_ms;
+        rep->compute_ms += r->compute_ms;
+        rep->d2h_ms += r->d2h_ms;
+        rep->h2d_gbs += r->h2d_gbs; /* the links add up: one per GPU */
+        rep->d2h_gbs += r->d2h_gbs;
+        CUDA_CHECK(cudaSetDevice(r->device));
+        free_sets(set[w], sets);
     }
+    CUDA_CHECK(cudaSetDevice(current));
     rep->bytes_in = job->gen ? 0 : bytes;
     rep->bytes_out = (staging ? bytes : 0) + job->batch * sizeof(int);
-    free(ev);
-    CUDA_CHECK(cudaStreamDestroy(in));
-    CUDA_CHECK(cudaStreamDestroy(out));
-    free_sets(set, sets);
     if (rep->pinned) {
         double t1 = now_ms();
         CUDA_CHECK(cudaHostUnregister(job->host));
         rep->pin_ms += now_ms() - t1;
     }
-    return 0;
+    return status;
 }

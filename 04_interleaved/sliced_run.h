@@ -9,7 +9,12 @@
  * copied into the other set and slice s - 1's factors and infos are copied out. Events order the
  * three streams (the copy streams are non-blocking, so they run beside the default stream). The
  * host buffer is pinned (cudaHostRegister) so that the copies are asynchronous; if pinning fails
- * the run is still correct, only not overlapped. A batch that fits the budget is one slice. */
+ * the run is still correct, only not overlapped. A batch that fits the budget is one slice.
+ *
+ * Several GPUs (workers): the slices go round-robin to the workers, one host thread each, every
+ * worker with its own streams, buffer sets and events on its GPU; the host buffer is pinned once
+ * for all of them. Each matrix is factored by the same kernel whichever GPU takes it, so the
+ * results are those of a one-GPU run, bit for bit. */
 #ifndef SLICED_RUN_H
 #define SLICED_RUN_H
 
@@ -34,7 +39,19 @@ typedef struct {
      * slice is factored where it was copied in. */
     void (*to_layout)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
     void (*from_layout)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
+    const int *devices;      /* the GPUs of the workers (a GPU may appear twice: two workers share it) */
+    int workers;             /* 0: one worker on the current GPU */
 } sliced_job;
+
+#define SLICED_MAX_WORKERS 16
+
+typedef struct {
+    int device;
+    size_t matrices, slices;       /* what this worker factored */
+    double wall_ms;                /* its first copy in to its last copy out */
+    double h2d_ms, compute_ms, d2h_ms;
+    double h2d_gbs, d2h_gbs;       /* its GPU's link, measured (0: not measured) */
+} sliced_worker_report;
 
 typedef struct {
     size_t slice, slices;          /* matrices per slice, number of slices */
@@ -42,15 +59,19 @@ typedef struct {
     double pin_ms;                 /* time to pin (and later unpin) the host buffer */
     double wall_ms;                /* first copy in to last copy out */
     double h2d_ms, compute_ms, d2h_ms; /* each stage summed over the slices (events) */
-    double h2d_gbs, d2h_gbs;       /* the copy engines' bandwidth, measured on a pinned buffer (0: not measured) */
-    size_t bytes_in, bytes_out;    /* bytes over the host link */
+    double h2d_gbs, d2h_gbs;       /* the copy engines' bandwidth, measured on a pinned buffer, summed over the
+                                      workers' GPUs (0: not measured) */
+    size_t bytes_in, bytes_out;    /* bytes over the host link(s) */
+    int workers;
+    sliced_worker_report worker[SLICED_MAX_WORKERS];
 } sliced_report;
 
 /* Bytes of GPU memory one matrix needs in a slice (its layout, its row-major staging copy when
  * the batch comes from or goes to the host and the layout is not row-major, its info). */
 size_t sliced_bytes_per_matrix(int n, int staging, size_t chunk);
 
-/* 0 on success; -1 with a message on stderr (budget too small for one matrix, GPU memory gone). */
+/* 0 on success; -1 with a message on stderr (budget too small for one matrix, GPU memory gone).
+ * gpu_budget is per GPU. */
 int sliced_run(const sliced_job *job, sliced_report *rep);
 
 #endif

@@ -9,8 +9,8 @@ gen=${BUILD:-build}/datasets/gen_dataset
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source common/harness.sh
-plan "driver arguments" 18
-plan "driver on a GPU" 18
+plan "driver arguments" 20
+plan "driver on a GPU" 23
 group "driver arguments"
 
 expect "driver: no input" 2 "give either --input" $bin
@@ -34,6 +34,8 @@ expect "driver: --unroll with the tile kernel" 2 "only to --kernel thread" $bin 
 expect "driver: bad --max-gpu-memory" 2 "bad value for --max-gpu-memory" $bin --n 4 --batch 4 --max-gpu-memory 12X
 expect "driver: --max-gpu-memory below 1 MiB" 2 "bad value for --max-gpu-memory" $bin --n 4 --batch 4 --max-gpu-memory 1000
 expect "driver: --help exits 0" 0 "usage: cholesky_batched" $bin --help
+expect "driver: --gpus 0 (a count)" 2 "bad value for --gpus" $bin --n 4 --batch 4 --gpus 0
+expect "driver: --gpus list with a gap" 2 "bad value for --gpus" $bin --n 4 --batch 4 --gpus 0,,1
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
     skip_rest "driver on a GPU" "no CUDA device"
@@ -84,5 +86,17 @@ else
     cmp -s "$tmp/Lsliced.bin" "$tmp/Lwhole.bin"
     record "driver: sliced factors equal one-slice factors" $([ $? -eq 0 ] && echo PASS || echo FAIL) "cmp of the two factors files"
     [ -n "$DRIVER_LOG" ] && cp "$tmp/sliced.log" "$DRIVER_LOG"
+
+    # Several GPUs: slices round-robin over the workers. Two workers on GPU 0 test the split on any
+    # machine; the factors must be those of one GPU, bit for bit.
+    expect "driver: two workers, a file in slices" 0 "checked 1000 matrices against the float64 reference: ok" \
+        $bin --input "$tmp/big.bin" --chunk 32 --check 1000 --gpus 0,0 --output "$tmp/Ltwo.bin"
+    grep -q "GPU 0: .* matrices in .* slices" <<<"$out" && record "driver: each worker reports its share" PASS "$(grep -m1 'GPU 0:' <<<"$out" | sed 's/^ *//')" \
+        || record "driver: each worker reports its share" FAIL "no per-GPU line"
+    cmp -s "$tmp/Ltwo.bin" "$tmp/Lwhole.bin"
+    record "driver: two workers' factors equal one GPU's" $([ $? -eq 0 ] && echo PASS || echo FAIL) "cmp of the two factors files"
+    expect "driver: three workers, generated, 16 MiB each" 0 "checked 64 matrices against the float64 reference: ok" \
+        $bin --n 33 --batch 40001 --chunk 7 --check 64 --gpus 0,0,0 --max-gpu-memory 16M --info "$tmp/three-info.txt"
+    expect "driver: --gpus names a GPU that is not there" 2 "there is no GPU 63" $bin --n 4 --batch 4 --gpus 0,63
 fi
 finish

@@ -59,6 +59,33 @@ def clean_course(dst):
         shutil.copy2(os.path.join(ROOT, f), os.path.join(dst, f))
 
 
+def reference_tree(out, commit, jobs):
+    """The reference solution, built: in OUT/reference, or, with GRADE_REFERENCE_DIR (make
+    grade-class), in that folder, built once per course commit and shared by every grading job of
+    the node (a lock file keeps two jobs from building it at once)."""
+    shared = os.environ.get("GRADE_REFERENCE_DIR")
+    where = os.path.abspath(shared) if shared else os.path.join(out, "reference")
+    log = os.path.join(out, "build-reference.log")
+    if not shared:
+        clean_course(where)
+        return where if sh(f"make -j{jobs} all", where, log) == 0 else None
+    import fcntl
+    os.makedirs(os.path.dirname(where) or ".", exist_ok=True)
+    with open(where + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stamp = os.path.join(where, ".built")
+        if os.path.exists(stamp) and open(stamp).read().strip() == commit:
+            with open(log, "w") as f:
+                f.write(f"the reference of {commit} was built before in {where}: reused\n")
+            return where
+        clean_course(where)
+        if sh(f"make -j{jobs} all", where, log) != 0:
+            return None
+        with open(stamp, "w") as f:
+            f.write(commit + "\n")
+    return where
+
+
 def tail(path, lines=25):
     try:
         return "".join(open(path, errors="replace").readlines()[-lines:])
@@ -131,10 +158,9 @@ def main():
     jobs = os.environ.get("GRADE_JOBS", str(os.cpu_count() or 2))
     gpu = has_gpu()
 
-    reference = os.path.join(out, "reference")
-    clean_course(reference)
     need_ref = gpu and any(s in PERF for s in stages)
-    if need_ref and sh(f"make -j{jobs} all", reference, os.path.join(out, "build-reference.log")) != 0:
+    reference = reference_tree(out, commit, jobs) if need_ref else None
+    if need_ref and not reference:
         print("grade: the reference solution does not build; see build-reference.log", file=sys.stderr)
         return 2
 
