@@ -114,6 +114,7 @@ help:
 	@echo "  make SAN=1 test    every test with the host code under ASan/UBSan (build-san/)"
 	@echo "  make fuzz          the dataset reader, the parsers and every CLI with random input (FUZZ_SECONDS=60)"
 	@echo "  make test-grading  the kit, make grade, crashes and hangs (slow: builds the course three times)"
+	@echo "  make test-grade-class  make grade-class for real: here and through the running Slurm cluster (slow)"
 	@echo "  make load-test     a batch that fills the GPU, through the driver and the benchmark, beside another process"
 	@echo "  make clean         remove build/"
 	@echo "  make help          this text"

@@ -9,7 +9,8 @@
  * copied into the other set and slice s - 1's factors and infos are copied out. Events order the
  * three streams (the copy streams are non-blocking, so they run beside the default stream). The
  * host buffer is pinned (cudaHostRegister) so that the copies are asynchronous; if pinning fails
- * the run is still correct, only not overlapped. A batch that fits the budget is one slice.
+ * the run is still correct, only not overlapped. Host data go in eight slices or more (64 MiB at
+ * least each), so that copies and kernels overlap even when the batch fits; a small batch is one.
  *
  * Several GPUs (workers): the slices go round-robin to the workers, one host thread each, every
  * worker with its own streams, buffer sets and events on its GPU; the host buffer is pinned once

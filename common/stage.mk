@@ -32,3 +32,11 @@ GRADING_POINTS := common/points-grading.tsv
 test-grading: all
 	@python3 common/course/run_suite.py --suite grading --points $(GRADING_POINTS) --results $(RESULTS) --timeout 3600 -- 'bash common/tests/test_grading.sh'
 	@python3 common/course/test_summary.py $(RESULTS)/grading.json
+
+# make grade-class for real (common/tests/test_grade_class.sh): three submissions graded here and
+# through the Slurm cluster that is running (CI starts a one-node one with .ci/slurm-up), one task
+# cancelled mid-run. Slow (about ten builds of the course; CCACHE=ccache helps), not in `make test`.
+.PHONY: test-grade-class
+test-grade-class: all
+	@python3 common/course/run_suite.py --suite grade-class --points common/points-grade-class.tsv --results $(RESULTS) --timeout 5400 -- 'bash common/tests/test_grade_class.sh'
+	@python3 common/course/test_summary.py $(RESULTS)/grade-class.json

@@ -188,6 +188,9 @@ def main():
             detail = (f"{row['passed']} of {row['planned']} tests passed" if row else
                       "did not compile: see the build log" if not built else "the suite did not report")
             if row and row["failed"]:
+                if row.get("first_failure"):
+                    detail += ("\nfirst failing test of this group: " + row["first_failure"] + "\n  "
+                               + row.get("first_failure_detail", ""))
                 fails = [l for l in open(log, errors="replace") if l.startswith("FAIL")]
                 detail += "\nfirst failures of the suite:\n" + "".join(fails[:5])
             if not built:

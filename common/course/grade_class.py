@@ -219,8 +219,14 @@ def student_outcome(out, sub):
 
 
 def first_failure(test):
-    m = re.search(r"first failures of the suite:\n(?:FAIL\s+)?(\S+: )?([^\n]*?)(?:\s{2,}|\n|$)", test.get("output", ""))
-    return m.group(2).strip() if m else ("did not compile" if "did not compile" in test.get("output", "") else "")
+    """The name of the group's first failing test (grade.py writes it into the test's output)."""
+    out = test.get("output", "")
+    m = re.search(r"first failing test of this group: ([^\n]*)", out)
+    if m:
+        return m.group(1).strip()
+    if "did not compile" in out:
+        return "did not compile"
+    return "the suite did not report" if "did not report" in out else ""
 
 
 def collect(out):
@@ -283,7 +289,7 @@ def collect(out):
         lines += ["## Leaderboard", "", "`make leaderboard` over every student's verified stage 04 rows, per GPU model: "
                   + ("build/leaderboard.png" if rc.returncode == 0 else "could not be drawn: " + rc.stderr.strip()[-200:]), ""]
     else:
-        lines += ["## Leaderboard", "", "No verified benchmark rows (graded without a GPU): no leaderboard.", ""]
+        lines += ["## Leaderboard", "", "No verified stage 04 benchmark rows (stage 4 not graded, or no GPU): no leaderboard.", ""]
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write("\n".join(lines))
     print("\n".join(lines))
@@ -318,8 +324,10 @@ def prepare(a):
 
 def run_local(out, manifest, pending):
     gpus = visible_gpus()
-    workers = int(os.environ.get("GRADE_CLASS_WORKERS", len(gpus) or 1))
-    slots = gpus[:workers] if gpus else [None] * workers
+    # One worker per GPU; GRADE_CLASS_WORKERS=N more (they then share GPUs: builds overlap tests,
+    # but a shared GPU makes the performance points noisier).
+    workers = max(1, int(os.environ.get("GRADE_CLASS_WORKERS", len(gpus) or 1)))
+    slots = [gpus[k % len(gpus)] for k in range(workers)] if gpus else [None] * workers
     cpus = os.cpu_count() or 2
     print(f"grade-class: {len(pending)} to grade here, {workers} at a time "
           f"({'GPUs ' + ', '.join(slots) if gpus else 'no GPU: the GPU points are 0'})", flush=True)

@@ -158,7 +158,9 @@ def main():
         planned = max(plans.get(g, 0), len(mine), 1)
         rows.append({"group": g, "what": what, "weight": weight, "planned": planned, "passed": c["PASS"],
                      "failed": c["FAIL"], "skipped": c["SKIP"], "points": weight * c["PASS"] / planned,
-                     "points_not_run": weight * c["SKIP"] / planned})
+                     "points_not_run": weight * c["SKIP"] / planned,
+                     "first_failure": next((t["name"] for t in mine if t["status"] == "FAIL"), ""),
+                     "first_failure_detail": next((t["detail"][:200] for t in mine if t["status"] == "FAIL"), "")})
     with open(os.path.join(a.results, f"{a.suite}.tsv"), "w") as f:
         for t in tests:
             f.write("\t".join([a.suite, t["group"], t["name"], t["status"], t["detail"]]) + "\n")

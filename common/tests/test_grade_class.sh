@@ -96,7 +96,7 @@ for _ in $(seq 1200); do    # carol's task (array index 2) running: cancel it
 done
 wait $maker
 rc=$?
-record "array: carol cancelled mid-run" $([ -n "$cancelled" ] && [ $rc -ne 0 ] && echo PASS || echo FAIL) "${cancelled:-carol's task never ran}; make exit $rc (a failed task fails the run)"
+record "array: carol cancelled mid-run" $([ -n "$cancelled" ] && [ $rc -ne 0 ] && echo PASS || echo FAIL) "${cancelled:-the task of carol never ran}; make exit $rc (a failed task fails the run)"
 reason=$(python3 -c "import csv,sys; print(next(r['reason'] for r in csv.DictReader(open(sys.argv[1])) if r['student']=='carol'))" "$tmp/slurm/grades.csv" 2>/dev/null)
 record "carol reported failed with Slurm's reason" $(status_of "$tmp/slurm/grades.csv" | grep -q "carol=failed" && grep -qi "cancelled" <<<"$reason" && grep -q "carol" "$tmp/slurm/summary.md" && echo PASS || echo FAIL) "$reason"
 record "alice and bob graded" $(status_of "$tmp/slurm/grades.csv" | grep -q "alice=graded bob=graded" && echo PASS || echo FAIL) "$(status_of "$tmp/slurm/grades.csv")"
