@@ -21,7 +21,7 @@ OPTS = {
     "datasets/hp3_study": ["1", "0", "-5", "abc", "--help", "3"],
     "04_interleaved/cholesky_batched": ["--input", "--n", "--batch", "--family", "--seed", "--kappa", "--kernel", "--order",
                                        "--nb", "--per-block", "--unroll", "--chunk", "--check", "--output", "--format",
-                                       "--info", "--max-gpu-memory", "--help", "--what"],
+                                       "--info", "--max-gpu-memory", "--gpus", "--help", "--what"],
     "03_left_right_top/cholesky_one": ["--n", "--input", "--family", "--seed", "--mode", "--output", "--help", "-h", "--nb",
                                        "FILE"],
     "06_tuning/cholesky_tuned": ["--input", "--n", "--batch", "--kernel", "--order", "--threads", "--per-block", "--unroll",
@@ -31,7 +31,7 @@ OPTS = {
 }
 VALUES = ["0", "1", "2", "7", "33", "-1", "65537", "1e3", "12abc", "", " ", "99999999999999999999", "0x10", "nan", "inf",
           "spd", "illcond", "nonspd", "hp3", "wishart", "bin", "txt", "binary", "left", "right", "top", "thread", "tiles",
-          "256M", "1G", "1000", "12X", "-3M", "1e300", "4", "8", "32", "1024", "stream", "graph", "lookahead"]
+          "256M", "1G", "1000", "12X", "-3M", "1e300", "4", "8", "32", "1024", "stream", "graph", "lookahead", "all", "0,0", "1,", "0,,1"]
 
 
 def argv_for(prog, rng, files, scratch):
