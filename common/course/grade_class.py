@@ -260,6 +260,8 @@ def collect(out):
     lines = [f"# Class grades ({len(rows)} submissions: {len(graded)} graded, {len(failed)} failed)", "",
              f"Course commit {manifest['commit']}, stages {', '.join(map(str, manifest['stages']))}; per student: "
              f"`{os.path.basename(out)}/<id>/results.json`; the table: `grades.csv`.", ""]
+    if graded and all(r["gpu"] in ("", "none") for r in graded):
+        lines += ["Graded without a GPU: every group that needs one scores 0 for everyone (as make grade).", ""]
     if failed:
         lines += ["## Not graded (0 points)", "", "| student | reason |", "| --- | --- |"]
         lines += [f"| {r['student']} | {r['reason']} |" for r in failed] + [""]
