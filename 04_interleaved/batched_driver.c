@@ -291,7 +291,9 @@ int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks
     dataset d = {0, 0, NULL};
     char why[160] = "";
     int status = check_options(&o, hooks, &d, why, sizeof why);
-    return status ? status : run_batch(&o, hooks, &d, why);
+    if (!status) status = run_batch(&o, hooks, &d, why);
+    dataset_free(&d); /* the file's data, whatever happened (run_batch may stop early: no GPU) */
+    return status;
 }
 
 /* Run: the GPU, the memory budget, the sliced run, the report, the checks and the files. */
@@ -438,8 +440,7 @@ static int run_batch(driver_options *o, const batched_driver_hooks *hooks, datas
         if (dataset_write(output, &out, o->fmt, err, sizeof err) != 0) { fprintf(stderr, "%s: %s\n", prog, err); return 2; }
         printf("  wrote the factors to %s\n", output);
     }
-    if (input) dataset_free(d);
-    else free(host);
+    if (!input) free(host); /* a file's data are freed by the caller */
     CUDA_CHECK(cudaFreeHost(info));
     if (sample_L) CUDA_CHECK(cudaFreeHost(sample_L));
     free(sample);
