@@ -26,78 +26,99 @@ grid_mode grid_default_mode(int n) { return n > 4096 ? GRID_PAIRS : GRID_LOOKAHE
 
 static size_t padded_order(int n) { return ((size_t)n + GRID_TILE - 1) / GRID_TILE * GRID_TILE; }
 
-size_t grid_workspace_bytes(int n)
+size_t grid_workspace_bytes(int n) { return grid_batched_workspace_bytes(n, 1); }
+
+size_t grid_batched_workspace_bytes(int n, size_t batch)
 {
     if (n < 1 || n > GRID_MAX_N || n % GRID_TILE == 0) return 0;
     size_t N = padded_order(n);
-    return N * N * sizeof(float);
+    return batch * N * N * sizeof(float);
 }
 
-/* Everything one factorization launches, in stream order on s (and side, for the look-ahead). */
-static void enqueue_all(grid_mode mode, const grid_plan *p, int n, float *d_A, cudaStream_t s, cudaStream_t side,
-                        cudaEvent_t events[2])
+/* Everything one factorization of a batch launches, in stream order on s (and side, for the
+ * look-ahead): the matrices in groups of at most GRID_MAX_BATCH (a launch's grid in y). */
+static void enqueue_all(grid_mode mode, int n, size_t batch, float *d_A, float *d_work, int *d_info, cudaStream_t s,
+                        cudaStream_t side, cudaEvent_t events[2])
 {
-    CUDA_CHECK(cudaMemsetAsync(p->info, 0, sizeof(int), s));
-    if (p->A != d_A) launch_copy_in(d_A, n, p->A, p->ld, (int)p->ld, s);
-    if (mode == GRID_LOOKAHEAD) enqueue_lookahead(p, s, side, events);
-    else if (mode == GRID_PAIRS) enqueue_lookahead_pairs(p, s, side, events);
-    else enqueue_right_looking(p, s);
-    if (p->A != d_A) launch_copy_out(p->A, p->ld, d_A, n, s);
-    else launch_zero_upper(d_A, n, s);
+    const size_t N = padded_order(n), nn = (size_t)n * n;
+    CUDA_CHECK(cudaMemsetAsync(d_info, 0, batch * sizeof(int), s));
+    for (size_t first = 0; first < batch; first += GRID_MAX_BATCH) {
+        const int count = (int)(batch - first < GRID_MAX_BATCH ? batch - first : GRID_MAX_BATCH);
+        float *A = d_A + first * nn;
+        grid_plan p = {d_work ? d_work + first * N * N : A, N, (int)(N / GRID_TILE), d_info + first, count, N * N};
+        if (d_work) launch_copy_in(A, n, p.A, p.ld, (int)N, count, s);
+        if (mode == GRID_LOOKAHEAD) enqueue_lookahead(&p, s, side, events);
+        else if (mode == GRID_PAIRS) enqueue_lookahead_pairs(&p, s, side, events);
+        else enqueue_right_looking(&p, s);
+        if (d_work) launch_copy_out(p.A, p.ld, (int)N, A, n, count, s);
+        else launch_zero_upper(A, n, count, s);
+    }
 }
 
-/* One cached graph: rebuilt when anything it was captured with changes. */
-static struct {
+/* Per host thread (the multi-GPU driver runs one per GPU): its streams and one cached graph,
+ * rebuilt when anything it was captured with changes. */
+static _Thread_local struct {
+    int device;                                 /* the streams' GPU + 1 (0: none yet) */
+    cudaStream_t s, side;
+    cudaEvent_t events[2];
     cudaGraphExec_t exec;
     grid_mode mode;
     int n;
+    size_t batch;
     float *A, *work;
     int *info;
 } cached;
 
 int potrf_grid(grid_mode mode, int n, float *d_A, float *d_work, int *d_info)
 {
-    if (n < 1 || n > GRID_MAX_N || mode < 0 || mode >= GRID_MODE_COUNT || !d_A || !d_info) {
-        fprintf(stderr, "potrf_grid: need 1 <= n <= %d, a mode (stream, graph, lookahead, pairs) and device pointers "
-                        "(got n = %d, mode %d)\n", GRID_MAX_N, n, (int)mode);
+    return potrf_grid_batched(mode, n, 1, d_A, d_work, d_info);
+}
+
+int potrf_grid_batched(grid_mode mode, int n, size_t batch, float *d_A, float *d_work, int *d_info)
+{
+    if (n < 1 || n > GRID_MAX_N || batch < 1 || mode < 0 || mode >= GRID_MODE_COUNT || !d_A || !d_info) {
+        fprintf(stderr, "potrf_grid: need 1 <= n <= %d, batch >= 1, a mode (stream, graph, lookahead, pairs) and device "
+                        "pointers (got n = %d, batch %zu, mode %d)\n", GRID_MAX_N, n, batch, (int)mode);
         return -1;
     }
-    size_t work = grid_workspace_bytes(n);
+    size_t work = grid_batched_workspace_bytes(n, batch);
     if (work && !d_work) {
         fprintf(stderr, "potrf_grid: n = %d is not a multiple of the tile %d: give a workspace of %zu bytes "
-                        "(grid_workspace_bytes)\n", n, GRID_TILE, work);
+                        "(grid_batched_workspace_bytes)\n", n, GRID_TILE, work);
         return -1;
     }
-    static cudaStream_t s, side;
-    static cudaEvent_t events[2];
-    if (!s) {                                   /* blocking streams: ordered with the default stream */
-        CUDA_CHECK(cudaStreamCreate(&s));
-        CUDA_CHECK(cudaStreamCreate(&side));
-        CUDA_CHECK(cudaEventCreateWithFlags(&events[0], cudaEventDisableTiming));
-        CUDA_CHECK(cudaEventCreateWithFlags(&events[1], cudaEventDisableTiming));
+    if (!work) d_work = NULL;                   /* in place */
+    int device;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (cached.device != device + 1) {          /* blocking streams: ordered with the default stream */
+        if (cached.exec) CUDA_CHECK(cudaGraphExecDestroy(cached.exec));
+        cached.exec = NULL;                     /* (streams of another GPU are left to the process's end) */
+        CUDA_CHECK(cudaStreamCreate(&cached.s));
+        CUDA_CHECK(cudaStreamCreate(&cached.side));
+        CUDA_CHECK(cudaEventCreateWithFlags(&cached.events[0], cudaEventDisableTiming));
+        CUDA_CHECK(cudaEventCreateWithFlags(&cached.events[1], cudaEventDisableTiming));
+        cached.device = device + 1;
     }
-    size_t N = padded_order(n);
-    grid_plan p = {work ? d_work : d_A, N, (int)(N / GRID_TILE), d_info};
 #ifdef DEBUG_SYNC
     mode = GRID_STREAM;                         /* make DEBUG=1 synchronizes after every launch: no capture */
 #endif
     if (mode == GRID_STREAM) {
-        enqueue_all(mode, &p, n, d_A, s, side, events);
+        enqueue_all(mode, n, batch, d_A, d_work, d_info, cached.s, cached.side, cached.events);
         return 0;
     }
-    if (!cached.exec || cached.mode != mode || cached.n != n || cached.A != d_A ||
-        cached.work != p.A || cached.info != d_info) {
+    if (!cached.exec || cached.mode != mode || cached.n != n || cached.batch != batch || cached.A != d_A ||
+        cached.work != d_work || cached.info != d_info) {
         if (cached.exec) CUDA_CHECK(cudaGraphExecDestroy(cached.exec));
         cached.exec = NULL;
         cudaGraph_t graph;
-        CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-        enqueue_all(mode, &p, n, d_A, s, side, events);
-        CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+        CUDA_CHECK(cudaStreamBeginCapture(cached.s, cudaStreamCaptureModeThreadLocal));
+        enqueue_all(mode, n, batch, d_A, d_work, d_info, cached.s, cached.side, cached.events);
+        CUDA_CHECK(cudaStreamEndCapture(cached.s, &graph));
         CUDA_CHECK(cudaGraphInstantiate(&cached.exec, graph, 0));
         CUDA_CHECK(cudaGraphDestroy(graph));
-        cached.mode = mode; cached.n = n;
-        cached.A = d_A; cached.work = p.A; cached.info = d_info;
+        cached.mode = mode; cached.n = n; cached.batch = batch;
+        cached.A = d_A; cached.work = d_work; cached.info = d_info;
     }
-    CUDA_CHECK(cudaGraphLaunch(cached.exec, s));
+    CUDA_CHECK(cudaGraphLaunch(cached.exec, cached.s));
     return 0;
 }

@@ -36,9 +36,19 @@ size_t grid_workspace_bytes(int n);
  * d_work: grid_workspace_bytes(n) bytes of device memory (may be NULL when that is 0). Runs on a stream of its own that is ordered with
  * the default stream (a blocking stream), so it is ordered like a kernel on the default stream;
  * asynchronous. The graph modes build a graph on the first call for a given (mode, n,
- * pointers) and replay it afterwards (one cached graph; not thread-safe).
+ * pointers) and replay it afterwards (one cached graph per host thread).
  * Returns 0, or -1 with a message on stderr for bad arguments. */
 int potrf_grid(grid_mode mode, int n, float *d_A, float *d_work, int *d_info);
+
+/* A batch: `batch` row-major n x n matrices, packed n * n apart at d_A, d_info one int per matrix.
+ * Step k's tasks of every matrix run in the same launches (blockIdx.y is the matrix), so a batch
+ * of 4 or 60 matrices of n = 1024 fills the GPU as one matrix of 4096 does, in the time of one
+ * step chain. Each matrix's result and info are those of potrf_grid on it alone, bit for bit.
+ * d_work: grid_batched_workspace_bytes(n, batch) (0 when n is a multiple of the tile). Same
+ * stream, graph and return rules as potrf_grid; the cached graph and the streams are per host
+ * thread (one thread per GPU is safe). */
+size_t grid_batched_workspace_bytes(int n, size_t batch);
+int potrf_grid_batched(grid_mode mode, int n, size_t batch, float *d_A, float *d_work, int *d_info);
 
 #ifdef __cplusplus
 }

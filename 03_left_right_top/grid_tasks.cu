@@ -11,7 +11,11 @@
  *                   BM x BM block of the result (R = BM/16), and the two panel tiles pass
  *                   through shared memory 8 columns at a time, double-buffered. Each value
  *                   loaded from shared memory feeds R multiply-adds instead of one.
- * All loops over a tile are unrolled with compile-time bounds, so the arrays stay in registers. */
+ * All loops over a tile are unrolled with compile-time bounds, so the arrays stay in registers.
+ *
+ * A batch: every launch has blockIdx.y = the matrix (grid_plan.batch of them, stride apart), so
+ * step k's tasks of every matrix run in one launch and a batch of 4 or 60 medium matrices fills
+ * the GPU as one large matrix does. The kernels differ from the one-matrix ones by one line. */
 #include <stdio.h>
 #include "cuda_check.h"
 #include "grid_tasks.h"
@@ -100,10 +104,12 @@ struct potrf_columns<T, T> {
 };
 
 template <int T>
-__global__ void __launch_bounds__(T) potrf_task_kernel(float *A, size_t ld, int k, int *info)
+__global__ void __launch_bounds__(T) potrf_task_kernel(float *A, size_t ld, size_t stride, int k, int *info)
 {
     __shared__ __align__(16) float column[2][T];
     const int r = threadIdx.x;
+    A += blockIdx.y * stride;                           // the batch: matrix blockIdx.y, its own info
+    info += blockIdx.y;
     float *row = tile_at(A, ld, T, k, k) + (size_t)r * ld;
     float a[T];
     load_row<T>(a, row, r, true);
@@ -133,11 +139,12 @@ struct trsm_columns<T, T> {
 };
 
 template <int T>
-__global__ void __launch_bounds__(T) trsm_task_kernel(float *A, size_t ld, int k)
+__global__ void __launch_bounds__(T) trsm_task_kernel(float *A, size_t ld, size_t stride, int k)
 {
     extern __shared__ __align__(16) float Lt[];         // T x T
     __shared__ float inv_diag[T];
     const int r = threadIdx.x;
+    A += blockIdx.y * stride;
     {
         float l[T];
         load_row<T>(l, tile_at(A, ld, T, k, k) + (size_t)r * ld, r, true);
@@ -174,8 +181,9 @@ __global__ void __launch_bounds__(T) trsm_task_kernel(float *A, size_t ld, int k
 constexpr int UPDATE_THREADS = 256, UPDATE_BK = 8;
 
 template <int BM, int KT>
-__global__ void __launch_bounds__(UPDATE_THREADS) update_task_kernel(float *A, size_t ld, int N, int kcol, int origin, int column_only)
+__global__ void __launch_bounds__(UPDATE_THREADS) update_task_kernel(float *A, size_t ld, size_t stride, int N, int kcol, int origin, int column_only)
 {
+    A += blockIdx.y * stride;
     constexpr int R = BM / 16, Q = R / 4, LDS = BM + 4;  // LDS: +4 spreads the transposed stores over the banks
     constexpr int V = UPDATE_BK / 4;                    // float4 per row of a BK-wide slice
     constexpr int LOADS = (V * BM + UPDATE_THREADS - 1) / UPDATE_THREADS; // float4 per thread per operand
@@ -282,7 +290,7 @@ __global__ void __launch_bounds__(UPDATE_THREADS) update_task_kernel(float *A, s
 template <int T>
 static void potrf_launch(const grid_plan *p, int k, cudaStream_t s)
 {
-    potrf_task_kernel<T><<<1, T, 0, s>>>(p->A, p->ld, k, p->info);
+    potrf_task_kernel<T><<<dim3(1, p->batch), T, 0, s>>>(p->A, p->ld, p->stride, k, p->info);
     KERNEL_CHECK();
 }
 
@@ -290,7 +298,7 @@ template <int T>
 static void trsm_launch(const grid_plan *p, int k, cudaStream_t s)
 {
     const size_t shared = (size_t)T * T * sizeof(float);  // 16 KiB for T = 64
-    trsm_task_kernel<T><<<p->nt - k - 1, T, shared, s>>>(p->A, p->ld, k);
+    trsm_task_kernel<T><<<dim3(p->nt - k - 1, p->batch), T, shared, s>>>(p->A, p->ld, p->stride, k);
     KERNEL_CHECK();
 }
 
@@ -301,12 +309,14 @@ template <int T, int KT>
 static void update_launch(const grid_plan *p, const char *who, int k, int first, int last, cudaStream_t s)
 {
     const int N = (int)p->ld, origin = first * T, blocks128 = (N - origin + 127) / 128;
+    const size_t S = p->stride;
     if (last == first + 1)
-        update_task_kernel<T, KT><<<p->nt - first, UPDATE_THREADS, 0, s>>>(p->A, p->ld, N, k * T, origin, 1);
+        update_task_kernel<T, KT><<<dim3(p->nt - first, p->batch), UPDATE_THREADS, 0, s>>>(p->A, p->ld, S, N, k * T, origin, 1);
     else if (last == first + 2 && last < p->nt)
-        update_task_kernel<128, KT><<<blocks128, UPDATE_THREADS, 0, s>>>(p->A, p->ld, N, k * T, origin, 1);
+        update_task_kernel<128, KT><<<dim3(blocks128, p->batch), UPDATE_THREADS, 0, s>>>(p->A, p->ld, S, N, k * T, origin, 1);
     else if (last == p->nt)
-        update_task_kernel<128, KT><<<blocks128 * (blocks128 + 1) / 2, UPDATE_THREADS, 0, s>>>(p->A, p->ld, N, k * T, origin, 0);
+        update_task_kernel<128, KT><<<dim3(blocks128 * (blocks128 + 1) / 2, p->batch), UPDATE_THREADS, 0, s>>>(p->A, p->ld, S, N,
+                                                                                                               k * T, origin, 0);
     else {
         fprintf(stderr, "%s: columns %d..%d: one column, two, or up to the last one\n", who, first, last - 1);
         exit(1);
@@ -351,20 +361,26 @@ extern "C" void launch_update_pair_tasks(const grid_plan *p, int k, int first, i
 
 /* ------------------------------------------------------------------ the frame */
 
+/* One matrix of the batch per blockIdx.y: the caller's matrices are n x n and packed (n * n
+ * apart), the padded copies N x N (ld * N apart). */
 __global__ void copy_in_kernel(const float *A, int n, float *W, size_t ld, int N)
 {
     const size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= (size_t)N * N) return;
+    A += blockIdx.y * (size_t)n * n;
+    W += blockIdx.y * ld * N;
     const int i = (int)(idx / N), j = (int)(idx % N);
     /* Zeros above the diagonal: the tasks never use them, but they read whole rows of diagonal
      * tiles, and compute-sanitizer's initcheck rightly flags a read of memory never written. */
     W[(size_t)i * ld + j] = (i < n && j < n && j <= i) ? A[(size_t)i * n + j] : (i == j ? 1.0f : 0.0f);
 }
 
-__global__ void copy_out_kernel(const float *W, size_t ld, float *A, int n)
+__global__ void copy_out_kernel(const float *W, size_t ld, int N, float *A, int n)
 {
     const size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= (size_t)n * n) return;
+    A += blockIdx.y * (size_t)n * n;
+    W += blockIdx.y * ld * N;
     const int i = (int)(idx / n), j = (int)(idx % n);
     A[idx] = j > i ? 0.0f : W[(size_t)i * ld + j];
 }
@@ -373,25 +389,26 @@ __global__ void zero_upper_kernel(float *A, int n)
 {
     const size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= (size_t)n * n) return;
+    A += blockIdx.y * (size_t)n * n;
     if ((int)(idx % n) > (int)(idx / n)) A[idx] = 0.0f;
 }
 
 static unsigned blocks_for(size_t count) { return (unsigned)((count + 255) / 256); }
 
-extern "C" void launch_copy_in(const float *A, int n, float *W, size_t ld, int N, cudaStream_t s)
+extern "C" void launch_copy_in(const float *A, int n, float *W, size_t ld, int N, int batch, cudaStream_t s)
 {
-    copy_in_kernel<<<blocks_for((size_t)N * N), 256, 0, s>>>(A, n, W, ld, N);
+    copy_in_kernel<<<dim3(blocks_for((size_t)N * N), batch), 256, 0, s>>>(A, n, W, ld, N);
     KERNEL_CHECK();
 }
 
-extern "C" void launch_copy_out(const float *W, size_t ld, float *A, int n, cudaStream_t s)
+extern "C" void launch_copy_out(const float *W, size_t ld, int N, float *A, int n, int batch, cudaStream_t s)
 {
-    copy_out_kernel<<<blocks_for((size_t)n * n), 256, 0, s>>>(W, ld, A, n);
+    copy_out_kernel<<<dim3(blocks_for((size_t)n * n), batch), 256, 0, s>>>(W, ld, N, A, n);
     KERNEL_CHECK();
 }
 
-extern "C" void launch_zero_upper(float *A, int n, cudaStream_t s)
+extern "C" void launch_zero_upper(float *A, int n, int batch, cudaStream_t s)
 {
-    zero_upper_kernel<<<blocks_for((size_t)n * n), 256, 0, s>>>(A, n);
+    zero_upper_kernel<<<dim3(blocks_for((size_t)n * n), batch), 256, 0, s>>>(A, n);
     KERNEL_CHECK();
 }

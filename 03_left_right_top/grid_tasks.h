@@ -29,16 +29,22 @@ extern "C" {
  * reuse that a larger tile would give the update comes from its 128 x 128 blocks instead. */
 #define GRID_TILE 64
 
-/* What one factorization works on. */
+/* A launch's grid has at most this many blocks in y: the matrices of one launch. */
+#define GRID_MAX_BATCH 65535
+
+/* What one factorization works on: `batch` matrices of the same order, factored together (every
+ * launch runs its tasks for every matrix: blockIdx.y is the matrix). */
 typedef struct {
-    float *A;     /* the N x N row-major matrix the tasks factor (the caller's, or the padded copy) */
-    size_t ld;    /* its row stride: N */
-    int nt;       /* tiles a side: N / GRID_TILE */
-    int *info;    /* device: the first failing minor (set by POTRF tasks; must start at 0) */
+    float *A;      /* the first N x N row-major matrix the tasks factor (the caller's, or the padded copy) */
+    size_t ld;     /* its row stride: N */
+    int nt;        /* tiles a side: N / GRID_TILE */
+    int *info;     /* device, one per matrix: the first failing minor (set by POTRF tasks; must start at 0) */
+    int batch;     /* matrices: 1 .. GRID_MAX_BATCH */
+    size_t stride; /* floats from one matrix to the next: N * N */
 } grid_plan;
 
-/* Step k's POTRF of the diagonal tile (k,k): one block of T threads. On a pivot <= 0 or NaN,
- * *info becomes k T + j + 1 if it is still 0 (so the first failure wins). */
+/* Step k's POTRF of the diagonal tile (k,k): one block of T threads per matrix. On a pivot <= 0
+ * or NaN, the matrix's info becomes k T + j + 1 if it is still 0 (so the first failure wins). */
 void launch_potrf_task(const grid_plan *p, int k, cudaStream_t s);
 
 /* Step k's TRSM of the tiles (i,k), k < i < nt, with L_kk: nt-k-1 blocks. Nothing when k = nt-1. */
@@ -56,14 +62,15 @@ void launch_update_tasks(const grid_plan *p, int k, int first, int last, cudaStr
  * Half the reads and writes of the trailing matrix, twice the work per block. */
 void launch_update_pair_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s);
 
-/* The frame around the steps (grid_cholesky.c). When n is not a multiple of T, the tasks work on
+/* The frame around the steps (grid_cholesky.c), for `batch` matrices: the caller's n x n ones
+ * packed n * n apart, the padded ones N x N apart. When n is not a multiple of T, the tasks work on
  * a padded N x N copy: copy_in writes the lower triangle of the n x n matrix, zeros above it and
  * the identity in the padding (which factors to the identity and never touches the real part, as the remainder
  * tiles of the single-block kernel do); copy_out writes the factor back with zeros above the
  * diagonal. In place (n a multiple of T), zero_upper writes those zeros. */
-void launch_copy_in(const float *A, int n, float *W, size_t ld, int N, cudaStream_t s);
-void launch_copy_out(const float *W, size_t ld, float *A, int n, cudaStream_t s);
-void launch_zero_upper(float *A, int n, cudaStream_t s);
+void launch_copy_in(const float *A, int n, float *W, size_t ld, int N, int batch, cudaStream_t s);
+void launch_copy_out(const float *W, size_t ld, int N, float *A, int n, int batch, cudaStream_t s);
+void launch_zero_upper(float *A, int n, int batch, cudaStream_t s);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,8 @@
  *     (on the diagonal, and off it): info exactly the first failing minor, as cuSOLVER's.
  *   - n = 4097 (spd) and 4096 (failing minor 4000), every mode: cuSOLVER agreement, properties
  *     and a sampled residual (a float64 check of the whole factor would take a minute on the CPU).
+ *   - a batch (potrf_grid_batched): n = 1..256 x 5 matrices with a non-SPD and a NaN matrix among
+ *     SPD ones, guard matrices and infos, every mode; one batch past a launch's 65535 matrices.
  *   - bad arguments refused with a message.
  * Outputs are poisoned (info, the workspace) before every run and the input reloaded. */
 #define _POSIX_C_SOURCE 200809L
@@ -22,10 +24,11 @@
 #include "generator.h"
 #include "gpu_batch.h"
 #include "grid_cholesky.h"
+#include "grid_tasks.h" /* GRID_MAX_BATCH */
 #include "harness.h"
 #include "host_alloc.h"
 
-static const char *const GROUP = "whole GPU";
+static const char *const GROUP = "whole GPU", *const BATCH_GROUP = "whole GPU batched";
 static int spd_sizes[16] = {1, 31, 32, 33, 100, 255, 256, 257, 1000, 1024, 2049}, nspd_sizes = 11; /* + hidden */
 static const int illcond_sizes[] = {100, 1000};
 
@@ -185,6 +188,95 @@ static void check_large(harness *h, int n, int fail_at)
     free(A); free(C); free(L);
 }
 
+/* A batch through potrf_grid_batched: matrix 1 is not positive definite (minor planted inside a
+ * tile), matrix 3 holds a NaN (off the diagonal), the others SPD; one guard matrix before and
+ * after the batch and guard infos, poisoned and checked untouched. Every matrix gets the full
+ * check of one matrix (float64 reference, info as planted, cuSOLVER agreement), in every mode:
+ * a bad matrix must not disturb its neighbours, and matrix b must not write into matrix b + 1.
+ * n: one tile and less, several tiles with padding, exact tiles (in place). */
+static const int batched_sizes[] = {1, 33, 65, 200, 256};
+#define BATCHED_COUNT 5
+#define GUARD_VALUE 12345.0f
+
+static void check_batched(harness *h, grid_mode mode, int n, size_t batch)
+{
+    const size_t nn = (size_t)n * n, total = (batch + 2) * nn;
+    float *A = host_alloc(batch * nn * sizeof(float), "test buffers"), *L = host_alloc(total * sizeof(float), "test buffers");
+    float *C = host_alloc(batch * nn * sizeof(float), "test buffers");
+    int *planted = host_alloc_array(batch, sizeof(int), "test buffers"), *info = host_alloc_array(batch + 2, sizeof(int), "test buffers");
+    int *cinfo = host_alloc_array(batch, sizeof(int), "test buffers");
+    double *tol = host_alloc_array(batch, sizeof(double), "test buffers");
+    for (size_t b = 0; b < batch; b++) {
+        const int bad = batch > 1 && b == 1 && n > 2, nan = batch > 3 && b == 3 && n > 2;
+        planted[b] = bad ? n / 2 + 1 : nan ? n - 1 + 1 : 0;
+        gen_params p = gen_params_make(bad ? FAMILY_NONSPD : FAMILY_SPD, harness_seed(3500 + n), 0, bad ? planted[b] : 0);
+        gen_batch_host(&p, n, b, 1, A + b * nn);
+        if (nan) A[b * nn + (size_t)(n - 1) * n + 1] = A[b * nn + (size_t)1 * n + (n - 1)] = NAN; /* row n-1: info n */
+        cinfo[b] = oracle_potrf_host(n, A + b * nn, C + b * nn);
+    }
+    compare_tolerances(n, batch, A, tol);
+    size_t work = grid_batched_workspace_bytes(n, batch);
+    float *d_A, *d_work = NULL;
+    int *d_info;
+    CUDA_CHECK(cudaMalloc((void **)&d_A, total * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_info, (batch + 2) * sizeof(int)));
+    if (work) {
+        CUDA_CHECK(cudaMalloc((void **)&d_work, work));
+        CUDA_CHECK(cudaMemset(d_work, 0xff, work));
+    }
+    for (size_t e = 0; e < total; e++) L[e] = GUARD_VALUE;     /* the guards, then the batch between them */
+    memcpy(L + nn, A, batch * nn * sizeof(float));
+    CUDA_CHECK(cudaMemcpy(d_A, L, total * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_info, 0x7f, (batch + 2) * sizeof(int)));
+    int ok = potrf_grid_batched(mode, n, batch, d_A + nn, d_work, d_info + 1) == 0;
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(L, d_A, total * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(info, d_info, (batch + 2) * sizeof(int), cudaMemcpyDeviceToHost));
+    char detail[256] = "";
+    if (!ok) snprintf(detail, sizeof detail, "potrf_grid_batched refused the call");
+    for (size_t e = 0; ok && e < nn; e++)
+        if (L[e] != GUARD_VALUE || L[(batch + 1) * nn + e] != GUARD_VALUE) {
+            ok = 0;
+            snprintf(detail, sizeof detail, "a guard matrix was written at element %zu", e);
+        }
+    if (ok && (info[0] != 0x7f7f7f7f || info[batch + 1] != 0x7f7f7f7f)) {
+        ok = 0;
+        snprintf(detail, sizeof detail, "a guard info was written: %d, %d", info[0], info[batch + 1]);
+    }
+    double worst = 0, md = 0;
+    for (size_t b = 0; ok && b < batch; b++) {
+        const float *Lb = L + (b + 1) * nn;
+        factor_check r;
+        check_factor(n, A + b * nn, Lb, info[b + 1], &r);
+        const int nan = planted[b] && cinfo[b] != planted[b];   /* cuSOLVER's info on NaN is not required */
+        if (!r.ok) snprintf(detail, sizeof detail, "matrix %zu: %.200s", b, r.detail), ok = 0;
+        else if (info[b + 1] != planted[b] || (!nan && info[b + 1] != cinfo[b]))
+            snprintf(detail, sizeof detail, "matrix %zu: info %d, planted %d, cuSOLVER %d", b, info[b + 1], planted[b], cinfo[b]), ok = 0;
+        else if (info[b + 1] == 0 &&
+                 compare_factors_tol(n, 1, tol + b, Lb, info + b + 1, C + b * nn, cinfo + b, detail, sizeof detail, &md) != 0)
+            ok = 0;
+        if (r.ref_info == 0 && r.resid > worst) worst = r.resid;
+    }
+    char name[96];
+    snprintf(name, sizeof name, "batched %s n=%d x%zu", grid_mode_name(mode), n, batch);
+    harness_check(h, ok, name, "%s (max residual %.2g, diff to cuSOLVER %.2g)", detail, worst, md);
+    CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_info));
+    if (d_work) CUDA_CHECK(cudaFree(d_work));
+    free(A); free(L); free(C); free(planted); free(info); free(cinfo); free(tol);
+}
+
+/* The tests test_batched runs: every size and mode with BATCHED_COUNT matrices, and one batch
+ * past GRID_MAX_BATCH (two launches per task) in the default mode. */
+#define NBATCHED_SIZES ((int)(sizeof batched_sizes / sizeof *batched_sizes))
+#define NBATCHED_TESTS (NBATCHED_SIZES * GRID_MODE_COUNT + 1)
+
+static void test_batched(harness *h)
+{
+    for (int s = 0; s < NBATCHED_SIZES; s++)
+        for (int m = 0; m < GRID_MODE_COUNT; m++) check_batched(h, (grid_mode)m, batched_sizes[s], BATCHED_COUNT);
+    check_batched(h, GRID_LOOKAHEAD, 3, GRID_MAX_BATCH + 2);
+}
+
 static void test_bad_arguments(harness *h)
 {
     float *d_A;
@@ -195,6 +287,7 @@ static void test_bad_arguments(harness *h)
     harness_check(h, potrf_grid(GRID_STREAM, GRID_MAX_N + 1, d_A, NULL, d_info) == -1, "grid refuses n too large", "n");
     harness_check(h, potrf_grid(GRID_GRAPH, 64, NULL, NULL, d_info) == -1, "grid refuses a NULL matrix", "d_A");
     harness_check(h, potrf_grid((grid_mode)5, 64, d_A, NULL, d_info) == -1, "grid refuses mode 5", "mode 5");
+    harness_check(h, potrf_grid_batched(GRID_STREAM, 64, 0, d_A, NULL, d_info) == -1, "grid refuses batch 0", "batch 0");
     harness_check(h, potrf_grid(GRID_STREAM, 7, d_A, NULL, d_info) == -1, "grid refuses a missing workspace", "n = 7");
     CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_info));
 }
@@ -206,10 +299,12 @@ int main(void)
     if (harness_extra()) { spd_sizes[nspd_sizes++] = 47; spd_sizes[nspd_sizes++] = 97; spd_sizes[nspd_sizes++] = 1500; }
     const int per_matrix = GRID_MODE_COUNT;
     harness_plan(&h, GROUP, per_matrix * (nspd_sizes + 2 + 3 + 2) + 2 * GRID_MODE_COUNT);
-    harness_plan(&h, "whole GPU argument checks", 5);
+    harness_plan(&h, BATCH_GROUP, NBATCHED_TESTS);
+    harness_plan(&h, "whole GPU argument checks", 6);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
         harness_skip_rest(&h, GROUP, reason);
+        harness_skip_rest(&h, BATCH_GROUP, reason);
         harness_skip_rest(&h, "whole GPU argument checks", reason);
         return harness_end(&h);
     }
@@ -218,6 +313,8 @@ int main(void)
     test_failures(&h);
     check_large(&h, 4097, 0);
     check_large(&h, 4096, 4000);
+    harness_group(&h, BATCH_GROUP);
+    test_batched(&h);
     harness_group(&h, "whole GPU argument checks");
     test_bad_arguments(&h);
     return harness_end(&h);

@@ -72,9 +72,9 @@ static void thread_describe(const batched_config *c, char *buf, size_t len)
 }
 
 static const batched_kernel_ops tiles_ops = {"tiles", "tile kernel", BATCHED_USES_ORDER | BATCHED_USES_NB, tiles_check,
-                                             tiles_launch, tiles_describe};
+                                             tiles_launch, tiles_describe, BATCHED_MAX_N};
 static const batched_kernel_ops thread_ops = {"thread", "thread-per-matrix kernel", BATCHED_USES_NB | BATCHED_USES_UNROLL,
-                                              thread_check, thread_launch, thread_describe};
+                                              thread_check, thread_launch, thread_describe, BATCHED_MAX_N};
 static const batched_kernel_ops *kernels[BATCHED_MAX_KERNELS] = {&tiles_ops, &thread_ops};
 
 void batched_register_kernel(batched_kernel k, const batched_kernel_ops *ops)
@@ -91,9 +91,10 @@ int batched_config_check(const batched_config *cfg, int n, char *msg, size_t len
 {
     const batched_kernel_ops *ops = batched_kernel_find(cfg->kernel);
     msg[0] = '\0';
-    if (n < 1 || n > BATCHED_MAX_N)
-        snprintf(msg, len, "n = %d is not supported: the batched kernels take 1 <= n <= %d (larger matrices: stage 03)", n,
-                 BATCHED_MAX_N);
+    const int most = ops && ops->max_n ? ops->max_n : BATCHED_MAX_N;
+    if (n < 1 || n > most)
+        snprintf(msg, len, "n = %d is not supported: the %s kernel takes 1 <= n <= %d (larger matrices: stage 03)", n,
+                 ops ? ops->name : "batched", most);
     else if (!ops)
         snprintf(msg, len, "unknown kernel %d (tiles or thread)", (int)cfg->kernel);
     else

@@ -47,6 +47,7 @@ typedef struct {
     int (*check)(const batched_config *cfg, int n, char *msg, size_t len); /* 0, or -1 and why */
     int (*launch)(const batched_config *cfg, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
     void (*describe)(const batched_config *cfg, char *buf, size_t len);   /* "thread NB=4 x64 u2" */
+    int max_n;         /* the largest n it takes; 0: BATCHED_MAX_N (a kernel for large matrices says more) */
 } batched_kernel_ops;
 #define BATCHED_MAX_KERNELS 8
 /* Register (or replace) kernel k; ops must outlive the program (a static). */
@@ -54,8 +55,9 @@ void batched_register_kernel(batched_kernel k, const batched_kernel_ops *ops);
 /* The registered kernel k, or NULL. */
 const batched_kernel_ops *batched_kernel_find(batched_kernel k);
 
-/* The largest n the batched kernels accept. They are built for small matrices (the course's
- * range is 20..100); past this one matrix is enough work for a whole block: use stage 03. */
+/* The largest n the batched kernels accept unless their ops say more (max_n). They are built for
+ * small matrices (the course's range is 20..100); past this one matrix is enough work for a whole
+ * block: use stage 03 (stage 06 registers its batched whole-GPU path, which takes any n). */
 #define BATCHED_MAX_N 1024
 
 /* A good default: the thread-per-matrix kernel, NB = 4, 64 matrices per block, unroll 2. */

@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "family.h"
+#include "cuda_check.h"
 #include "cyclic_kernel.h"
+#include "grid_cholesky.h"
 #include "rows_kernel.h"
 
 /* The most shared memory any current GPU gives one block (H100: 227 KiB); the launcher checks
@@ -45,7 +47,8 @@ static void rows_describe(const batched_config *c, char *buf, size_t len)
     snprintf(buf, len, "rows T=%d x%d %s", c->threads, c->per_block, c->unroll ? "loop" : "full");
 }
 
-static const batched_kernel_ops rows_ops = {"rows", "rows kernel", BATCHED_USES_THREADS | BATCHED_USES_UNROLL, rows_check, rows_launch, rows_describe};
+static const batched_kernel_ops rows_ops = {"rows", "rows kernel", BATCHED_USES_THREADS | BATCHED_USES_UNROLL, rows_check, rows_launch, rows_describe,
+                                            BATCHED_MAX_N};
 
 static int cyclic_check(const batched_config *c, int n, char *msg, size_t len)
 {
@@ -69,7 +72,59 @@ static void cyclic_describe(const batched_config *c, char *buf, size_t len)
 }
 
 static const batched_kernel_ops cyclic_ops = {"cyclic", "cyclic kernel", BATCHED_USES_THREADS, cyclic_check, cyclic_launch,
-                                              cyclic_describe};
+                                              cyclic_describe, BATCHED_MAX_N};
+
+/* The batched whole-GPU path (stage 03). Its tasks need n rounded up to the tile: for other n a
+ * padded copy, which this launcher keeps per host thread (the driver runs one per GPU) and grows
+ * as needed. At most GRID_WORK_CAP bytes of it: a larger batch goes in groups, each a full batch
+ * to the GPU (a group of n = 200 is 2000 matrices). */
+#define GRID_WORK_CAP ((size_t)512 << 20)
+static _Thread_local struct {
+    float *d_work;
+    size_t bytes;
+    int device;
+} grid_work;
+
+static int grid_check(const batched_config *c, int n, char *msg, size_t len)
+{
+    (void)n;
+    if (c->per_block != 1) snprintf(msg, len, "grid kernel: a matrix is spread over many blocks: per_block is 1, not %d", c->per_block);
+    return msg[0] ? -1 : 0;
+}
+
+static int grid_launch(const batched_config *c, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+{
+    (void)c;
+    if (chunk != 1) {
+        fprintf(stderr, "potrf_batched: the grid kernel reads row-major data only (chunk 1), not chunk %zu\n", chunk);
+        return -1;
+    }
+    const size_t one = grid_batched_workspace_bytes(n, 1);
+    size_t group = batch;
+    if (one && one * batch > GRID_WORK_CAP) group = GRID_WORK_CAP / one ? GRID_WORK_CAP / one : 1;
+    int device;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (one && (grid_work.bytes < one * group || grid_work.device != device)) {
+        if (grid_work.d_work && grid_work.device == device) CUDA_CHECK(cudaFree(grid_work.d_work)); /* waits for its users */
+        CUDA_CHECK(cudaMalloc((void **)&grid_work.d_work, one * group));
+        grid_work.bytes = one * group;
+        grid_work.device = device;
+    }
+    const grid_mode mode = grid_default_mode(n);
+    for (size_t first = 0; first < batch; first += group) {
+        const size_t count = batch - first < group ? batch - first : group;
+        if (potrf_grid_batched(mode, n, count, d_A + first * n * n, one ? grid_work.d_work : NULL, d_info + first) != 0) return -1;
+    }
+    return 0;
+}
+
+static void grid_describe(const batched_config *c, char *buf, size_t len)
+{
+    (void)c;
+    snprintf(buf, len, "grid");
+}
+
+static const batched_kernel_ops grid_ops = {"grid", "batched whole GPU", 0, grid_check, grid_launch, grid_describe, GRID_MAX_N};
 
 /* The thread kernel in all orders: left is stage 04's (its own check and launcher). */
 static const batched_kernel_ops *stage4_thread;
@@ -97,7 +152,7 @@ static void thread_describe(const batched_config *c, char *buf, size_t len)
 }
 
 static batched_kernel_ops thread_ops = {"thread", NULL, BATCHED_USES_ORDER | BATCHED_USES_NB | BATCHED_USES_UNROLL, thread_check,
-                                        thread_launch, thread_describe};
+                                        thread_launch, thread_describe, BATCHED_MAX_N};
 
 void family_init(void)
 {
@@ -107,4 +162,5 @@ void family_init(void)
     batched_register_kernel(BATCHED_THREAD, &thread_ops);
     batched_register_kernel(BATCHED_ROWS, &rows_ops);
     batched_register_kernel(BATCHED_CYCLIC, &cyclic_ops);
+    batched_register_kernel(BATCHED_GRID, &grid_ops);
 }

@@ -6,7 +6,10 @@
  *           its 2D-cyclic share in registers (cyclic_kernel.cuh); per_block matrices per block;
  *           reads row-major data as they are (chunk = 1)
  *   thread  stage 04's one thread per matrix, now in all three looking orders (thread_orders.cu;
- *           left is stage 04's kernel itself) */
+ *           left is stage 04's kernel itself)
+ *   grid    stage 03's whole-GPU tile tasks for a batch (potrf_grid_batched): step k's tasks of
+ *           every matrix in one launch; any n up to GRID_MAX_N, row-major data only (chunk = 1);
+ *           the medium and large matrices (n > 128) where one block per matrix leaves the GPU idle */
 #ifndef FAMILY_H
 #define FAMILY_H
 
@@ -18,6 +21,7 @@ extern "C" {
 
 #define BATCHED_ROWS ((batched_kernel)2)
 #define BATCHED_CYCLIC ((batched_kernel)3)
+#define BATCHED_GRID ((batched_kernel)4)
 
 /* Register the family (idempotent). Call before parsing or launching any configuration. */
 void family_init(void);

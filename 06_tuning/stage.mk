@@ -5,7 +5,7 @@ $(S6)/%.o: CFLAGS += -I06_tuning -I05_chunked -I04_interleaved -I03_left_right_t
 $(S6)/tuned.o $(S6)/tune.o: CFLAGS += -DTUNED_TABLES_DIR='"$(CURDIR)/06_tuning/tables"' -DTUNED_OWN_DIR='"$(abspath $(BUILD))/tune"'
 $(S6)/%.o: NVCCFLAGS += -I06_tuning -I04_interleaved -I03_left_right_top
 FAMILY_OBJS := $(S6)/family.o $(S6)/tuned.o $(S6)/thread_orders.o $(S6)/rows_dispatch.o  \
-	$(S6)/cyclic_dispatch.o \
+	$(S6)/cyclic_dispatch.o $(S3_GRID) \
 	$(patsubst 06_tuning/%.cu,$(S6)/%.o,$(wildcard 06_tuning/rows_nmax*.cu 06_tuning/cyclic_g*.cu)) $(BATCHED_OBJS)
 $(S6)/test_tuning: $(S6)/test_tuning.o $(BUILD)/04_interleaved/batched_testing.o $(FAMILY_OBJS) $(COMMON_LIB)
 	$(LINK)
@@ -45,3 +45,16 @@ SANITIZE_CMDS_6 := "$(S6)/sanitize_tuning" \
 .PHONY: tune-plots
 tune-plots: $(VENV)/.installed
 	$(VENV)/bin/python 06_tuning/plot_tuning.py 06_tuning/results 06_tuning
+
+# make bench-gpumode: the shapes of gpu-mode's Cholesky leaderboard (bench_gpumode.c), auto against
+# cuSOLVER, then torch, cupy and jax (frameworks.py --gpumode), then the table with geometric means.
+$(S6)/bench_gpumode: $(S6)/bench_gpumode.o $(FAMILY_OBJS) $(COMMON_LIB)
+	$(LINK)
+ALL_BINS += $(S6)/bench_gpumode
+GPUMODE_CSV ?= $(BUILD)/bench-gpumode.csv
+.PHONY: bench-gpumode
+bench-gpumode: $(S6)/bench_gpumode
+	@mkdir -p $(BUILD) && rm -f $(GPUMODE_CSV)
+	@BENCH_CSV=$(GPUMODE_CSV) $(S6)/bench_gpumode
+	@BENCH_CSV=$(GPUMODE_CSV) python3 common/course/frameworks.py --gpumode
+	@python3 common/course/gpumode_table.py $(GPUMODE_CSV)

@@ -75,27 +75,32 @@ static int cyclic_configs(int n, batched_config *out)
     return k;
 }
 
+/* Configurations the check must refuse (each one test: the plan is this table's length). */
+static const struct { batched_config c; int n; const char *what; } bad[] = {
+    {{BATCHED_ROWS, LOOK_LEFT, 0, 1, 1, 8}, 100, "threads = 8 at n = 100 (not compiled)"},
+    {{BATCHED_ROWS, LOOK_LEFT, 0, 1, 1, 64}, 129, "n = 129 (past the largest instance)"},
+    {{BATCHED_ROWS, LOOK_LEFT, 0, 1, 0, 64}, 100, "steps written out at n = 100 (not compiled)"},
+    {{BATCHED_ROWS, LOOK_LEFT, 0, 3, 1, 8}, 20, "3 x 8 threads per block (not a whole warp)"},
+    {{BATCHED_ROWS, LOOK_LEFT, 0, 4, 1, 128}, 100, "4 x 128 threads per block (more than 256)"},
+    {{BATCHED_ROWS, LOOK_LEFT, 0, 4, 1, 64}, 128, "4 matrices of order 128 per block (shared memory)"},
+    {{BATCHED_CYCLIC, LOOK_LEFT, 0, 1, 0, 32}, 20, "cyclic kernel, 32 threads (not a square grid)"},
+    {{BATCHED_CYCLIC, LOOK_LEFT, 0, 1, 0, 16}, 65, "cyclic kernel, 4 x 4 threads at n = 65"},
+    {{BATCHED_CYCLIC, LOOK_LEFT, 0, 2, 0, 256}, 100, "cyclic kernel, 2 x 256 threads per block"},
+    {{BATCHED_CYCLIC, LOOK_LEFT, 0, 1, 0, 64}, 129, "cyclic kernel, n = 129"},
+    {{BATCHED_THREAD, (looking_order)7, 4, 64, 1, 0}, 20, "thread kernel, unknown looking order"},
+    {{BATCHED_THREAD, LOOK_TOP, 16, 64, 1, 0}, 20, "thread top-looking NB = 16 (not compiled)"},
+    {{BATCHED_GRID, LOOK_LEFT, 0, 2, 0, 0}, 200, "grid kernel, 2 matrices per block"},
+    {{BATCHED_GRID, LOOK_LEFT, 0, 1, 0, 0}, 65537, "grid kernel, n = 65537 (past GRID_MAX_N)"},
+};
+#define N_REFUSALS ((int)(sizeof bad / sizeof bad[0]))
+
 static void test_refusals(harness *h)
 {
     float *d_A;
     int *d_info;
     CUDA_CHECK(cudaMalloc((void **)&d_A, 64 * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&d_info, 64 * sizeof(int)));
-    const struct { batched_config c; int n; const char *what; } bad[] = {
-        {{BATCHED_ROWS, LOOK_LEFT, 0, 1, 1, 8}, 100, "threads = 8 at n = 100 (not compiled)"},
-        {{BATCHED_ROWS, LOOK_LEFT, 0, 1, 1, 64}, 129, "n = 129 (past the largest instance)"},
-        {{BATCHED_ROWS, LOOK_LEFT, 0, 1, 0, 64}, 100, "steps written out at n = 100 (not compiled)"},
-        {{BATCHED_ROWS, LOOK_LEFT, 0, 3, 1, 8}, 20, "3 x 8 threads per block (not a whole warp)"},
-        {{BATCHED_ROWS, LOOK_LEFT, 0, 4, 1, 128}, 100, "4 x 128 threads per block (more than 256)"},
-        {{BATCHED_ROWS, LOOK_LEFT, 0, 4, 1, 64}, 128, "4 matrices of order 128 per block (shared memory)"},
-        {{BATCHED_CYCLIC, LOOK_LEFT, 0, 1, 0, 32}, 20, "cyclic kernel, 32 threads (not a square grid)"},
-        {{BATCHED_CYCLIC, LOOK_LEFT, 0, 1, 0, 16}, 65, "cyclic kernel, 4 x 4 threads at n = 65"},
-        {{BATCHED_CYCLIC, LOOK_LEFT, 0, 2, 0, 256}, 100, "cyclic kernel, 2 x 256 threads per block"},
-        {{BATCHED_CYCLIC, LOOK_LEFT, 0, 1, 0, 64}, 129, "cyclic kernel, n = 129"},
-        {{BATCHED_THREAD, (looking_order)7, 4, 64, 1, 0}, 20, "thread kernel, unknown looking order"},
-        {{BATCHED_THREAD, LOOK_TOP, 16, 64, 1, 0}, 20, "thread top-looking NB = 16 (not compiled)"},
-    };
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    for (int k = 0; k < N_REFUSALS; k++) {
         char msg[256], name[128];
         int refused = batched_config_check(&bad[k].c, bad[k].n, msg, sizeof msg) == -1 && msg[0] &&
                       potrf_batched(&bad[k].c, bad[k].n, 1, 1, d_A, d_info) == -1;
@@ -296,20 +301,27 @@ int main(void)
     int cyclic_tests = 0;
     for (int a = 0; a < nn; a++) cyclic_tests += cyclic_configs(ns[a], cfg) * nb * nc;
     const char *const groups[] = {"rows kernel", "thread-per-matrix kernel", "cuSOLVER agreement", "batch past 2^31 floats",
-                                  "tuned table", "refused configurations", "cyclic kernel", "table choice"};
+                                  "tuned table", "refused configurations", "cyclic kernel", "table choice", "batched whole GPU"};
+    /* The batched whole-GPU kernel (row-major only): one tile and less, padded, exact tiles. */
+    static const int grid_ns[] = {1, 33, 65, 129, 200, 256};
+    static const size_t grid_batches[] = {1, 3, 7}, grid_chunks[] = {1};
+    const int grid_nn = (int)(sizeof grid_ns / sizeof *grid_ns), grid_nb = (int)(sizeof grid_batches / sizeof *grid_batches);
+    const batched_config grid = {BATCHED_GRID, LOOK_LEFT, 0, 1, 0, 0};
     harness_plan(&h, groups[0], rows_tests + 1);
     harness_plan(&h, groups[1], N_THREAD_ORDERS * nn * nb * nc);
-    harness_plan(&h, groups[2], 3 * nn * nb);
+    harness_plan(&h, groups[2], 3 * nn * nb + grid_nn * grid_nb);
     harness_plan(&h, groups[3], 1);
     harness_plan(&h, groups[4], 2 + 2 * TABLE_NS);
-    harness_plan(&h, groups[5], 12);
+    harness_plan(&h, groups[5], N_REFUSALS);
     harness_plan(&h, groups[6], cyclic_tests + 1);
     harness_plan(&h, groups[7], TABLE_CHOICE_TESTS);
+    harness_plan(&h, groups[8], grid_nn * grid_nb + 1);
     harness_group(&h, groups[7]);
     test_table_choice(&h);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
-        for (int g = 0; g < 7; g++) harness_skip_rest(&h, groups[g], reason);
+        for (int g = 0; g < 9; g++)
+            if (g != 7) harness_skip_rest(&h, groups[g], reason);
         return harness_end(&h);
     }
     for (int a = 0; a < nn; a++) {
@@ -327,6 +339,9 @@ int main(void)
     test_large_batch(&h, groups[0], &rows100, 100, 1, (size_t)1 << 30, 32);
     const batched_config cyclic128 = {BATCHED_CYCLIC, LOOK_LEFT, 0, 1, 0, 64};
     test_large_batch(&h, groups[6], &cyclic128, 128, 1, (size_t)1 << 30, 32);
+    test_configs(&h, "grid", &grid, 1, grid_ns, grid_nn, grid_batches, grid_nb, grid_chunks, 1);
+    /* 1 GiB of n = 200: past the launcher's 512 MiB padded copy, so the batch goes in groups. */
+    test_large_batch(&h, groups[8], &grid, 200, 1, (size_t)1 << 30, 8);
     harness_group(&h, groups[4]);
     test_table(&h);
     harness_group(&h, groups[5]);

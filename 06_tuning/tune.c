@@ -100,6 +100,11 @@ static int candidates(int n, int quick, candidate *c)
             c[k++].chunk = (size_t)tiles[t].per_block;
         }
     }
+    if (n > 128) { /* past the register kernels: the batched whole-GPU tasks (stage 03), row-major */
+        const batched_config grid = {BATCHED_GRID, LOOK_LEFT, 0, 1, 0, 0};
+        c[k].cfg = grid;
+        c[k++].chunk = 1;
+    }
     if (n > 128) /* past the register kernels: the tile kernel, one matrix per block, every order and tile */
         for (int o = 0; o < LOOK_COUNT; o++)
             for (int nb = 8; nb <= 32; nb *= 2) {

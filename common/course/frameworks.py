@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""frameworks.py [--single] [CSV] - what a user would pick instead: torch, cupy and jax Cholesky
+"""frameworks.py [--single | --gpumode] [CSV] - what a user would pick instead: torch, cupy and jax Cholesky
 (`linalg.cholesky` on float32 arrays), timed like the course's rows: an SPD matrix of the same
 shape, warm-up, median of 7 device-synchronised runs with the L2 flushed (a 100 MB write) before
 each. Appends rows to CSV (default $BENCH_CSV, else build/bench.csv) in the format of
@@ -8,6 +8,8 @@ common/report.c, stage "frameworks", so the table and the plots show them beside
   batched (default): an (batch, n, n) array, the batches of `make bench-stage-6` (1 GiB of
                      matrices and 1024 matrices, n = 20, 30, ..., 100)
   --single:          ONE n x n matrix, the sizes of `make bench-stage-3` (n = 256 .. 8192)
+  --gpumode:         the (batch, n) grid of gpu-mode's Cholesky leaderboard (`make bench-gpumode`,
+                     06_tuning/bench_gpumode.c); BENCH_MAX_N=N leaves out larger n
 
 A framework that is not installed is skipped with a message; with none, the script says so and
 exits 0. BENCH_NS="20 100" picks the orders. Times are host wall clock around synchronised
@@ -103,6 +105,11 @@ def time_one(run, a, sync, flush, repeats=7):
     return statistics.median(times), min(times), r
 
 
+# gpu-mode's reference-kernels linalg/cholesky_py grid, as (batch, n): the same list as bench_gpumode.c.
+GPUMODE_SHAPES = [(4096, 32), (1024, 64), (256, 128), (64, 256), (16, 512), (640, 512), (4, 1024), (60, 1024),
+                  (2, 2048), (8, 2048), (1, 4096), (2, 4096), (1, 8192), (1, 16384), (1, 32768)]
+
+
 def gpu_stamp():
     try:
         q = subprocess.run(["nvidia-smi", "--query-gpu=name,compute_cap,driver_version", "--format=csv,noheader"],
@@ -116,7 +123,8 @@ def gpu_stamp():
 def main():
     args = sys.argv[1:]
     single = "--single" in args
-    args = [a for a in args if a != "--single"]
+    gpumode = "--gpumode" in args
+    args = [a for a in args if a not in ("--single", "--gpumode")]
     if any(a.startswith("-") for a in args) or len(args) > 1:
         print(__doc__)
         return 0 if any(a in ("-h", "--help") for a in args) else 2
@@ -129,6 +137,10 @@ def main():
     ns = [int(x) for x in (os.environ.get("BENCH_NS") or default_ns).replace(",", " ").split()]
     classes = ((("(one matrix)", lambda n: 1),) if single else
                (("(1 GiB)", lambda n: -(-(1 << 30) // (n * n * 4))), ("(1024)", lambda n: 1024)))
+    runs = [(label, n, batch_of(n)) for label, batch_of in classes for n in ns]
+    if gpumode:
+        max_n = int(os.environ.get("BENCH_MAX_N") or 65536)
+        runs = [("(gpumode)", n, batch) for batch, n in GPUMODE_SHAPES if n <= max_n]
     gpu, cc, drv = gpu_stamp()
     commit = os.environ.get("GIT_COMMIT", "unknown")
     new = not os.path.exists(path) or os.path.getsize(path) == 0
@@ -136,32 +148,30 @@ def main():
         w = csv.DictWriter(f, fieldnames=FIELDS)
         if new:
             w.writeheader()
-        for label, batch_of in classes:
-            for n in ns:
-                batch = batch_of(n)
-                for name, make, run, sync, flush, check in fws:
-                    try:
-                        a = make(batch, n)
-                        if single:
-                            a = a[0]  # one n x n matrix, not a batch of one
-                        med, mn, l = time_one(run, a, sync, flush)
-                        ok = check(a[None], l[None]) if single else check(a, l)
-                    except Exception as e:  # out of memory, unsupported size: say so, go on
-                        print(f"frameworks: {name} n={n} batch={batch}: {type(e).__name__}: {str(e)[:120]}")
-                        continue
-                    if not ok:
-                        print(f"frameworks: {name} n={n} batch={batch}: WRONG result, no row")
-                        continue
-                    flops = (n ** 3 / 3 + n ** 2 / 2 + n / 6) * batch
-                    print(f"frameworks {name:<28} {label:<8} n={n:<4} batch={batch:<9} {med:10.4f} ms (min {mn:.4f})")
-                    w.writerow({"stage": "frameworks", "variant": f"{name} {label}", "n": n, "batch": batch,
-                                "median_ms": f"{med:.5f}", "min_ms": f"{mn:.5f}", "repeats": 7,
-                                "gflops": f"{flops / (med * 1e6):.2f}", "x_cusolver": "", "pct_copy_roofline": "",
-                                "cusolver_ms": 0, "copy_ms": 0, "verified": "yes", "gpu": gpu, "cc": cc, "sms": "",
-                                "driver": drv, "cuda_runtime": "", "host": platform.node(), "commit": commit,
-                                "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")})
-                    f.flush()
-                    del a, l
+        for label, n, batch in runs:
+            for name, make, run, sync, flush, check in fws:
+                try:
+                    a = make(batch, n)
+                    if single:
+                        a = a[0]  # one n x n matrix, not a batch of one
+                    med, mn, l = time_one(run, a, sync, flush)
+                    ok = check(a[None], l[None]) if single else check(a, l)
+                except Exception as e:  # out of memory, unsupported size: say so, go on
+                    print(f"frameworks: {name} n={n} batch={batch}: {type(e).__name__}: {str(e)[:120]}")
+                    continue
+                if not ok:
+                    print(f"frameworks: {name} n={n} batch={batch}: WRONG result, no row")
+                    continue
+                flops = (n ** 3 / 3 + n ** 2 / 2 + n / 6) * batch
+                print(f"frameworks {name:<28} {label:<8} n={n:<4} batch={batch:<9} {med:10.4f} ms (min {mn:.4f})")
+                w.writerow({"stage": "frameworks", "variant": f"{name} {label}", "n": n, "batch": batch,
+                            "median_ms": f"{med:.5f}", "min_ms": f"{mn:.5f}", "repeats": 7,
+                            "gflops": f"{flops / (med * 1e6):.2f}", "x_cusolver": "", "pct_copy_roofline": "",
+                            "cusolver_ms": 0, "copy_ms": 0, "verified": "yes", "gpu": gpu, "cc": cc, "sms": "",
+                            "driver": drv, "cuda_runtime": "", "host": platform.node(), "commit": commit,
+                            "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")})
+                f.flush()
+                del a, l
     return 0
 
 

@@ -1,0 +1,147 @@
+/* bench_gpumode.c - `make bench-gpumode`: every shape of the public benchmark for exactly our
+ * problem, gpu-mode's reference-kernels linalg/cholesky_py (fp32, batch x n x n, row-major, ranked
+ * by the geometric mean of the times over the grid), with `--kernel auto` against cuSOLVER in the
+ * same run on the same matrices. frameworks.py --gpumode adds torch, cupy and jax to the same CSV,
+ * and gpumode_table.py prints the table with the geometric means.
+ *
+ *   build/06_tuning/bench_gpumode                  the whole grid (n = 32 .. 32768)
+ *   BENCH_MAX_N=4096 build/06_tuning/bench_gpumode  leave out the larger single matrices
+ *
+ * Protocol (common/timing.h): the input restored from a pristine copy and the L2 flushed before
+ * each run, median of 7 after 2 warm-ups, device events. Every auto result is verified after
+ * timing: every info 0 and, up to n = 1024, 4 matrices against the float64 reference; past it, the
+ * first and the last matrix by 4096 sampled entries of A - L L^T (an O(n^3) float64 reference of
+ * n = 32768 would take hours on the CPU). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "checks.h"
+#include "cli.h"
+#include "cuda_check.h"
+#include "cusolver_oracle.h"
+#include "family.h"
+#include "generator.h"
+#include "gpu_batch.h"
+#include "host_alloc.h"
+#include "report.h"
+#include "timing.h"
+#include "tuned.h"
+
+/* The grid of the leaderboard, as (batch, n). */
+static const struct { size_t batch; int n; } shapes[] = {
+    {4096, 32}, {1024, 64}, {256, 128}, {64, 256}, {16, 512}, {640, 512}, {4, 1024}, {60, 1024},
+    {2, 2048},  {8, 2048},  {1, 4096},  {2, 4096}, {1, 8192}, {1, 16384}, {1, 32768},
+};
+#define NSHAPES ((int)(sizeof shapes / sizeof *shapes))
+
+typedef struct {
+    batched_config cfg;
+    int n;
+    size_t batch;
+    float *d_A;
+    int *d_info;
+    oracle_batched ob;
+    oracle_single os;
+} run_ctx;
+
+static void run_auto(void *p)
+{
+    run_ctx *c = p;
+    if (potrf_batched(&c->cfg, c->n, c->batch, 1, c->d_A, c->d_info) != 0) exit(2);
+}
+
+static void run_cusolver(void *p)
+{
+    run_ctx *c = p;
+    if (c->batch == 1) oracle_single_run(&c->os);
+    else oracle_batched_run(&c->ob);
+}
+
+/* Large n: every info 0, and the first and last matrix by sampled residual against the generator. */
+static int verify_large(const gen_params *p, int n, size_t batch, const float *d_L, const int *d_info)
+{
+    size_t failed = count_nonzero_device(d_info, batch);
+    if (failed) { fprintf(stderr, "  result check: %zu matrices report info != 0 (all are SPD)\n", failed); return 0; }
+    const size_t nn = (size_t)n * n;
+    float *A = host_alloc(nn * sizeof(float), "the sampled matrix"), *L = host_alloc(nn * sizeof(float), "its factor");
+    int ok = 1;
+    for (size_t k = 0; ok && k < (batch > 1 ? 2u : 1u); k++) {
+        const size_t b = k ? batch - 1 : 0;
+        char detail[256];
+        gen_batch_host(p, n, b, 1, A);
+        CUDA_CHECK(cudaMemcpy(L, d_L + b * nn, nn * sizeof(float), cudaMemcpyDeviceToHost));
+        ok = check_sampled_residual(n, A, L, 4096, detail, sizeof detail, NULL);
+        if (!ok) fprintf(stderr, "  result check: matrix %zu: %s\n", b, detail);
+    }
+    free(A);
+    free(L);
+    return ok;
+}
+
+static void bench_shape(const env_stamp *e, const tuned_table *t, int n, size_t batch)
+{
+    const size_t bytes = batch * (size_t)n * n * sizeof(float);
+    run_ctx c;
+    memset(&c, 0, sizeof c);
+    c.n = n;
+    c.batch = batch;
+    size_t chunk;
+    char why[256], variant[160], name[96];
+    if (tuned_choose(t, n, batch, 1, &c.cfg, &chunk, why, sizeof why) != 0 || chunk != 1) {
+        printf("gpumode %zu x %d: auto has no row-major choice: %s\n", batch, n, why);
+        return;
+    }
+    size_t free_b, total_b;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (2 * bytes + (256u << 20) > free_b) { /* the pristine copy, the work copy, cuSOLVER's workspace */
+        printf("gpumode %zu x %d: %.2f GiB do not fit twice in the %.2f GiB free: skipped\n", batch, n, bytes / 1073741824.0,
+               free_b / 1073741824.0);
+        return;
+    }
+    float *d_pristine;
+    gen_params p = gen_params_make(FAMILY_SPD, GEN_DEFAULT_SEED, 0, 0);
+    CUDA_CHECK(cudaMalloc((void **)&d_pristine, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&c.d_A, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&c.d_info, batch * sizeof(int)));
+    gen_batch_device(&p, n, 0, batch, 1, d_pristine);
+    const double t_copy = time_copy_roofline(bytes, 5).median_ms;
+
+    if (batch == 1) oracle_single_setup(&c.os, n, c.d_A);
+    else oracle_batched_setup(&c.ob, n, c.d_A, batch);
+    timing_stats tc = time_gpu_restoring(run_cusolver, &c, c.d_A, d_pristine, bytes);
+    tc.verified = TIMING_REFERENCE;
+    if (batch == 1) oracle_single_teardown(&c.os);
+    else oracle_batched_teardown(&c.ob);
+
+    timing_stats ta = time_gpu_restoring(run_auto, &c, c.d_A, d_pristine, bytes);
+    ta.verified = (n <= 1024 ? verify_generated_batch(&p, n, batch, 1, c.d_A, c.d_info, 4, "  result check")
+                             : verify_large(&p, n, batch, c.d_A, c.d_info)) ? TIMING_VERIFIED : TIMING_WRONG;
+    report_row(e, "gpumode", batch == 1 ? "cusolverDnSpotrf" : "cusolverDnSpotrfBatched", n, batch, tc, tc.median_ms, t_copy);
+    snprintf(variant, sizeof variant, "auto (row-major) %s", batched_config_name(&c.cfg, name, sizeof name));
+    report_row(e, "gpumode", variant, n, batch, ta, tc.median_ms, t_copy);
+    CUDA_CHECK(cudaFree(d_pristine));
+    CUDA_CHECK(cudaFree(c.d_A));
+    CUDA_CHECK(cudaFree(c.d_info));
+}
+
+#define USAGE                                                                                                  \
+    "usage: bench_gpumode   (the gpu-mode Cholesky grid, configured by the environment)\n"                     \
+    "  BENCH_MAX_N=N     leave out the shapes of larger n (default: all, up to 32768)\n"                        \
+    "  BENCH_CSV=FILE    append the rows there (default build/bench.csv)\n"                                    \
+    "  TUNED_TABLE=FILE  the tuned table (default: this GPU's)\n"
+
+int main(int argc, char **argv)
+{
+    cli_no_arguments(argc, argv, USAGE);
+    family_init();
+    env_stamp e;
+    if (!bench_begin_gpu("gpumode", &e)) return 0;
+    const tuned_table *t = tuned_table_default();
+    if (!t) return 2;
+    const long long max_n = cli_env_ll("BENCH_MAX_N", 1, 65536, 65536);
+    printf("# tuned table %s, measured on %s (commit %s)\n", t->path, t->gpu, t->commit);
+    for (int s = 0; s < NSHAPES; s++)
+        if (shapes[s].n <= max_n) bench_shape(&e, t, shapes[s].n, shapes[s].batch);
+    return 0;
+}
