@@ -1,5 +1,6 @@
 /* family.c - registering stage 06's kernels with potrf_batched (batched_kernel_ops, stage 04). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "family.h"
 #include "cuda_check.h"
@@ -110,7 +111,10 @@ static int grid_launch(const batched_config *c, int n, size_t batch, size_t chun
         grid_work.bytes = one * group;
         grid_work.device = device;
     }
-    const grid_mode mode = grid_default_mode(n);
+    /* GRID_MODE=stream|graph|lookahead|pairs: a schedule by hand, to compare them on a batch. */
+    const char *forced = getenv("GRID_MODE");
+    const int by_hand = forced && *forced ? grid_mode_parse(forced) : -1;
+    const grid_mode mode = by_hand >= 0 ? (grid_mode)by_hand : grid_default_mode(n);
     for (size_t first = 0; first < batch; first += group) {
         const size_t count = batch - first < group ? batch - first : group;
         if (potrf_grid_batched(mode, n, count, d_A + first * n * n, one ? grid_work.d_work : NULL, d_info + first) != 0) return -1;
