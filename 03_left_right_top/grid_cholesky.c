@@ -22,7 +22,13 @@ int grid_mode_parse(const char *name)
     return -1;
 }
 
-grid_mode grid_default_mode(int n) { return n > 4096 ? GRID_PAIRS : GRID_LOOKAHEAD; }
+grid_mode grid_default_mode(int n) { return grid_default_batched_mode(n, 1); }
+
+grid_mode grid_default_batched_mode(int n, size_t batch)
+{
+    const size_t nt = ((size_t)n + GRID_TILE - 1) / GRID_TILE;
+    return batch * nt * nt > 4096 ? GRID_PAIRS : GRID_LOOKAHEAD;
+}
 
 static size_t padded_order(int n) { return ((size_t)n + GRID_TILE - 1) / GRID_TILE * GRID_TILE; }
 

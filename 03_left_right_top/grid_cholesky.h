@@ -27,6 +27,14 @@ int grid_mode_parse(const char *name);             /* the mode, or -1 */
  * is shorter), the pairs above (the updates, most of the work there, run 1.25x faster with K = 2T). */
 grid_mode grid_default_mode(int n);
 
+/* The same for a batch, by the tiles a step's update touches (batch x nt^2, nt = tiles a side):
+ * the look-ahead while they are few (its critical path is shorter), the pairs past 4096 (the
+ * update is most of the time; reading the trailing matrices half as often wins). One matrix: the
+ * rule above (nt = 64 at n = 4096). Measured on the H100 (make bench-gpumode, GRID_MODE=...):
+ * 640 x 512 3.00 vs 3.39 ms, 60 x 1024 1.94 vs 2.26, 8 x 2048 2.03 vs 2.26 for the pairs;
+ * 16 x 512 0.23 vs 0.27, 4 x 1024 0.47 vs 0.55, 2 x 2048 1.01 vs 1.12 for the look-ahead. */
+grid_mode grid_default_batched_mode(int n, size_t batch);
+
 /* Device workspace potrf_grid needs for n: 0 when n is a multiple of the tile (64; the matrix
  * is factored in place), else a padded copy, N x N floats with N = n rounded up. */
 size_t grid_workspace_bytes(int n);

@@ -114,7 +114,7 @@ static int grid_launch(const batched_config *c, int n, size_t batch, size_t chun
     /* GRID_MODE=stream|graph|lookahead|pairs: a schedule by hand, to compare them on a batch. */
     const char *forced = getenv("GRID_MODE");
     const int by_hand = forced && *forced ? grid_mode_parse(forced) : -1;
-    const grid_mode mode = by_hand >= 0 ? (grid_mode)by_hand : grid_default_mode(n);
+    const grid_mode mode = by_hand >= 0 ? (grid_mode)by_hand : grid_default_batched_mode(n, group);
     for (size_t first = 0; first < batch; first += group) {
         const size_t count = batch - first < group ? batch - first : group;
         if (potrf_grid_batched(mode, n, count, d_A + first * n * n, one ? grid_work.d_work : NULL, d_info + first) != 0) return -1;
