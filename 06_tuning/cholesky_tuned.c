@@ -6,7 +6,8 @@
  *   build/06_tuning/cholesky_tuned --input data.bin --output L.bin --info info.txt
  *   build/06_tuning/cholesky_tuned --n 64 --batch 4096 --kernel rows --threads 32 --per-block 2 --chunk 2
  *   build/06_tuning/cholesky_tuned --n 100 --batch 4096 --kernel cyclic --threads 64      (row-major, no conversion)
- *   build/06_tuning/cholesky_tuned --n 40 --batch 4096 --kernel thread --order top --nb 4 --chunk 64 */
+ *   build/06_tuning/cholesky_tuned --n 40 --batch 4096 --kernel thread --order top --nb 4 --chunk 64
+ *   build/06_tuning/cholesky_tuned --n 1024 --batch 60 --kernel grid      (what auto takes past n = 128) */
 #include <stdio.h>
 #include "batched_driver.h"
 #include "family.h"
@@ -30,6 +31,7 @@ static void defaults(batched_config *cfg, size_t *chunk)
     if (cfg->kernel == BATCHED_TILES) cfg->nb = 8, cfg->per_block = 8;
     else if (cfg->kernel == BATCHED_ROWS) cfg->threads = 32, cfg->per_block = 2, cfg->unroll = 1, *chunk = 1;
     else if (cfg->kernel == BATCHED_CYCLIC) cfg->threads = 64, cfg->per_block = 1, cfg->unroll = 0, cfg->nb = 0, *chunk = 1;
+    else if (cfg->kernel == BATCHED_GRID) cfg->per_block = 1, cfg->unroll = 0, cfg->nb = 0, *chunk = 1;
 }
 
 int main(int argc, char **argv)
@@ -42,6 +44,7 @@ int main(int argc, char **argv)
         "                 --unroll 0 (every step written out, n <= 64) or 1 (a loop, the default); default --chunk 1\n"
         "  --kernel cyclic: --threads 16, 64 (default) or 256 (a G x G grid per matrix), --per-block M (default 1);\n"
         "                 default --chunk 1 (row-major: no conversion)\n"
+        "  --kernel grid: stage 03's whole-GPU tile tasks for the batch (any n; row-major: --chunk 1)\n"
         "  --kernel thread: also --order left|right|top (default left)\n"
         "  conversions to and from a layout other than row-major use stage 05's tiled converter\n",
         choose, defaults, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled};
