@@ -1,9 +1,11 @@
-/* bench_grid.c - stage 03, part 2 benchmark: one matrix of order n = 16 .. 8192 on the whole GPU
- * (potrf_grid: every launch mode) against cusolverDnSpotrf on the same matrix
- * (handle and workspace set up outside the timed region) and, up to n = 1024, the single-block
- * kernel of part 1 (left-looking, NB = 32). Each result is checked after it was timed: float64
- * on 4 samples up to n = 1024 (verify_sampled_device), check_sampled_residual above.
- *   BENCH_NS="1024 8192"   the orders (default 16 32 64 100 128 256 512 1024 2048 4096 8192)
+/* bench_grid.c - stage 03, part 2 benchmark: one matrix of order n = 16 .. 16384 on the whole GPU
+ * (potrf_grid: every launch mode in fp32, and the look-ahead and pairs with the tensor-core
+ * updates, tf32x3) against cusolverDnSpotrf and cusolverDnXpotrf on the same matrix (handles and
+ * workspaces set up outside the timed region) and, up to n = 1024, the single-block kernel of
+ * part 1 (left-looking, NB = 32). Each result is checked after it was timed: float64 on 4 samples
+ * up to n = 1024 (verify_sampled_device), check_sampled_residual (1024 entries of A - L L^T) at
+ * every n; the worst of those residuals is printed per row, so both maths' accuracy shows.
+ *   BENCH_NS="1024 8192"   the orders (default 16 32 64 100 128 256 512 1024 2048 4096 8192 16384)
  *   BENCH_CSV=FILE          where the rows go (default build/bench.csv) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 
 typedef struct {
     grid_mode mode;
+    grid_math math;
     int n;
     float *d_L, *d_work;
     int *d_info;
@@ -27,7 +30,7 @@ typedef struct {
 static void run_grid(void *p)
 {
     grid_ctx *c = p;
-    if (potrf_grid(c->mode, c->n, c->d_L, c->d_work, c->d_info) != 0) exit(2);
+    if (potrf_grid_math(c->mode, c->math, c->n, 1, c->d_L, c->d_work, c->d_info) != 0) exit(2);
 }
 
 static void run_single_block(void *p)
@@ -36,18 +39,21 @@ static void run_single_block(void *p)
     if (potrf_tiled(LOOK_LEFT, 32, c->n, c->d_L, c->d_info) != 0) exit(2);
 }
 
-/* Check what the last timed run left in d_L (input A on the host). */
-static int verified(int n, const float *A, const float *d_A, const grid_ctx *c)
+/* Check what the last timed run left in d_L (input A on the host); print the worst sampled residual. */
+static int verified(int n, const float *A, const float *d_A, const grid_ctx *c, const char *variant)
 {
-    if (n <= 1024) return verify_sampled_device(n, 1, d_A, c->d_L, c->d_info) ? TIMING_VERIFIED : TIMING_WRONG;
+    if (n <= 1024 && !verify_sampled_device(n, 1, d_A, c->d_L, c->d_info)) return TIMING_WRONG;
     size_t bytes = (size_t)n * n * sizeof(float);
     float *L = host_alloc(bytes, "the factor to check");
     int info;
     char detail[256];
+    double worst = 0;
     CUDA_CHECK(cudaMemcpy(L, c->d_L, bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(&info, c->d_info, sizeof info, cudaMemcpyDeviceToHost));
-    int ok = info == 0 && check_sampled_residual(n, A, L, 1024, detail, sizeof detail, NULL);
+    int ok = info == 0 && check_sampled_residual(n, A, L, 1024, detail, sizeof detail, &worst);
     if (!ok) fprintf(stderr, "n = %d: info %d, %s\n", n, info, info ? "want 0" : detail);
+    else printf("  accuracy n=%d %s: worst sampled |A - L L^T|_ij / (|l_i| |l_j|) = %.3g (= %.2f n eps)\n", n, variant, worst,
+                worst / (n * 1.1920929e-7));
     free(L);
     return ok ? TIMING_VERIFIED : TIMING_WRONG;
 }
@@ -56,10 +62,10 @@ int main(int argc, char **argv)
 {
     cli_no_arguments(argc, argv,
                      "usage: bench_grid   (stage 03 whole-GPU benchmark)\n"
-                     "  BENCH_NS=\"1024 8192\"   the orders, 1..16384 (default 16 32 64 100 128 256 512 1024 2048 4096 8192)\n"
+                     "  BENCH_NS=\"1024 8192\"   the orders, 1..32768 (default 16 32 64 100 128 256 512 1024 2048 4096 8192 16384)\n"
                      "  BENCH_CSV=FILE         append the rows there (default build/bench.csv)\n");
-    int ns[16] = {16, 32, 64, 100, 128, 256, 512, 1024, 2048, 4096, 8192}, count = 11;
-    int given = cli_env_ints("BENCH_NS", 1, 16384, ns, 16);
+    int ns[16] = {16, 32, 64, 100, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}, count = 12;
+    int given = cli_env_ints("BENCH_NS", 1, 32768, ns, 16);
     if (given) count = given;
     env_stamp e;
     if (!bench_begin_gpu("stage-3", &e)) return 0;
@@ -69,27 +75,32 @@ int main(int argc, char **argv)
         size_t bytes = (size_t)n * n * sizeof(float);
         float *A = host_alloc(bytes, "the test matrix"), *d_A;
         gen_batch_host(&p, n, 0, 1, A);
-        grid_ctx c = {GRID_STREAM, n, NULL, NULL, NULL};
+        grid_ctx c = {GRID_STREAM, GRID_FP32, n, NULL, NULL, NULL};
         CUDA_CHECK(cudaMalloc((void **)&d_A, bytes));
         CUDA_CHECK(cudaMalloc((void **)&c.d_L, bytes));
         CUDA_CHECK(cudaMalloc((void **)&c.d_info, sizeof(int)));
         CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
         timing_stats tc = oracle_time_potrf(n, A);
         report_row(&e, "03", "cusolverDnSpotrf", n, 1, tc, tc.median_ms, 0);
+        report_row(&e, "03", "cusolverDnXpotrf", n, 1, oracle_time_xpotrf(n, A), tc.median_ms, 0);
         if (n <= 1024) {
             timing_stats t = time_gpu_restoring(run_single_block, &c, c.d_L, d_A, bytes);
-            t.verified = verified(n, A, d_A, &c);
+            t.verified = verified(n, A, d_A, &c, "one block");
             report_row(&e, "03", "one block left-looking NB=32", n, 1, t, tc.median_ms, 0);
         }
         size_t work = grid_workspace_bytes(n);
         c.d_work = NULL;
         if (work) CUDA_CHECK(cudaMalloc((void **)&c.d_work, work));
-        for (int m = 0; m < GRID_MODE_COUNT; m++) {
-            c.mode = (grid_mode)m;
+        /* Every mode in fp32, then the two look-aheads with the tensor-core updates. */
+        for (int v = 0; v < GRID_MODE_COUNT + 2; v++) {
+            c.mode = v < GRID_MODE_COUNT ? (grid_mode)v : v == GRID_MODE_COUNT ? GRID_LOOKAHEAD : GRID_PAIRS;
+            c.math = v < GRID_MODE_COUNT ? GRID_FP32 : GRID_TF32X3;
+            const int is_default = c.mode == grid_default_mode(n) && c.math == grid_default_math(n, 1);
             char variant[64];
-            snprintf(variant, sizeof variant, "grid %s%s", grid_mode_name(c.mode), c.mode == grid_default_mode(n) ? " (default)" : "");
+            snprintf(variant, sizeof variant, "grid %s%s%s", grid_mode_name(c.mode), c.math == GRID_FP32 ? "" : " tf32x3",
+                     is_default ? " (default)" : "");
             timing_stats t = time_gpu_restoring(run_grid, &c, c.d_L, d_A, bytes);
-            t.verified = verified(n, A, d_A, &c);
+            t.verified = verified(n, A, d_A, &c, variant);
             report_row(&e, "03", variant, n, 1, t, tc.median_ms, 0);
         }
         if (c.d_work) CUDA_CHECK(cudaFree(c.d_work));

@@ -4,6 +4,7 @@
  *   build/03_left_right_top/cholesky_one --n 4096                       (generated, spd, seed 2017)
  *   build/03_left_right_top/cholesky_one --input A.bin --output L.bin   (a file with one matrix)
  *   build/03_left_right_top/cholesky_one --n 8192 --mode stream --family illcond --seed 7
+ *   build/03_left_right_top/cholesky_one --n 16384 --math fp32          (the updates on the fp32 cores)
  *
  * Prints info (as cusolverDnSpotrf: 0, or the first failing minor), the time of one warm run
  * beside cusolverDnSpotrf's on the same matrix, and the check of the result (float64 reference up
@@ -33,6 +34,8 @@ static const char usage[] =
     "  --seed S         generator seed, for --n (default 2017)\n"
     "  --mode MODE      block | stream | graph | lookahead | pairs (default: block up to n = 32,\n"
     "                   lookahead up to n = 4096, pairs above; block = part 1's one-block kernel)\n"
+    "  --math MATH      fp32 | tf32x3: the updates on the fp32 cores or on the tensor cores with fp32\n"
+    "                   accuracy (default: tf32x3 where it is faster, see grid_default_math)\n"
     "  --output FILE    write L (binary; .txt: text)\n"
     "  --opt value and --opt=value both work; -h, --help: this text\n";
 
@@ -42,6 +45,7 @@ typedef struct {
     family_t family;
     unsigned long long seed;
     int mode;                                   /* a grid_mode, MODE_BLOCK, or MODE_DEFAULT */
+    int math;                                   /* a grid_math, or MODE_DEFAULT */
 } options;
 
 enum { MODE_BLOCK = GRID_MODE_COUNT, MODE_DEFAULT = -1 };
@@ -50,11 +54,11 @@ static void bad(const char *opt, const char *value, const char *allowed) { cli_b
 
 static options parse(int argc, char **argv)
 {
-    options o = {0, NULL, NULL, FAMILY_SPD, GEN_DEFAULT_SEED, MODE_DEFAULT};
+    options o = {0, NULL, NULL, FAMILY_SPD, GEN_DEFAULT_SEED, MODE_DEFAULT, MODE_DEFAULT};
     static const struct option longs[] = {
         {"n", required_argument, 0, 'n'},      {"input", required_argument, 0, 'i'}, {"family", required_argument, 0, 'f'},
         {"seed", required_argument, 0, 's'},   {"mode", required_argument, 0, 'm'},  {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+        {"math", required_argument, 0, 'M'},   {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     int c;
     long long v;
     while ((c = cli_getopt(argc, argv, longs, "cholesky_one", usage)) != -1) {
@@ -64,6 +68,7 @@ static options parse(int argc, char **argv)
         case 'o': o.output = optarg; break;
         case 'f': if (family_parse(optarg, &o.family) != 0) bad("--family", optarg, "spd, illcond, nonspd or hp3"); break;
         case 's': if (!cli_parse_ull(optarg, &o.seed)) bad("--seed", optarg, "a non-negative integer"); break;
+        case 'M': if ((o.math = grid_math_parse(optarg)) < 0) bad("--math", optarg, "fp32 or tf32x3"); break;
         case 'm':
             o.mode = !strcmp(optarg, "block") ? MODE_BLOCK : grid_mode_parse(optarg);
             if (o.mode < 0) bad("--mode", optarg, "block, stream, graph, lookahead or pairs");
@@ -82,7 +87,7 @@ static options parse(int argc, char **argv)
 }
 
 typedef struct {
-    int mode, n;
+    int mode, math, n;
     float *d_A, *d_work;
     int *d_info;
 } run_ctx;
@@ -91,7 +96,7 @@ static void run(void *p)
 {
     run_ctx *c = p;
     int rc = c->mode == MODE_BLOCK ? potrf_tiled(LOOK_RIGHT, c->n <= 16 ? 16 : 32, c->n, c->d_A, c->d_info)
-                                   : potrf_grid((grid_mode)c->mode, c->n, c->d_A, c->d_work, c->d_info);
+                                   : potrf_grid_math((grid_mode)c->mode, (grid_math)c->math, c->n, 1, c->d_A, c->d_work, c->d_info);
     if (rc != 0) exit(2);
 }
 
@@ -142,8 +147,9 @@ int main(int argc, char **argv)
     }
     const int n = d.n;
     if (o.mode == MODE_DEFAULT) o.mode = n <= 32 ? MODE_BLOCK : (int)grid_default_mode(n);
+    if (o.math == MODE_DEFAULT) o.math = (int)grid_default_math(n, 1);
     const size_t bytes = (size_t)n * n * sizeof(float), work = grid_workspace_bytes(n);
-    run_ctx c = {o.mode, n, device_alloc(bytes, "the matrix"), work ? device_alloc(work, "the padded copy") : NULL,
+    run_ctx c = {o.mode, o.math, n, device_alloc(bytes, "the matrix"), work ? device_alloc(work, "the padded copy") : NULL,
                  device_alloc(sizeof(int), "info")};
     float *d_pristine = device_alloc(bytes, "a pristine copy"), *L = host_alloc(bytes, "the factor");
     CUDA_CHECK(cudaMemcpy(d_pristine, d.data, bytes, cudaMemcpyHostToDevice));
@@ -152,8 +158,9 @@ int main(int argc, char **argv)
     int info;
     CUDA_CHECK(cudaMemcpy(L, c.d_A, bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(&info, c.d_info, sizeof info, cudaMemcpyDeviceToHost));
-    printf("n = %d, mode %s: info %d; %.4f ms (cusolverDnSpotrf %.4f ms, x cuSOLVER %.2f), %.1f GFLOP/s\n", n,
-           o.mode == MODE_BLOCK ? "block" : grid_mode_name((grid_mode)o.mode), info, t.median_ms, tc.median_ms, tc.median_ms / t.median_ms,
+    printf("n = %d, mode %s: info %d; %s updates; %.4f ms (cusolverDnSpotrf %.4f ms, x cuSOLVER %.2f), %.1f GFLOP/s\n", n,
+           o.mode == MODE_BLOCK ? "block" : grid_mode_name((grid_mode)o.mode), info,
+           o.mode == MODE_BLOCK ? "fp32" : grid_math_name((grid_math)o.math), t.median_ms, tc.median_ms, tc.median_ms / t.median_ms,
            potrf_flops(n) / (t.median_ms * 1e6));
     int ok;
     if (n <= 2048) {

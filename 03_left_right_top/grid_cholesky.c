@@ -22,12 +22,42 @@ int grid_mode_parse(const char *name)
     return -1;
 }
 
+static const char *const math_names[GRID_MATH_COUNT] = {"fp32", "tf32x3"};
+
+const char *grid_math_name(grid_math math)
+{
+    return math >= 0 && math < GRID_MATH_COUNT ? math_names[math] : "?";
+}
+
+int grid_math_parse(const char *name)
+{
+    for (int m = 0; m < GRID_MATH_COUNT; m++)
+        if (!strcmp(name, math_names[m])) return m;
+    return -1;
+}
+
 grid_mode grid_default_mode(int n) { return grid_default_batched_mode(n, 1); }
 
 grid_mode grid_default_batched_mode(int n, size_t batch)
 {
     const size_t nt = ((size_t)n + GRID_TILE - 1) / GRID_TILE;
     return batch * nt * nt > 4096 ? GRID_PAIRS : GRID_LOOKAHEAD;
+}
+
+int grid_tensor_cores(int device)
+{
+    int major;
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major >= 8;
+}
+
+grid_math grid_default_math(int n, size_t batch)
+{
+    int device;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (!grid_tensor_cores(device)) return GRID_FP32;
+    const size_t nt = ((size_t)n + GRID_TILE - 1) / GRID_TILE;
+    return batch * nt * nt > 4096 ? GRID_TF32X3 : GRID_FP32;
 }
 
 static size_t padded_order(int n) { return ((size_t)n + GRID_TILE - 1) / GRID_TILE * GRID_TILE; }
@@ -43,7 +73,7 @@ size_t grid_batched_workspace_bytes(int n, size_t batch)
 
 /* Everything one factorization of a batch launches, in stream order on s (and side, for the
  * look-ahead): the matrices in groups of at most GRID_MAX_BATCH (a launch's grid in y). */
-static void enqueue_all(grid_mode mode, int n, size_t batch, float *d_A, float *d_work, int *d_info, cudaStream_t s,
+static void enqueue_all(grid_mode mode, grid_math math, int n, size_t batch, float *d_A, float *d_work, int *d_info, cudaStream_t s,
                         cudaStream_t side, cudaEvent_t events[2])
 {
     const size_t N = padded_order(n), nn = (size_t)n * n;
@@ -51,7 +81,7 @@ static void enqueue_all(grid_mode mode, int n, size_t batch, float *d_A, float *
     for (size_t first = 0; first < batch; first += GRID_MAX_BATCH) {
         const int count = (int)(batch - first < GRID_MAX_BATCH ? batch - first : GRID_MAX_BATCH);
         float *A = d_A + first * nn;
-        grid_plan p = {d_work ? d_work + first * N * N : A, N, (int)(N / GRID_TILE), d_info + first, count, N * N};
+        grid_plan p = {d_work ? d_work + first * N * N : A, N, (int)(N / GRID_TILE), d_info + first, count, N * N, math};
         if (d_work) launch_copy_in(A, n, p.A, p.ld, (int)N, count, s);
         if (mode == GRID_LOOKAHEAD) enqueue_lookahead(&p, s, side, events);
         else if (mode == GRID_PAIRS) enqueue_lookahead_pairs(&p, s, side, events);
@@ -69,6 +99,7 @@ static _Thread_local struct {
     cudaEvent_t events[2];
     cudaGraphExec_t exec;
     grid_mode mode;
+    grid_math math;
     int n;
     size_t batch;
     float *A, *work;
@@ -82,9 +113,16 @@ int potrf_grid(grid_mode mode, int n, float *d_A, float *d_work, int *d_info)
 
 int potrf_grid_batched(grid_mode mode, int n, size_t batch, float *d_A, float *d_work, int *d_info)
 {
-    if (n < 1 || n > GRID_MAX_N || batch < 1 || mode < 0 || mode >= GRID_MODE_COUNT || !d_A || !d_info) {
-        fprintf(stderr, "potrf_grid: need 1 <= n <= %d, batch >= 1, a mode (stream, graph, lookahead, pairs) and device "
-                        "pointers (got n = %d, batch %zu, mode %d)\n", GRID_MAX_N, n, batch, (int)mode);
+    return potrf_grid_math(mode, GRID_FP32, n, batch, d_A, d_work, d_info);
+}
+
+int potrf_grid_math(grid_mode mode, grid_math math, int n, size_t batch, float *d_A, float *d_work, int *d_info)
+{
+    if (n < 1 || n > GRID_MAX_N || batch < 1 || mode < 0 || mode >= GRID_MODE_COUNT || math < 0 || math >= GRID_MATH_COUNT ||
+        !d_A || !d_info) {
+        fprintf(stderr, "potrf_grid: need 1 <= n <= %d, batch >= 1, a mode (stream, graph, lookahead, pairs), a math (fp32, "
+                        "tf32x3) and device pointers (got n = %d, batch %zu, mode %d, math %d)\n", GRID_MAX_N, n, batch, (int)mode,
+                (int)math);
         return -1;
     }
     size_t work = grid_batched_workspace_bytes(n, batch);
@@ -96,6 +134,10 @@ int potrf_grid_batched(grid_mode mode, int n, size_t batch, float *d_A, float *d
     if (!work) d_work = NULL;                   /* in place */
     int device;
     CUDA_CHECK(cudaGetDevice(&device));
+    if (math == GRID_TF32X3 && !grid_tensor_cores(device)) {
+        fprintf(stderr, "potrf_grid: the tf32x3 updates need a GPU of compute capability 8.0 or newer (use fp32)\n");
+        return -1;
+    }
     if (cached.device != device + 1) {          /* blocking streams: ordered with the default stream */
         if (cached.exec) CUDA_CHECK(cudaGraphExecDestroy(cached.exec));
         cached.exec = NULL;                     /* (streams of another GPU are left to the process's end) */
@@ -109,20 +151,20 @@ int potrf_grid_batched(grid_mode mode, int n, size_t batch, float *d_A, float *d
     mode = GRID_STREAM;                         /* make DEBUG=1 synchronizes after every launch: no capture */
 #endif
     if (mode == GRID_STREAM) {
-        enqueue_all(mode, n, batch, d_A, d_work, d_info, cached.s, cached.side, cached.events);
+        enqueue_all(mode, math, n, batch, d_A, d_work, d_info, cached.s, cached.side, cached.events);
         return 0;
     }
-    if (!cached.exec || cached.mode != mode || cached.n != n || cached.batch != batch || cached.A != d_A ||
+    if (!cached.exec || cached.mode != mode || cached.math != math || cached.n != n || cached.batch != batch || cached.A != d_A ||
         cached.work != d_work || cached.info != d_info) {
         if (cached.exec) CUDA_CHECK(cudaGraphExecDestroy(cached.exec));
         cached.exec = NULL;
         cudaGraph_t graph;
         CUDA_CHECK(cudaStreamBeginCapture(cached.s, cudaStreamCaptureModeThreadLocal));
-        enqueue_all(mode, n, batch, d_A, d_work, d_info, cached.s, cached.side, cached.events);
+        enqueue_all(mode, math, n, batch, d_A, d_work, d_info, cached.s, cached.side, cached.events);
         CUDA_CHECK(cudaStreamEndCapture(cached.s, &graph));
         CUDA_CHECK(cudaGraphInstantiate(&cached.exec, graph, 0));
         CUDA_CHECK(cudaGraphDestroy(graph));
-        cached.mode = mode; cached.n = n; cached.batch = batch;
+        cached.mode = mode; cached.math = math; cached.n = n; cached.batch = batch;
         cached.A = d_A; cached.work = d_work; cached.info = d_info;
     }
     CUDA_CHECK(cudaGraphLaunch(cached.exec, cached.s));

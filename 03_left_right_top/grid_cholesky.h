@@ -4,6 +4,7 @@
 #define GRID_CHOLESKY_H
 
 #include <stddef.h>
+#include "grid_tasks.h" /* grid_math */
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,6 +24,9 @@ int grid_mode_parse(const char *name);             /* the mode, or -1 */
 
 #define GRID_MAX_N 65536
 
+const char *grid_math_name(grid_math math);        /* "fp32", "tf32x3" */
+int grid_math_parse(const char *name);             /* the math, or -1 */
+
 /* The fastest mode for n, measured on the H100: the look-ahead up to n = 4096 (its critical path
  * is shorter), the pairs above (the updates, most of the work there, run 1.25x faster with K = 2T). */
 grid_mode grid_default_mode(int n);
@@ -34,6 +38,16 @@ grid_mode grid_default_mode(int n);
  * 640 x 512 3.00 vs 3.39 ms, 60 x 1024 1.94 vs 2.26, 8 x 2048 2.03 vs 2.26 for the pairs;
  * 16 x 512 0.23 vs 0.27, 4 x 1024 0.47 vs 0.55, 2 x 2048 1.01 vs 1.12 for the look-ahead. */
 grid_mode grid_default_batched_mode(int n, size_t batch);
+
+/* The updates' arithmetic for n x batch: the tensor cores (GRID_TF32X3) where the pairs schedule is
+ * the default (the updates are most of the time there), fp32 below, where the chain of panel tasks
+ * is most of the time and the tensor-core blocks' longer start does not pay (H100, make
+ * bench-stage-3: n = 4096 look-ahead 2.24 ms fp32 vs 2.33 tf32x3; n = 8192 pairs 9.81 vs 9.00;
+ * n = 16384 pairs 53.3 vs 47.6). fp32 on a GPU without TF32 tensor cores. */
+grid_math grid_default_math(int n, size_t batch);
+
+/* 1 when the GPU can run GRID_TF32X3 (TF32 tensor cores: compute capability 8.0 or newer). */
+int grid_tensor_cores(int device);
 
 /* Device workspace potrf_grid needs for n: 0 when n is a multiple of the tile (64; the matrix
  * is factored in place), else a padded copy, N x N floats with N = n rounded up. */
@@ -57,6 +71,10 @@ int potrf_grid(grid_mode mode, int n, float *d_A, float *d_work, int *d_info);
  * thread (one thread per GPU is safe). */
 size_t grid_batched_workspace_bytes(int n, size_t batch);
 int potrf_grid_batched(grid_mode mode, int n, size_t batch, float *d_A, float *d_work, int *d_info);
+
+/* potrf_grid_batched with the updates' arithmetic chosen (the two above use GRID_FP32): GRID_TF32X3
+ * runs them on the tensor cores, split so the factor is as accurate as fp32's (grid_tf32x3.cuh). */
+int potrf_grid_math(grid_mode mode, grid_math math, int n, size_t batch, float *d_A, float *d_work, int *d_info);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include "cuda_check.h"
 #include "grid_tasks.h"
+#include "grid_tf32x3.cuh"
 
 /* The tile (ti, tj) of the N x N matrix A (row stride ld), as a pointer to its first element. */
 __device__ __forceinline__ float *tile_at(float *A, size_t ld, int T, int ti, int tj)
@@ -180,8 +181,11 @@ __global__ void __launch_bounds__(T) trsm_task_kernel(float *A, size_t ld, size_
 /* BK = 8: 16 was measured 1.1-1.3x slower on the H100 (n = 4096..8192). */
 constexpr int UPDATE_THREADS = 256, UPDATE_BK = 8;
 
+/* Two blocks per SM: at most 128 registers a thread. Without the bound the compiler took 137 when
+ * the batch index came in, which left one block per SM and made every factorization 1.2-1.25x
+ * slower on the H100 (n = 4096 look-ahead 2.60 vs 2.21 ms, n = 8192 pairs 12.5 vs 10.0 ms). */
 template <int BM, int KT>
-__global__ void __launch_bounds__(UPDATE_THREADS) update_task_kernel(float *A, size_t ld, size_t stride, int N, int kcol, int origin, int column_only)
+__global__ void __launch_bounds__(UPDATE_THREADS, 2) update_task_kernel(float *A, size_t ld, size_t stride, int N, int kcol, int origin, int column_only)
 {
     A += blockIdx.y * stride;
     constexpr int R = BM / 16, Q = R / 4, LDS = BM + 4;  // LDS: +4 spreads the transposed stores over the banks
@@ -302,6 +306,28 @@ static void trsm_launch(const grid_plan *p, int k, cudaStream_t s)
     KERNEL_CHECK();
 }
 
+/* A kernel may use more than 48 KiB of dynamic shared memory only once allowed to, per GPU.
+ * Cheap enough to ask before every launch (a host-side attribute, no GPU work). */
+typedef void (*update_kernel)(float *, size_t, size_t, int, int, int, int);
+
+static void allow_shared(update_kernel kernel, size_t bytes)
+{
+    if (bytes > 48 * 1024) CUDA_CHECK(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+}
+
+/* The update kernel for blocks of BM x BM in the plan's math, and the shared memory it asks for. */
+template <int BM, int KT>
+static update_kernel update_kernel_for(const grid_plan *p, size_t *shared)
+{
+    if (p->math == GRID_TF32X3) {
+        *shared = tc_shared_bytes<BM>();
+        allow_shared(update_tf32x3_kernel<BM, KT>, *shared);
+        return update_tf32x3_kernel<BM, KT>;
+    }
+    *shared = 0;
+    return update_task_kernel<BM, KT>;
+}
+
 /* Columns first..last-1 (in tiles) of the update by the panels k .. k+KT/T-1 (K = KT columns).
  * One column: blocks of T x T down it. Two columns: blocks of 128 x 128 down them. Up to the last
  * column: the region's lower triangle in blocks of 128 x 128. */
@@ -309,18 +335,26 @@ template <int T, int KT>
 static void update_launch(const grid_plan *p, const char *who, int k, int first, int last, cudaStream_t s)
 {
     const int N = (int)p->ld, origin = first * T, blocks128 = (N - origin + 127) / 128;
-    const size_t S = p->stride;
-    if (last == first + 1)
-        update_task_kernel<T, KT><<<dim3(p->nt - first, p->batch), UPDATE_THREADS, 0, s>>>(p->A, p->ld, S, N, k * T, origin, 1);
-    else if (last == first + 2 && last < p->nt)
-        update_task_kernel<128, KT><<<dim3(blocks128, p->batch), UPDATE_THREADS, 0, s>>>(p->A, p->ld, S, N, k * T, origin, 1);
-    else if (last == p->nt)
-        update_task_kernel<128, KT><<<dim3(blocks128 * (blocks128 + 1) / 2, p->batch), UPDATE_THREADS, 0, s>>>(p->A, p->ld, S, N,
-                                                                                                               k * T, origin, 0);
-    else {
+    size_t shared;
+    update_kernel kernel;
+    dim3 grid(0, p->batch);
+    int column_only = 1;
+    if (last == first + 1) {
+        grid.x = p->nt - first;
+        kernel = update_kernel_for<T, KT>(p, &shared);
+    } else if (last == first + 2 && last < p->nt) {
+        grid.x = blocks128;
+        kernel = update_kernel_for<128, KT>(p, &shared);
+    } else if (last == p->nt) {
+        grid.x = blocks128 * (blocks128 + 1) / 2;
+        column_only = 0;
+        kernel = update_kernel_for<128, KT>(p, &shared);
+    } else {
         fprintf(stderr, "%s: columns %d..%d: one column, two, or up to the last one\n", who, first, last - 1);
         exit(1);
     }
+    const int threads = p->math == GRID_TF32X3 ? TC_THREADS : UPDATE_THREADS;
+    kernel<<<grid, threads, shared, s>>>(p->A, p->ld, p->stride, N, k * T, origin, column_only);
     KERNEL_CHECK();
 }
 

@@ -32,6 +32,11 @@ extern "C" {
 /* A launch's grid has at most this many blocks in y: the matrices of one launch. */
 #define GRID_MAX_BATCH 65535
 
+/* The arithmetic of the UPDATE tasks (the bulk of the work): the fp32 cores, or the tensor cores
+ * with every operand split into two TF32 parts (3xTF32, grid_tf32x3.cuh), as accurate as fp32 to
+ * about 2 bits. POTRF and TRSM always run in fp32. */
+typedef enum { GRID_FP32 = 0, GRID_TF32X3 = 1, GRID_MATH_COUNT = 2 } grid_math;
+
 /* What one factorization works on: `batch` matrices of the same order, factored together (every
  * launch runs its tasks for every matrix: blockIdx.y is the matrix). */
 typedef struct {
@@ -41,6 +46,7 @@ typedef struct {
     int *info;     /* device, one per matrix: the first failing minor (set by POTRF tasks; must start at 0) */
     int batch;     /* matrices: 1 .. GRID_MAX_BATCH */
     size_t stride; /* floats from one matrix to the next: N * N */
+    grid_math math; /* the updates' arithmetic */
 } grid_plan;
 
 /* Step k's POTRF of the diagonal tile (k,k): one block of T threads per matrix. On a pivot <= 0

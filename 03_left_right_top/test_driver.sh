@@ -7,9 +7,10 @@ bin=${BUILD:-build}/03_left_right_top/cholesky_one
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source common/harness.sh
-plan "whole GPU argument checks" 9
+plan "whole GPU argument checks" 10
 plan "whole GPU" 3
 plan "right-looking" 3   # up to n = 32 the driver runs part 1's right-looking kernel
+plan "whole GPU tensor cores" 2
 group "whole GPU argument checks"
 
 expect "one: no input" 2 "exactly one of --n and --input" $bin
@@ -17,6 +18,7 @@ expect "one: both inputs" 2 "exactly one of --n and --input" $bin --n 4 --input 
 expect "one: n = 0" 2 "bad value for --n: '0'" $bin --n 0
 expect "one: --n=70000" 2 "bad value for --n: '70000'" $bin --n=70000
 expect "one: unknown mode" 2 "block, stream, graph, lookahead or pairs" $bin --n 4 --mode=fast
+expect "one: unknown math" 2 "fp32 or tf32x3" $bin --n 4 --math=tf64
 expect "one: unknown option" 2 "unknown option '--nb'" $bin --n 4 --nb 8
 printf '2\n3\n1 0 0\n0 1 0\n0 0 1\n1 0 0\n0 1 0\n0 0 1\n' > "$tmp/two.txt"
 expect "one: a file of two matrices" 2 "holds 2 matrices" $bin --input "$tmp/two.txt"
@@ -27,6 +29,7 @@ expect "one: --help exits 0" 0 "usage: cholesky_one" $bin --help
 if ! nvidia-smi -L >/dev/null 2>&1; then
     skip_rest "whole GPU" "no CUDA device"
     skip_rest "right-looking" "no CUDA device"
+    skip_rest "whole GPU tensor cores" "no CUDA device"
 else
     group "whole GPU"
     expect "one: n = 1000 generated" 0 "check (float64 reference): ok" $bin --n 1000
@@ -45,5 +48,8 @@ sys.exit(0 if len(v) == 9 and all(abs(a - b) < 1e-6 for a, b in zip(v, want)) el
 PY
     then record "one: the written factor" PASS "L.txt as computed by hand"
     else record "one: the written factor" FAIL "L.txt: $(tr '\n' ' ' < "$tmp/L.txt" | cut -c1-200)"; fi
+    group "whole GPU tensor cores"     # 1 GiB: the largest matrix the tests factor, both maths
+    expect "one: n = 16384 tf32x3" 0 "check (cuSOLVER's info, sampled residual): ok" $bin --n 16384 --math tf32x3
+    expect "one: n = 16384 fp32" 0 "check (cuSOLVER's info, sampled residual): ok" $bin --n 16384 --math fp32
 fi
 finish

@@ -10,6 +10,8 @@
  *     and a sampled residual (a float64 check of the whole factor would take a minute on the CPU).
  *   - a batch (potrf_grid_batched): n = 1..256 x 5 matrices with a non-SPD and a NaN matrix among
  *     SPD ones, guard matrices and infos, every mode; one batch past a launch's 65535 matrices.
+ *   - the tensor-core updates (GRID_TF32X3): all of the above in the look-ahead and pairs modes,
+ *     held to the same checks and tolerances as fp32 (0 points: the tasks are provided code).
  *   - bad arguments refused with a message.
  * Outputs are poisoned (info, the workspace) before every run and the input reloaded. */
 #define _POSIX_C_SOURCE 200809L
@@ -29,11 +31,12 @@
 #include "host_alloc.h"
 
 static const char *const GROUP = "whole GPU", *const BATCH_GROUP = "whole GPU batched";
+static const char *const TENSOR_GROUP = "whole GPU tensor cores";
 static int spd_sizes[16] = {1, 31, 32, 33, 100, 255, 256, 257, 1000, 1024, 2049}, nspd_sizes = 11; /* + hidden */
 static const int illcond_sizes[] = {100, 1000};
 
-/* Factor the host matrix A with one mode into L (host); returns info. */
-static int run_grid(grid_mode mode, int n, const float *A, float *L)
+/* Factor the host matrix A with one mode and math into L (host); returns info. */
+static int run_grid(grid_mode mode, grid_math math, int n, const float *A, float *L)
 {
     size_t bytes = (size_t)n * n * sizeof(float), work = grid_workspace_bytes(n);
     float *d_A, *d_work = NULL;
@@ -46,7 +49,7 @@ static int run_grid(grid_mode mode, int n, const float *A, float *L)
     }
     CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(d_info, 0x7f, sizeof(int)));
-    if (potrf_grid(mode, n, d_A, d_work, d_info) != 0) info = -999;
+    if (potrf_grid_math(mode, math, n, 1, d_A, d_work, d_info) != 0) info = -999;
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(L, d_A, bytes, cudaMemcpyDeviceToHost));
     if (info != -999) CUDA_CHECK(cudaMemcpy(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
@@ -57,22 +60,26 @@ static int run_grid(grid_mode mode, int n, const float *A, float *L)
 
 /* Every mode on one matrix. planted: the failing minor the input was built with (0 for
  * SPD); the reference and cuSOLVER must agree with it. With a NaN in the input, info must be
- * LAPACK's (the reference's); cuSOLVER's is printed but not required (see checks.h). */
-static void check_matrix(harness *h, const char *what, int n, const float *A, int planted, int nan_input)
+ * LAPACK's (the reference's); cuSOLVER's is printed but not required (see checks.h).
+ * GRID_TF32X3: the look-ahead and the pairs with the tensor-core updates, each held to exactly
+ * the checks of fp32 (the other two modes would only repeat the look-ahead's tasks). */
+static int modes_checked(grid_math math) { return math == GRID_FP32 ? GRID_MODE_COUNT : 2; }
+
+static void check_matrix(harness *h, grid_math math, const char *what, int n, const float *A, int planted, int nan_input)
 {
     size_t nn = (size_t)n * n, bytes = nn * sizeof(float);
     float *C = host_alloc(bytes, "test buffers"), *Lref = host_alloc(bytes, "test buffers"), *L = host_alloc(bytes, "test buffers");
     double tol;
     int cinfo = oracle_potrf_host(n, A, C);
     compare_tolerances(n, 1, A, &tol);
-    const int ref_info = run_grid(GRID_LOOKAHEAD, n, A, Lref);
+    const int ref_info = run_grid(GRID_LOOKAHEAD, math, n, A, Lref);
     int ref_ok = 0;                             /* the look-ahead result passed its full check */
-    for (int m = GRID_MODE_COUNT - 1; m >= 0; m--) { /* pairs, look-ahead, then the two that must equal it */
+    for (int m = GRID_MODE_COUNT - 1; m >= GRID_MODE_COUNT - modes_checked(math); m--) { /* pairs, look-ahead, then the two that must equal it */
         /* The look-ahead and the pairs (another summation order: K = 2T) get the full check; stream
          * and graph launch the look-ahead's tasks in another order and must equal it bit for bit. */
         const int full = m == GRID_LOOKAHEAD || m == GRID_PAIRS;
         float *mine = m == GRID_LOOKAHEAD ? Lref : L;
-        int info = m == GRID_LOOKAHEAD ? ref_info : run_grid((grid_mode)m, n, A, L);
+        int info = m == GRID_LOOKAHEAD ? ref_info : run_grid((grid_mode)m, math, n, A, L);
         char detail[256] = "", name[128];
         double md = 0;
         factor_check r = {0};
@@ -95,7 +102,7 @@ static void check_matrix(harness *h, const char *what, int n, const float *A, in
                          info, ref_info, e / n, e % n);
             }
         }
-        snprintf(name, sizeof name, "%s %s", grid_mode_name((grid_mode)m), what);
+        snprintf(name, sizeof name, "%s%s %s", grid_mode_name((grid_mode)m), math == GRID_FP32 ? "" : " tf32x3", what);
         harness_check(h, ok, name, "%s info %d (cuSOLVER %d, planted %d), resid %.2g, diff to cuSOLVER %.2g", detail, info,
                       cinfo, planted, r.resid, md);
     }
@@ -110,14 +117,14 @@ static float *make_matrix(family_t fam, int n, int fail_at, unsigned long long s
     return A;
 }
 
-static void test_sizes(harness *h)
+static void test_sizes(harness *h, grid_math math)
 {
     for (int s = 0; s < nspd_sizes; s++) {
         int n = spd_sizes[s];
         float *A = make_matrix(FAMILY_SPD, n, 0, 3000 + n);
         char what[64];
         snprintf(what, sizeof what, "spd n=%d", n);
-        check_matrix(h, what, n, A, 0, 0);
+        check_matrix(h, math, what, n, A, 0, 0);
         free(A);
     }
     for (int s = 0; s < 2; s++) {
@@ -125,7 +132,7 @@ static void test_sizes(harness *h)
         float *A = make_matrix(FAMILY_ILLCOND, n, 0, 3100 + n);
         char what[64];
         snprintf(what, sizeof what, "illcond n=%d", n);
-        check_matrix(h, what, n, A, 0, 0);
+        check_matrix(h, math, what, n, A, 0, 0);
         free(A);
     }
 }
@@ -134,14 +141,14 @@ static void test_sizes(harness *h)
  * (65), the middle of a tile (161), the last row of a tile (256, also the last row of a 128 x 128
  * update block); n = 515 is not a multiple of the tile. Then a NaN on the diagonal (row 300) and one off it (row 140):
  * the first NaN pivot is that row's, info = row + 1 (LAPACK's rule). */
-static void test_failures(harness *h)
+static void test_failures(harness *h, grid_math math)
 {
     const int n = 515, fails[] = {65, 161, 256};
     for (int f = 0; f < 3; f++) {
         float *A = make_matrix(FAMILY_NONSPD, n, fails[f], 3200 + f);
         char what[64];
         snprintf(what, sizeof what, "nonspd n=%d failing minor %d", n, fails[f]);
-        check_matrix(h, what, n, A, fails[f], 0);
+        check_matrix(h, math, what, n, A, fails[f], 0);
         free(A);
     }
     const int nan_row[] = {300, 140}, nan_col[] = {300, 70};
@@ -151,7 +158,7 @@ static void test_failures(harness *h)
         A[(size_t)nan_col[f] * n + nan_row[f]] = NAN;
         char what[64];
         snprintf(what, sizeof what, "NaN at (%d, %d) n=%d", nan_row[f], nan_col[f], n);
-        check_matrix(h, what, n, A, nan_row[f] + 1, 1);
+        check_matrix(h, math, what, n, A, nan_row[f] + 1, 1);
         free(A);
     }
 }
@@ -159,15 +166,15 @@ static void test_failures(harness *h)
 /* Large n, checked without an O(n^3) reference: check_sampled_residual (properties and 4096
  * sampled entries of A - L L^T), and ||L - L_cusolver||_F / ||L_cusolver||_F within
  * 2 fwd_tol(n, kappa) with the generator's bound kappa <= 2n + 2 for spd. */
-static void check_large(harness *h, int n, int fail_at)
+static void check_large(harness *h, grid_math math, int n, int fail_at)
 {
     size_t nn = (size_t)n * n, bytes = nn * sizeof(float);
     gen_params p = gen_params_make(fail_at ? FAMILY_NONSPD : FAMILY_SPD, harness_seed(3400 + n), 0, fail_at);
     float *A = host_alloc(bytes, "test buffers"), *C = host_alloc(bytes, "test buffers"), *L = host_alloc(bytes, "test buffers");
     gen_batch_host(&p, n, 0, 1, A);
     int cinfo = oracle_potrf_host(n, A, C);
-    for (int m = 0; m < GRID_MODE_COUNT; m++) {
-        int info = run_grid((grid_mode)m, n, A, L);
+    for (int m = GRID_MODE_COUNT - modes_checked(math); m < GRID_MODE_COUNT; m++) {
+        int info = run_grid((grid_mode)m, math, n, A, L);
         char detail[256] = "", name[128];
         int ok = info == cinfo && info == fail_at;
         if (!ok) snprintf(detail, sizeof detail, "info %d, cuSOLVER %d, planted %d", info, cinfo, fail_at);
@@ -182,7 +189,8 @@ static void check_large(harness *h, int n, int fail_at)
             snprintf(detail, sizeof detail, "differs from cuSOLVER by %.3g > %.3g", sqrt(diff / norm), 2 * fwd_tol(n, 2.0 * n + 2));
             ok = 0;
         }
-        snprintf(name, sizeof name, "%s %s n=%d", grid_mode_name((grid_mode)m), fail_at ? "nonspd" : "spd", n);
+        snprintf(name, sizeof name, "%s%s %s n=%d", grid_mode_name((grid_mode)m), math == GRID_FP32 ? "" : " tf32x3",
+                 fail_at ? "nonspd" : "spd", n);
         harness_check(h, ok, name, "%s (worst sampled residual %.3g)", detail, worst);
     }
     free(A); free(C); free(L);
@@ -198,7 +206,7 @@ static const int batched_sizes[] = {1, 33, 65, 200, 256};
 #define BATCHED_COUNT 5
 #define GUARD_VALUE 12345.0f
 
-static void check_batched(harness *h, grid_mode mode, int n, size_t batch)
+static void check_batched(harness *h, grid_mode mode, grid_math math, int n, size_t batch)
 {
     const size_t nn = (size_t)n * n, total = (batch + 2) * nn;
     float *A = host_alloc(batch * nn * sizeof(float), "test buffers"), *L = host_alloc(total * sizeof(float), "test buffers");
@@ -228,7 +236,7 @@ static void check_batched(harness *h, grid_mode mode, int n, size_t batch)
     memcpy(L + nn, A, batch * nn * sizeof(float));
     CUDA_CHECK(cudaMemcpy(d_A, L, total * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(d_info, 0x7f, (batch + 2) * sizeof(int)));
-    int ok = potrf_grid_batched(mode, n, batch, d_A + nn, d_work, d_info + 1) == 0;
+    int ok = potrf_grid_math(mode, math, n, batch, d_A + nn, d_work, d_info + 1) == 0;
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(L, d_A, total * sizeof(float), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(info, d_info, (batch + 2) * sizeof(int), cudaMemcpyDeviceToHost));
@@ -258,7 +266,7 @@ static void check_batched(harness *h, grid_mode mode, int n, size_t batch)
         if (r.ref_info == 0 && r.resid > worst) worst = r.resid;
     }
     char name[96];
-    snprintf(name, sizeof name, "batched %s n=%d x%zu", grid_mode_name(mode), n, batch);
+    snprintf(name, sizeof name, "batched %s%s n=%d x%zu", grid_mode_name(mode), math == GRID_FP32 ? "" : " tf32x3", n, batch);
     harness_check(h, ok, name, "%s (max residual %.2g, diff to cuSOLVER %.2g)", detail, worst, md);
     CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_info));
     if (d_work) CUDA_CHECK(cudaFree(d_work));
@@ -273,8 +281,24 @@ static void check_batched(harness *h, grid_mode mode, int n, size_t batch)
 static void test_batched(harness *h)
 {
     for (int s = 0; s < NBATCHED_SIZES; s++)
-        for (int m = 0; m < GRID_MODE_COUNT; m++) check_batched(h, (grid_mode)m, batched_sizes[s], BATCHED_COUNT);
-    check_batched(h, GRID_LOOKAHEAD, 3, GRID_MAX_BATCH + 2);
+        for (int m = 0; m < GRID_MODE_COUNT; m++) check_batched(h, (grid_mode)m, GRID_FP32, batched_sizes[s], BATCHED_COUNT);
+    check_batched(h, GRID_LOOKAHEAD, GRID_FP32, 3, GRID_MAX_BATCH + 2);
+}
+
+/* The tensor-core updates: every matrix of the fp32 group (sizes, ill-conditioned, failing minors,
+ * NaNs, the large ones) in the two look-ahead modes, then the batches. */
+#define NTENSOR_BATCHED (NBATCHED_SIZES * 2)
+
+static void test_tensor(harness *h)
+{
+    test_sizes(h, GRID_TF32X3);
+    test_failures(h, GRID_TF32X3);
+    check_large(h, GRID_TF32X3, 4097, 0);
+    check_large(h, GRID_TF32X3, 4096, 4000);
+    for (int s = 0; s < NBATCHED_SIZES; s++) {
+        check_batched(h, GRID_LOOKAHEAD, GRID_TF32X3, batched_sizes[s], BATCHED_COUNT);
+        check_batched(h, GRID_PAIRS, GRID_TF32X3, batched_sizes[s], BATCHED_COUNT);
+    }
 }
 
 static void test_bad_arguments(harness *h)
@@ -289,6 +313,8 @@ static void test_bad_arguments(harness *h)
     harness_check(h, potrf_grid((grid_mode)5, 64, d_A, NULL, d_info) == -1, "grid refuses mode 5", "mode 5");
     harness_check(h, potrf_grid_batched(GRID_STREAM, 64, 0, d_A, NULL, d_info) == -1, "grid refuses batch 0", "batch 0");
     harness_check(h, potrf_grid(GRID_STREAM, 7, d_A, NULL, d_info) == -1, "grid refuses a missing workspace", "n = 7");
+    harness_check(h, potrf_grid_math(GRID_PAIRS, (grid_math)GRID_MATH_COUNT, 64, 1, d_A, NULL, d_info) == -1,
+                  "grid refuses an unknown math", "math %d", GRID_MATH_COUNT);
     CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_info));
 }
 
@@ -297,24 +323,28 @@ int main(void)
     harness h;
     harness_begin(&h, "stage-3-grid");
     if (harness_extra()) { spd_sizes[nspd_sizes++] = 47; spd_sizes[nspd_sizes++] = 97; spd_sizes[nspd_sizes++] = 1500; }
-    const int per_matrix = GRID_MODE_COUNT;
-    harness_plan(&h, GROUP, per_matrix * (nspd_sizes + 2 + 3 + 2) + 2 * GRID_MODE_COUNT);
+    const int matrices = nspd_sizes + 2 + 3 + 2;  /* test_sizes (+ illcond) and test_failures */
+    harness_plan(&h, GROUP, modes_checked(GRID_FP32) * (matrices + 2));
     harness_plan(&h, BATCH_GROUP, NBATCHED_TESTS);
-    harness_plan(&h, "whole GPU argument checks", 6);
+    harness_plan(&h, TENSOR_GROUP, modes_checked(GRID_TF32X3) * (matrices + 2) + NTENSOR_BATCHED);
+    harness_plan(&h, "whole GPU argument checks", 7);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
         harness_skip_rest(&h, GROUP, reason);
         harness_skip_rest(&h, BATCH_GROUP, reason);
+        harness_skip_rest(&h, TENSOR_GROUP, reason);
         harness_skip_rest(&h, "whole GPU argument checks", reason);
         return harness_end(&h);
     }
     harness_group(&h, GROUP);
-    test_sizes(&h);
-    test_failures(&h);
-    check_large(&h, 4097, 0);
-    check_large(&h, 4096, 4000);
+    test_sizes(&h, GRID_FP32);
+    test_failures(&h, GRID_FP32);
+    check_large(&h, GRID_FP32, 4097, 0);
+    check_large(&h, GRID_FP32, 4096, 4000);
     harness_group(&h, BATCH_GROUP);
     test_batched(&h);
+    harness_group(&h, TENSOR_GROUP);
+    test_tensor(&h);
     harness_group(&h, "whole GPU argument checks");
     test_bad_arguments(&h);
     return harness_end(&h);

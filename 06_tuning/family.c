@@ -115,9 +115,13 @@ static int grid_launch(const batched_config *c, int n, size_t batch, size_t chun
     const char *forced = getenv("GRID_MODE");
     const int by_hand = forced && *forced ? grid_mode_parse(forced) : -1;
     const grid_mode mode = by_hand >= 0 ? (grid_mode)by_hand : grid_default_batched_mode(n, group);
+    /* GRID_MATH=fp32|tf32x3: the updates' arithmetic by hand (default: grid_default_math). */
+    const char *math_forced = getenv("GRID_MATH");
+    const int math_by_hand = math_forced && *math_forced ? grid_math_parse(math_forced) : -1;
+    const grid_math math = math_by_hand >= 0 ? (grid_math)math_by_hand : grid_default_math(n, group);
     for (size_t first = 0; first < batch; first += group) {
         const size_t count = batch - first < group ? batch - first : group;
-        if (potrf_grid_batched(mode, n, count, d_A + first * n * n, one ? grid_work.d_work : NULL, d_info + first) != 0) return -1;
+        if (potrf_grid_math(mode, math, n, count, d_A + first * n * n, one ? grid_work.d_work : NULL, d_info + first) != 0) return -1;
     }
     return 0;
 }

@@ -54,6 +54,9 @@ void oracle_single_teardown(oracle_single *o);
  * region; handle, pointer array and workspace are set up outside it too). */
 timing_stats oracle_time_potrf(int n, const float *A_host);
 timing_stats oracle_time_potrf_batched(int n, size_t count, const float *d_pristine);
+/* The same matrix through the 64-bit generic API, cusolverDnXpotrf (fp32 data and compute): the
+ * one a user of CUDA 11+ examples calls; it may pick another algorithm than cusolverDnSpotrf. */
+timing_stats oracle_time_xpotrf(int n, const float *A_host);
 
 #ifdef __cplusplus
 }
