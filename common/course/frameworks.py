@@ -7,7 +7,7 @@ common/report.c, stage "frameworks", so the table and the plots show them beside
 
   batched (default): an (batch, n, n) array, the batches of `make bench-stage-6` (1 GiB of
                      matrices and 1024 matrices, n = 20, 30, ..., 100)
-  --single:          ONE n x n matrix, the sizes of `make bench-stage-3` (n = 256 .. 8192)
+  --single:          ONE n x n matrix, the sizes of `make bench-stage-3` (n = 256 .. 16384)
   --gpumode:         the (batch, n) grid of gpu-mode's Cholesky leaderboard (`make bench-gpumode`,
                      06_tuning/bench_gpumode.c); BENCH_MAX_N=N leaves out larger n
 
@@ -133,7 +133,7 @@ def main():
     if not fws:
         print("frameworks: none of torch, cupy, jax can run here; nothing to time")
         return 0
-    default_ns = "256 512 1024 2048 4096 8192" if single else "20 30 40 50 60 70 80 90 100"
+    default_ns = "256 512 1024 2048 4096 8192 16384" if single else "20 30 40 50 60 70 80 90 100"
     ns = [int(x) for x in (os.environ.get("BENCH_NS") or default_ns).replace(",", " ").split()]
     classes = ((("(one matrix)", lambda n: 1),) if single else
                (("(1 GiB)", lambda n: -(-(1 << 30) // (n * n * 4))), ("(1024)", lambda n: 1024)))
