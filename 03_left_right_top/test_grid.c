@@ -11,7 +11,8 @@
  *   - a batch (potrf_grid_batched): n = 1..256 x 5 matrices with a non-SPD and a NaN matrix among
  *     SPD ones, guard matrices and infos, every mode; one batch past a launch's 65535 matrices.
  *   - the tensor-core updates (GRID_TF32X3): all of the above in the look-ahead and pairs modes,
- *     held to the same checks and tolerances as fp32 (0 points: the tasks are provided code).
+ *     held to the same checks and tolerances as fp32 (0 points: the tasks are provided code), and
+ *     Gram matrices (not diagonally dominant) whose forward error must be within 8x cuSOLVER's.
  *   - bad arguments refused with a message.
  * Outputs are poisoned (info, the workspace) before every run and the input reloaded. */
 #define _POSIX_C_SOURCE 200809L
@@ -285,6 +286,62 @@ static void test_batched(harness *h)
     check_batched(h, GRID_LOOKAHEAD, GRID_FP32, 3, GRID_MAX_BATCH + 2);
 }
 
+/* Accuracy that tells the maths apart. The generator's SPD matrices are diagonally dominant: the
+ * updates are small next to the diagonal, so even plain TF32 updates (3 digits) pass the checks
+ * above. A Gram matrix A = G G^T / (2n), G n x 2n uniform in [-1, 1) (cond(A) about 34), is not:
+ * its factor is built by the updates. The forward error ||L - L64||_F / ||L64||_F must be within
+ * 8x cuSOLVER's on the same matrix; plain TF32 is about 1000x off (planted on the H100). */
+static const int gram_sizes[] = {300, 700};
+#define NGRAM ((int)(sizeof gram_sizes / sizeof *gram_sizes))
+#define NGRAM_TESTS (NGRAM * 3)
+
+static float *gram_matrix(int n, unsigned long long seed)
+{
+    const int m = 2 * n;
+    double *G = host_alloc_array((size_t)n * m, sizeof(double), "test buffers");
+    float *A = host_alloc((size_t)n * n * sizeof(float), "test buffers");
+    unsigned long long x = seed * 2654435761ull + 1;
+    for (size_t e = 0; e < (size_t)n * m; e++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        G[e] = (double)(x >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    }
+#pragma omp parallel for schedule(dynamic)
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j <= i; j++) {
+            double d = 0;
+            for (int k = 0; k < m; k++) d += G[(size_t)i * m + k] * G[(size_t)j * m + k];
+            A[(size_t)i * n + j] = A[(size_t)j * n + i] = (float)(d / m);
+        }
+    free(G);
+    return A;
+}
+
+static void test_accuracy(harness *h)
+{
+    const struct { grid_mode mode; grid_math math; } runs[3] = {{GRID_LOOKAHEAD, GRID_FP32}, {GRID_LOOKAHEAD, GRID_TF32X3}, {GRID_PAIRS, GRID_TF32X3}};
+    for (int s = 0; s < NGRAM; s++) {
+        const int n = gram_sizes[s];
+        float *A = gram_matrix(n, harness_seed(3600 + n)), *C = host_alloc((size_t)n * n * sizeof(float), "test buffers");
+        float *L = host_alloc((size_t)n * n * sizeof(float), "test buffers");
+        factor_check rc;
+        const int cinfo = oracle_potrf_host(n, A, C);
+        check_factor(n, A, C, cinfo, &rc);
+        for (int r = 0; r < 3; r++) {
+            factor_check mine;
+            const int info = run_grid(runs[r].mode, runs[r].math, n, A, L);
+            check_factor(n, A, L, info, &mine);
+            const double bound = 8 * rc.fwd;
+            const int ok = rc.ok && cinfo == 0 && mine.ok && info == 0 && mine.fwd <= bound;
+            char name[96];
+            snprintf(name, sizeof name, "%s %s gram n=%d accuracy", grid_mode_name(runs[r].mode), grid_math_name(runs[r].math), n);
+            harness_check(h, ok, name, "forward error %.3g (cuSOLVER %.3g, bound %.3g), residual %.3g (cuSOLVER %.3g)%s%s", mine.fwd, rc.fwd,
+                          bound, mine.resid, rc.resid, mine.ok ? "" : ": ", mine.ok ? "" : mine.detail);
+            printf("  accuracy %s: forward error %.3g, residual %.3g; cuSOLVER %.3g, %.3g\n", name, mine.fwd, mine.resid, rc.fwd, rc.resid);
+        }
+        free(A); free(C); free(L);
+    }
+}
+
 /* The tensor-core updates: every matrix of the fp32 group (sizes, ill-conditioned, failing minors,
  * NaNs, the large ones) in the two look-ahead modes, then the batches. */
 #define NTENSOR_BATCHED (NBATCHED_SIZES * 2)
@@ -293,6 +350,7 @@ static void test_tensor(harness *h)
 {
     test_sizes(h, GRID_TF32X3);
     test_failures(h, GRID_TF32X3);
+    test_accuracy(h);
     check_large(h, GRID_TF32X3, 4097, 0);
     check_large(h, GRID_TF32X3, 4096, 4000);
     for (int s = 0; s < NBATCHED_SIZES; s++) {
@@ -326,7 +384,7 @@ int main(void)
     const int matrices = nspd_sizes + 2 + 3 + 2;  /* test_sizes (+ illcond) and test_failures */
     harness_plan(&h, GROUP, modes_checked(GRID_FP32) * (matrices + 2));
     harness_plan(&h, BATCH_GROUP, NBATCHED_TESTS);
-    harness_plan(&h, TENSOR_GROUP, modes_checked(GRID_TF32X3) * (matrices + 2) + NTENSOR_BATCHED);
+    harness_plan(&h, TENSOR_GROUP, modes_checked(GRID_TF32X3) * (matrices + 2) + NGRAM_TESTS + NTENSOR_BATCHED);
     harness_plan(&h, "whole GPU argument checks", 7);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
