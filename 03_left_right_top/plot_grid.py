@@ -23,7 +23,8 @@ def main():
         name = r["variant"].replace(" (one matrix)", "").replace(" (default)", "")
         times[name][int(r["n"])] = float(r["median_ms"])
     libs = [v for v in times if v.startswith("cusolver") or "linalg" in v]
-    ours = [v for v in ("one block left-looking NB=32", "grid stream", "grid graph", "grid lookahead", "grid pairs") if v in times]
+    ours = [v for v in ("one block left-looking NB=32", "grid stream", "grid graph", "grid lookahead", "grid pairs",
+                        "grid lookahead tf32x3", "grid pairs tf32x3") if v in times]
     if not libs or not ours:
         print(f"plot_grid: no stage 03 rows in {sys.argv[1]}")
         return 1
