@@ -76,6 +76,9 @@ $(COMMON_LIB): $(COMMON_OBJ)
 # Every stage registers its programs, tests and benchmarks in its stage.mk:
 #   ALL_BINS += programs;  TEST_SUITES += name;  SUITE_CMDS_name := commands;  SUITE_DEPS_name := files
 #   BENCH_STAGES += name;  BENCH_CMD_name := command
+# matplotlib lives in a local virtual environment, made from requirements.txt on first use (set
+# before the stage.mk files, whose plot targets name it as a prerequisite).
+VENV := .venv
 ALL_BINS :=
 TEST_SUITES :=
 SANITIZE_STAGES :=
@@ -181,8 +184,6 @@ leaderboard: $(VENV)/.installed
 	@test -n "$(CSVS)" || { echo 'make leaderboard CSVS="a.csv b.csv ..."'; exit 2; }
 	$(VENV)/bin/python common/course/leaderboard.py $(BUILD)/leaderboard.png $(CSVS)
 
-# matplotlib lives in a local virtual environment, made from requirements.txt on first use.
-VENV := .venv
 $(VENV)/.installed: requirements.txt
 	python3 -m venv $(VENV) && $(VENV)/bin/pip install -q -r requirements.txt && touch $@
 

@@ -11,6 +11,7 @@ $(S6)/test_tuning: $(S6)/test_tuning.o $(BUILD)/04_interleaved/batched_testing.o
 	$(LINK)
 $(S6)/tune: $(S6)/tune.o $(FAMILY_OBJS) $(COMMON_LIB)
 	$(LINK)
+$(S6)/bench_tuned: LDLIBS += $(DX_LDLIBS)
 $(S6)/bench_tuned: $(S6)/bench_tuned.o $(BUILD)/05_chunked/layout_convert.o $(FAMILY_OBJS) $(COMMON_LIB)
 	$(LINK)
 $(S6)/cholesky_tuned: $(S6)/cholesky_tuned.o $(BUILD)/05_chunked/layout_convert.o $(BUILD)/04_interleaved/batched_driver.o $(BUILD)/04_interleaved/sliced_run.o $(FAMILY_OBJS) $(COMMON_LIB)

@@ -57,3 +57,7 @@ finish() { # the end: plans met? exit status 0 only if nothing failed
     [ -n "${TEST_RESULTS:-}" ] && printf 'END\t%s\n' "$suite" >> "$TEST_RESULTS"
     [ $failed -eq 0 ] && [ $ok = 1 ] && exit 0 || exit 1
 }
+course_markdown() { # every *.md of the course (run from its root): its own files, not build output
+    find . \( -name build -o -name 'build-*' -o -name .venv -o -name .git -o -name node_modules \) -prune -o \
+        -name '*.md' -type f -print | sort
+}

@@ -40,3 +40,23 @@ test-grading: all
 test-grade-class: all
 	@python3 common/course/run_suite.py --suite grade-class --points common/points-grade-class.tsv --results $(RESULTS) --timeout 5400 -- 'bash common/tests/test_grade_class.sh'
 	@python3 common/course/test_summary.py $(RESULTS)/grade-class.json
+
+# cuSolverDx, the device-side peer of make bench-stage-6 (cusolverdx_peer.h). libmathdx is loaded at
+# run time from what `make cusolverdx` unpacks into build/mathdx/ (the pinned wheel from PyPI, or
+# MATHDX_WHEEL=FILE for one downloaded elsewhere: GPU machines often reach no registry); the
+# generated kernels are cached in build/mathdx/cache/. Without it the peer is left out.
+MATHDX_PIN := nvidia-libmathdx-cu13==0.4.1.15
+MATHDX_DIR := $(abspath $(BUILD))/mathdx
+$(BUILD)/common/cusolverdx_peer.o: CFLAGS += -DCUSOLVERDX_DEFAULT_LIB='"$(MATHDX_DIR)/nvidia/cu13/lib/libmathdx.so.0"' \
+	-DCUSOLVERDX_DEFAULT_CACHE='"$(MATHDX_DIR)/cache"'
+DX_LDLIBS := -lnvrtc -lnvJitLink -ldl
+.PHONY: cusolverdx
+cusolverdx: $(if $(MATHDX_WHEEL),,$(VENV)/.installed)
+	@mkdir -p $(MATHDX_DIR)
+	@wheel="$(MATHDX_WHEEL)"; \
+	if [ -z "$$wheel" ]; then \
+		$(VENV)/bin/pip download -q --no-deps --only-binary :all: -d $(MATHDX_DIR)/wheel '$(MATHDX_PIN)' && \
+		wheel=$$(ls $(MATHDX_DIR)/wheel/nvidia_libmathdx_cu13-0.4.1.15-*.whl); \
+	fi; \
+	python3 -m zipfile -e "$$wheel" $(MATHDX_DIR) && \
+	echo "libmathdx: $(MATHDX_DIR)/nvidia/cu13/lib/libmathdx.so.0 (make bench-stage-6 now times cuSolverDx)"

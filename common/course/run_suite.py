@@ -9,7 +9,8 @@ tests each group will run; common/harness.h), then one record per test, then END
 program crashes, calls exit(), dies on a signal or runs past the suite's time limit, every
 planned test that did not report becomes a FAIL with the reason ("crashed: ...", "timed out
 after N s"); a group in POINTS.tsv that never even planned (its program died first, or never
-started) fails as a whole. The time limit (--timeout, or TEST_TIMEOUT in the environment) is
+started) fails as a whole, and so does a group that planned no tests at all (a check that found
+nothing to check cannot fail, so it may not pass). The time limit (--timeout, or TEST_TIMEOUT in the environment) is
 enforced here, by killing the program's whole process group, not by the code under test.
 
 Modes: by default (students) a skipped test (no GPU here) is shown as not run and earns nothing;
@@ -145,6 +146,16 @@ def main():
             plans[g] = 1
             tests.append({"group": g, "name": f"{g} (whole group)", "status": "FAIL", "detail": f"never ran: {why}"})
             print(f"FAIL  {a.suite}: group '{g}' never ran ({why})")
+        elif plans[g] == 0 and not any(t["group"] == g for t in tests):
+            # A check that found nothing to check (no README, no program) cannot fail: it fails here.
+            plans[g] = 1
+            tests.append({"group": g, "name": f"{g} (whole group)", "status": "FAIL",
+                          "detail": "planned no tests: it found nothing to check"})
+            print(f"FAIL  {a.suite}: group '{g}' planned no tests (it found nothing to check)")
+    if not tests:
+        tests.append({"group": "(suite)", "name": f"{a.suite} (whole suite)", "status": "FAIL",
+                      "detail": "the suite ran no tests at all"})
+        print(f"FAIL  {a.suite}: the suite ran no tests at all")
     for t in tests:
         if t["group"] not in groups:
             t["status"], t["detail"] = "FAIL", f"group '{t['group']}' is not in {a.points}: " + t["detail"]

@@ -2,7 +2,8 @@
 # test_grading.sh - the grading machinery itself, on any machine (CI has no GPU): the student kit
 # (no solution line in it, builds without warnings, its tests run to the end and fail, the
 # solutions put back give the sources byte for byte), a planted exit() and a planted hang lose
-# their points, and grading the reference without a GPU earns exactly the CPU-runnable points.
+# their points, grading the reference without a GPU earns exactly the CPU-runnable points, and the
+# common suite finds the same tests wherever the course sits (inside another repository, or none).
 # Slow (it builds the course three times): `make test-grading`, and CI; not part of `make test`.
 suite=grading
 cd "$(dirname "$0")/../.."
@@ -14,6 +15,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 plan "student kit" 5
 plan "crash and hang" 4
 plan "grading without a GPU" 3
+plan "discovery anywhere" 3
 
 # A copy of the course with its build, so only what a mutation touches is rebuilt.
 copy_course() { mkdir -p "$1" && tar --exclude=./.git --exclude=./.venv -cf - . | tar -xf - -C "$1"; }
@@ -92,4 +94,29 @@ print("PASS" if "score" in r and r["tests"] and all(keys <= set(t) for t in r["t
 PY
 ) "score, tests[] with name, score, max_score, status, output, visibility"
 fi
+group "discovery anywhere"
+# The course (its build linked, not copied) inside a fresh repository that does not track it, and
+# in a folder with no git at all: the common suite, whose tests find READMEs and programs, must
+# run the same tests in both, and as many as here. A search that finds nothing fails its group.
+place_course() { mkdir -p "$1" && tar --exclude=./.git --exclude=./.venv --exclude=./build --exclude='./build-*' -cf - . | tar -xf - -C "$1" && ln -s "$root/${BUILD:-build}" "$1/${BUILD:-build}"; }
+common_tests() { # folder -> "planned passed failed" of its common suite
+    (cd "$1" && CI=true make --no-print-directory test-common RESULTS="$1/.results" > "$1/.log" 2>&1)
+    python3 -c "import json,sys; g=json.load(open(sys.argv[1]))['groups']; print(sum(x['planned'] for x in g), sum(x['passed'] for x in g), sum(x['failed'] for x in g))" "$1/.results/common.json" 2>/dev/null || echo "0 0 0"
+}
+mkdir -p "$tmp/outer" && git -C "$tmp/outer" init -q && echo outer > "$tmp/outer/README.md" && git -C "$tmp/outer" add README.md &&
+    git -C "$tmp/outer" -c user.name=t -c user.email=t@t commit -qm outer
+place_course "$tmp/outer/course"
+place_course "$tmp/nogit/course"
+here=$(common_tests "$root")
+inside=$(common_tests "$tmp/outer/course")
+nogit=$(common_tests "$tmp/nogit/course")
+record "inside another repository: the same tests as here" $([ "$inside" = "$here" ] && [ "${here%% *}" -gt 50 ] && echo PASS || echo FAIL) "here: $here; inside: $inside (planned passed failed)"
+record "in no repository: the same tests as here" $([ "$nogit" = "$here" ] && echo PASS || echo FAIL) "here: $here; no git: $nogit"
+# And a search that finds nothing: the READMEs gone, make-help must fail, not pass on nothing.
+find "$tmp/nogit/course" -name '*.md' -delete
+(cd "$tmp/nogit/course" && CI=true make --no-print-directory test-common RESULTS="$tmp/nogit/course/.results" > "$tmp/nogit/empty.log" 2>&1)
+rc=$?
+record "no README to check: the suite fails" $([ $rc -ne 0 ] && grep -q "planned no tests" "$tmp/nogit/empty.log" && echo PASS || echo FAIL) \
+    "exit $rc: $(grep -m1 'planned no tests' "$tmp/nogit/empty.log")"
+
 finish

@@ -6,7 +6,9 @@
 suite=make-help
 source common/harness.sh
 help=$(make --no-print-directory help 2>&1)
-mapfile -t mds < <(git ls-files '*.md' 2>/dev/null || find . -name '*.md' -not -path './build*' -not -path './.venv/*')
+# The course's own READMEs, found from its folder (never through git: the course may sit inside
+# another repository, untracked, or in no repository at all).
+mapfile -t mds < <(course_markdown)
 targets=$(grep -hoE '(^|`|\s)make [a-zA-Z][a-zA-Z0-9_-]*' "${mds[@]}" | awk '{print $2}' | sort -u)
 variables=$(grep -hoE 'make [^`|]*' "${mds[@]}" | grep -oE '\b[A-Z][A-Z0-9_]*=' | tr -d '=' | sort -u)
 plan "make help" $(($(wc -w <<<"$targets") + $(wc -w <<<"$variables")))

@@ -11,7 +11,9 @@ source common/harness.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ln -s "$root/$bin" "$tmp/build"
-mapfile -t mds < <(git ls-files '*.md' 2>/dev/null || find . -name '*.md' -not -path './build*' -not -path './.venv/*')
+# The course's own READMEs, found from its folder (never through git: the course may sit inside
+# another repository, untracked, or in no repository at all).
+mapfile -t mds < <(course_markdown)
 mapfile -t cmds < <(grep -hE '^\s*(\$ )?build/' "${mds[@]}" | sed -E 's/^\s*(\$ )?//; s/\s+#.*$//' | sort -u)
 plan "README commands" ${#cmds[@]}
 group "README commands"
