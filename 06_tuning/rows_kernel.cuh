@@ -88,10 +88,11 @@ template <int T> __device__ __forceinline__ void rows_group_sync()
 
 /* Copy the block's matrices between global memory (the layout) and the staging area, consecutive
  * threads on consecutive matrices first: with chunk = per_block that is consecutive addresses.
- * Row-major data (chunk = 1) take another road: the block's matrices are then one contiguous range
- * of cnt n^2 floats, which consecutive threads walk in order, so that a warp's 32 accesses fall
- * in one 128-byte line (one matrix per thread group would touch per_block lines per access:
- * measured 1.5x slower at n = 20). */
+ * Row-major data (chunk = 1) are loaded another way: the block's matrices are then one contiguous
+ * range of cnt n^2 floats, which consecutive threads walk in order, so that a warp's 32 accesses
+ * fall in one 128-byte line instead of per_block lines (H100, 1 GiB: 9 % faster at n = 16 and 40,
+ * level at n = 20..30). The store keeps the per-matrix walk: the flat one needs 11 more registers
+ * in the NMAX = 32, T = 8 instance, which cost 12 % at n = 20 though they gained 13 % at n = 30. */
 template <bool LOAD>
 __device__ __forceinline__ void rows_copy_flat(float *A, int n, size_t b0, int cnt, float *stage, rows_staging st)
 {
