@@ -99,22 +99,22 @@ group "discovery anywhere"
 # in a folder with no git at all: the common suite, whose tests find READMEs and programs, must
 # run the same tests in both, and as many as here. A search that finds nothing fails its group.
 place_course() { mkdir -p "$1" && tar --exclude=./.git --exclude=./.venv --exclude=./build --exclude='./build-*' -cf - . | tar -xf - -C "$1" && ln -s "$root/${BUILD:-build}" "$1/${BUILD:-build}"; }
-common_tests() { # folder -> "planned passed failed" of its common suite
-    (cd "$1" && CI=true make --no-print-directory test-common RESULTS="$1/.results" > "$1/.log" 2>&1)
-    python3 -c "import json,sys; g=json.load(open(sys.argv[1]))['groups']; print(sum(x['planned'] for x in g), sum(x['passed'] for x in g), sum(x['failed'] for x in g))" "$1/.results/common.json" 2>/dev/null || echo "0 0 0"
+common_tests() { # folder name -> "planned passed failed" of its common suite (results and log in $tmp/name)
+    (cd "$1" && CI=true make --no-print-directory test-common RESULTS="$tmp/$2" > "$tmp/$2.log" 2>&1)
+    python3 -c "import json,sys; g=json.load(open(sys.argv[1]))['groups']; print(sum(x['planned'] for x in g), sum(x['passed'] for x in g), sum(x['failed'] for x in g))" "$tmp/$2/common.json" 2>/dev/null || echo "0 0 0"
 }
 mkdir -p "$tmp/outer" && git -C "$tmp/outer" init -q && echo outer > "$tmp/outer/README.md" && git -C "$tmp/outer" add README.md &&
     git -C "$tmp/outer" -c user.name=t -c user.email=t@t commit -qm outer
 place_course "$tmp/outer/course"
 place_course "$tmp/nogit/course"
-here=$(common_tests "$root")
-inside=$(common_tests "$tmp/outer/course")
-nogit=$(common_tests "$tmp/nogit/course")
+here=$(common_tests "$root" here)
+inside=$(common_tests "$tmp/outer/course" inside)
+nogit=$(common_tests "$tmp/nogit/course" nogit)
 record "inside another repository: the same tests as here" $([ "$inside" = "$here" ] && [ "${here%% *}" -gt 50 ] && echo PASS || echo FAIL) "here: $here; inside: $inside (planned passed failed)"
 record "in no repository: the same tests as here" $([ "$nogit" = "$here" ] && echo PASS || echo FAIL) "here: $here; no git: $nogit"
 # And a search that finds nothing: the READMEs gone, make-help must fail, not pass on nothing.
 find "$tmp/nogit/course" -name '*.md' -delete
-(cd "$tmp/nogit/course" && CI=true make --no-print-directory test-common RESULTS="$tmp/nogit/course/.results" > "$tmp/nogit/empty.log" 2>&1)
+(cd "$tmp/nogit/course" && CI=true make --no-print-directory test-common RESULTS="$tmp/empty" > "$tmp/nogit/empty.log" 2>&1)
 rc=$?
 record "no README to check: the suite fails" $([ $rc -ne 0 ] && grep -q "planned no tests" "$tmp/nogit/empty.log" && echo PASS || echo FAIL) \
     "exit $rc: $(grep -m1 'planned no tests' "$tmp/nogit/empty.log")"
