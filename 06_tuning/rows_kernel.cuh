@@ -29,6 +29,12 @@
  * memory, no registers tied up while the loads fly), and stores it back the same way. Shared
  * memory is only a staging area: each thread then copies its rows into registers. Rows are padded
  * to an odd length so that the threads of a warp, reading different rows, hit different banks.
+ * Row-major data with n a multiple of 4 (every row 16-byte aligned) take a faster road: 16-byte
+ * copies between global and shared memory, and 16-byte reads and writes of the rows, with rows
+ * padded to an odd number of float4s instead (the same bank argument, a float4 at a time); with n
+ * even, the same with 8 bytes. At n = 20 that is a quarter of the copy instructions, which there
+ * cost as much as the arithmetic (H100, 1 GiB, row-major n = 20: 1.10 ms before, 0.72 after,
+ * with the NMAX = 20 instance).
  *
  * A failed matrix (pivot <= 0 or NaN) records info = k + 1 and carries on with garbage, so that
  * all threads run the same steps (no thread may leave a loop that has barriers); its factor is
@@ -64,19 +70,39 @@ template <int NMAX, int T> struct rows_shape {
 struct rows_staging {
     int ld, ms;
 };
-__host__ __device__ inline rows_staging rows_staging_make(int n, int T)
+__host__ __device__ inline rows_staging rows_staging_make(int n, int T, int V)
 {
     rows_staging s;
+    if (V > 1) { /* rows of whole V-float vectors: ld / V odd, so that the vectors of the rows a quarter warp
+                    (V = 4) or half warp (V = 2) reads fill different banks; ms = 16 (mod 32) puts the next
+                    matrix, which shares that part of the warp when T is small, on the other banks */
+        s.ld = n / V % 2 ? n : n + V;
+        s.ms = (n * s.ld + 31) / 32 * 32 + 16;
+        return s;
+    }
     s.ld = n | 1;
     s.ms = n * s.ld + ((T * s.ld - n * s.ld) & 31);
     s.ms = (s.ms + 3) & ~3; /* keep the column buffers after the staging area 16-byte aligned */
     return s;
 }
 
-/* Bytes of shared memory for per_block matrices of order n. */
+/* The vector width of the copies: 4 (16 bytes) or 2 for row-major data (chunk 1) whose rows are
+ * whole vectors of an aligned array, else 1. */
+__host__ __device__ inline int rows_vec_width(const float *A, int n, size_t chunk)
+{
+    if (chunk != 1) return 1;
+    if (n % 4 == 0 && (size_t)A % 16 == 0) return 4;
+    if (n % 2 == 0 && (size_t)A % 8 == 0) return 2;
+    return 1;
+}
+
+/* Bytes of shared memory for per_block matrices of order n (either road). */
 __host__ __device__ inline size_t rows_smem_bytes(int nmax, int T, int n, int per_block)
 {
-    return ((size_t)per_block * rows_staging_make(n, T).ms + (size_t)per_block * 2 * rows_cb(nmax, T)) * sizeof(float);
+    int ms = rows_staging_make(n, T, 1).ms;
+    for (int V = 2; V <= 4; V *= 2)
+        if (n % V == 0 && rows_staging_make(n, T, V).ms > ms) ms = rows_staging_make(n, T, V).ms;
+    return ((size_t)per_block * ms + (size_t)per_block * 2 * rows_cb(nmax, T)) * sizeof(float);
 }
 
 /* The barrier of one step: a matrix's T threads are part of one warp when T <= 32. */
@@ -113,10 +139,54 @@ __device__ __forceinline__ void rows_copy_flat(float *A, int n, size_t b0, int c
     }
 }
 
+/* V floats as one 8- or 16-byte access (rows_vec_width): the vector type, a load into v[], a store. */
+template <int V> struct rows_vec { typedef float type; };
+template <> struct rows_vec<2> { typedef float2 type; };
+template <> struct rows_vec<4> { typedef float4 type; };
+template <int V> __device__ __forceinline__ void rows_vec_load(const float *p, float (&v)[V])
+{
+    const typename rows_vec<V>::type x = *reinterpret_cast<const typename rows_vec<V>::type *>(p);
+    if constexpr (V == 4) v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+    else if constexpr (V == 2) v[0] = x.x, v[1] = x.y;
+    else v[0] = x;
+}
+template <int V> __device__ __forceinline__ void rows_vec_store(float *p, const float (&v)[V])
+{
+    typename rows_vec<V>::type x;
+    if constexpr (V == 4) x = make_float4(v[0], v[1], v[2], v[3]);
+    else if constexpr (V == 2) x = make_float2(v[0], v[1]);
+    else x = v[0];
+    *reinterpret_cast<typename rows_vec<V>::type *>(p) = x;
+}
+
+/* The vector road (V = 2 or 4, rows_vec_width): the same flat walk, a vector at a time, loads and
+ * stores (cp.async copies 8 or 16 bytes as easily as 4). */
+template <bool LOAD, int V>
+__device__ __forceinline__ void rows_copy_flat_vec(float *A, int n, size_t b0, int cnt, float *stage, rows_staging st)
+{
+    typedef typename rows_vec<V>::type vec;
+    const int q = n / V, nq = n * q, step = blockDim.x, total = cnt * nq; /* q vectors per row, nq per matrix */
+    vec *g = reinterpret_cast<vec *>(A + b0 * n * n);
+    int f = threadIdx.x, m = f / nq, i = f % nq / q, j = f % q;
+    const int dm = step / nq, di = step % nq / q, dj = step % q;
+    for (; f < total; f += step) {
+        float *s = stage + (size_t)m * st.ms + i * st.ld + V * j;
+        if (LOAD) __pipeline_memcpy_async(s, g + f, sizeof(vec));
+        else g[f] = *reinterpret_cast<const vec *>(s);
+        m += dm;
+        i += di;
+        j += dj;
+        if (j >= q) { j -= q; i++; }
+        if (i >= n) { i -= n; m++; }
+    }
+}
+
 template <bool LOAD>
 __device__ __forceinline__ void rows_copy_block(float *A, int n, size_t batch, size_t chunk, size_t b0, int cnt, int per_block,
-                                                float *stage, rows_staging st)
+                                                float *stage, rows_staging st, int V)
 {
+    if (V == 4) { rows_copy_flat_vec<LOAD, 4>(A, n, b0, cnt, stage, st); return; }
+    if (V == 2) { rows_copy_flat_vec<LOAD, 2>(A, n, b0, cnt, stage, st); return; }
     if (LOAD && chunk == 1) { rows_copy_flat<LOAD>(A, n, b0, cnt, stage, st); return; }
     const int lm = threadIdx.x % per_block, step = blockDim.x / per_block;
     if (lm >= cnt) return;
@@ -258,36 +328,71 @@ __device__ __forceinline__ void rows_loop(rows_regs<NMAX, T> &a, float *cols, fl
     // END SOLUTION
 }
 
+/* My rows from the staging area into registers, V floats at a time (zeros outside the matrix), and
+ * column 0 into the first buffer. cols(r) is a multiple of V (T >= 4, NMAX % 4 = 0), and so is n. */
+template <int NMAX, int T, int V>
+__device__ __forceinline__ void rows_fill(rows_regs<NMAX, T> &a, const float *stage, rows_staging st, float *cols, int n, int t,
+                                          int m, bool real)
+{
+    typedef rows_shape<NMAX, T> S;
+#pragma unroll
+    for (int r = 0; r < S::R; r++) {
+        const int i = t + T * r;
+        const bool row_ok = real && i < n;
+        const float *row = stage + (size_t)m * st.ms + i * st.ld;
+#pragma unroll
+        for (int j = 0; j < S::cols(r); j += V) {
+            float v[V] = {};
+            if (row_ok && j < n) rows_vec_load<V>(row + j, v);
+#pragma unroll
+            for (int u = 0; u < V; u++) a[r][j + u] = v[u];
+        }
+        cols[i] = a[r][0];
+    }
+}
+
+/* Row i of the factor (my slot r) into the staging area, V floats at a time, zeros above the diagonal. */
+template <int NMAX, int T, int V>
+__device__ __forceinline__ void rows_row_out(const rows_regs<NMAX, T> &a, int r, float *row, int n, int i)
+{
+    typedef rows_shape<NMAX, T> S;
+#pragma unroll
+    for (int j = 0; j < NMAX; j += V) {
+        if (j >= n) break;
+        float v[V];
+#pragma unroll
+        for (int u = 0; u < V; u++) v[u] = (j + u < S::cols(r) && j + u <= i) ? a[r][j + u] : 0.0f;
+        rows_vec_store<V>(row + j, v);
+    }
+}
+
 template <int NMAX, int T, bool FULL>
 __global__ void __launch_bounds__(ROWS_MAX_BLOCK) potrf_rows_kernel(float *A, int n, size_t batch, size_t chunk, size_t first,
                                                                     int per_block, int *info)
 {
     typedef rows_shape<NMAX, T> S;
-    static_assert(T >= 1 && T <= 128 && (T & (T - 1)) == 0, "T is a power of two up to 128");
+    static_assert(T >= 4 && T <= 128 && (T & (T - 1)) == 0, "T is a power of two from 4 to 128");
+    static_assert(NMAX % 4 == 0, "NMAX is a multiple of 4 (the 16-byte reads of a row)");
     static_assert(S::R * NMAX <= 3 * 128, "the register array would not fit in 255 registers");
     extern __shared__ __align__(16) float smem[];
-    const rows_staging st = rows_staging_make(n, T);
+    const int V = rows_vec_width(A, n, chunk);
+    const rows_staging st = rows_staging_make(n, T, V);
     const size_t b0 = first + (size_t)blockIdx.x * per_block;
     const int cnt = batch - b0 < (size_t)per_block ? (int)(batch - b0) : per_block; /* the last block may be partial */
     const int t = threadIdx.x % T, m = threadIdx.x / T;
     float *stage = smem, *cols = smem + (size_t)per_block * st.ms + (size_t)m * 2 * S::CB;
     const bool real = m < cnt; /* the matrices missing from the last block compute on zeros, store nothing */
 
-    rows_copy_block<true>(A, n, batch, chunk, b0, cnt, per_block, stage, st);
+    rows_copy_block<true>(A, n, batch, chunk, b0, cnt, per_block, stage, st, V);
     __pipeline_commit();
     __pipeline_wait_prior(0);
     __syncthreads();
 
     /* My rows into registers (zeros outside the matrix), and column 0 into the first buffer. */
     rows_regs<NMAX, T> a;
-#pragma unroll
-    for (int r = 0; r < S::R; r++) {
-        const int i = t + T * r;
-        const bool row_ok = real && i < n;
-#pragma unroll
-        for (int j = 0; j < S::cols(r); j++) a[r][j] = (row_ok && j < n) ? stage[(size_t)m * st.ms + i * st.ld + j] : 0.0f;
-        cols[i] = a[r][0];
-    }
+    if (V == 4) rows_fill<NMAX, T, 4>(a, stage, st, cols, n, t, m, real);
+    else if (V == 2) rows_fill<NMAX, T, 2>(a, stage, st, cols, n, t, m, real);
+    else rows_fill<NMAX, T, 1>(a, stage, st, cols, n, t, m, real);
     int my_info = 0;
 
     float *my_stage = stage + (size_t)m * st.ms;
@@ -303,16 +408,14 @@ __global__ void __launch_bounds__(ROWS_MAX_BLOCK) potrf_rows_kernel(float *A, in
         float *row = my_stage + i * st.ld;
         if (!real || i >= n) continue;
         if constexpr (FULL) {
-#pragma unroll
-            for (int j = 0; j < NMAX; j++) {
-                if (j >= n) break;
-                row[j] = (j < S::cols(r) && j <= i) ? a[r][j] : 0.0f;
-            }
+            if (V == 4) rows_row_out<NMAX, T, 4>(a, r, row, n, i);
+            else if (V == 2) rows_row_out<NMAX, T, 2>(a, r, row, n, i);
+            else rows_row_out<NMAX, T, 1>(a, r, row, n, i);
         } else
             for (int j = i + 1; j < n; j++) row[j] = 0.0f;
     }
     __syncthreads();
-    rows_copy_block<false>(A, n, batch, chunk, b0, cnt, per_block, stage, st);
+    rows_copy_block<false>(A, n, batch, chunk, b0, cnt, per_block, stage, st, V);
     if (t == 0 && real) info[b0 + m] = my_info;
 }
 

@@ -51,14 +51,44 @@ static int rows_launch(int full, int per_block, int n, size_t batch, size_t chun
     return rows_not_compiled(NMAX, T);
 }
 
-/* One NMAX file: ROWS_FILE(NMAX, T1, T2, T3) defines potrf_rows_<NMAX> for those T (0: none). */
-#define ROWS_FILE(NMAX, T1, T2, T3)                                                                                          \
-    extern "C" int potrf_rows_##NMAX(int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info) \
-    {                                                                                                                        \
-        if (T1 && threads == T1) return rows_launch<NMAX, T1>(full, per_block, n, batch, chunk, d_A, d_info); \
-        if (T2 && threads == T2) return rows_launch<NMAX, (T2 ? T2 : T1)>(full, per_block, n, batch, chunk, d_A, d_info); \
-        if (T3 && threads == T3) return rows_launch<NMAX, (T3 ? T3 : T1)>(full, per_block, n, batch, chunk, d_A, d_info); \
-        return rows_not_compiled(NMAX, threads);                                                                             \
-    }
+/* The list (rows_kernel.h) as compile-time data: which part file compiles entry s, and the rules
+ * an entry must keep. */
+#define ROWS_NMAX_ITEM_(NMAX, T1, T2, T3) NMAX,
+constexpr int rows_list_nmax[] = {ROWS_INSTANCES(ROWS_NMAX_ITEM_)};
+constexpr int rows_part_of(int nmax)
+{
+    for (int s = 0; s < ROWS_NSIZES; s++)
+        if (rows_list_nmax[s] == nmax) return s % ROWS_PARTS;
+    return -1;
+}
+constexpr bool rows_list_ok()
+{
+    for (int s = 0; s < ROWS_NSIZES; s++)
+        if (rows_list_nmax[s] % 4 || (s && rows_list_nmax[s] <= rows_list_nmax[s - 1])) return false;
+    return true;
+}
+static_assert(rows_list_ok(), "ROWS_INSTANCES: each NMAX a multiple of 4, increasing");
+
+/* Launch instance (NMAX, T) if it is the one asked for and this part compiles it (T = 0: none). */
+template <int PART, int NMAX, int T>
+static void rows_try(int nmax, int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info, int *rc)
+{
+    if constexpr (T > 0 && rows_part_of(NMAX) == PART)
+        if (nmax == NMAX && threads == T) *rc = rows_launch<NMAX, T>(full, per_block, n, batch, chunk, d_A, d_info);
+}
+
+/* Part file K: potrf_rows_partK launches the instances of entries K, K + ROWS_PARTS, ... */
+#define ROWS_TRY_ENTRY_(NMAX, T1, T2, T3)                                                     \
+    rows_try<PART, NMAX, T1>(nmax, threads, full, per_block, n, batch, chunk, d_A, d_info, &rc); \
+    rows_try<PART, NMAX, T2>(nmax, threads, full, per_block, n, batch, chunk, d_A, d_info, &rc); \
+    rows_try<PART, NMAX, T3>(nmax, threads, full, per_block, n, batch, chunk, d_A, d_info, &rc);
+template <int PART> static int rows_part_launch(ROWS_PART_ARGS)
+{
+    int rc = -2;
+    ROWS_INSTANCES(ROWS_TRY_ENTRY_)
+    return rc == -2 ? rows_not_compiled(nmax, threads) : rc;
+}
+#define ROWS_PART(K) \
+    extern "C" int potrf_rows_part##K(ROWS_PART_ARGS) { return rows_part_launch<K>(nmax, threads, full, per_block, n, batch, chunk, d_A, d_info); }
 
 #endif

@@ -28,6 +28,8 @@ int main(int argc, char **argv)
                 const int per_block = T >= 32 ? 2 - (T == 128) : 32 / T;
                 batched_config cfg = {BATCHED_ROWS, LOOK_LEFT, 0, per_block, unroll, T};
                 small_run_batched(&cfg, n, batch, (size_t)per_block, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
+                if (unroll == (n <= ROWS_FULL_N ? 0 : 1)) /* row-major, n = NMAX: the 16-byte road */
+                    small_run_batched(&cfg, rows_sizes[s].nmax, batch, 1, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
             }
         }
     }

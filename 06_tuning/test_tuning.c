@@ -58,6 +58,22 @@ static int rows_configs(int n, batched_config *out)
     return k;
 }
 
+/* The list of rows instances (ROWS_INSTANCES) and the n tested here must agree: every instance is
+ * the smallest for one of them, so that each is launched (a size added to the list without a test
+ * fails here, not in a student's program). */
+static void test_rows_coverage(harness *h, const int *ns, int nn)
+{
+    int missing = 0;
+    for (int s = 0; s < ROWS_NSIZES && !missing; s++) {
+        const int below = s ? rows_sizes[s - 1].nmax : 0;
+        int hit = 0;
+        for (int a = 0; a < nn; a++) hit |= ns[a] > below && ns[a] <= rows_sizes[s].nmax;
+        if (!hit) missing = rows_sizes[s].nmax;
+    }
+    harness_check(h, !missing, "every rows instance is tested", missing ? "no tested n takes the NMAX = %d instance first" : "%d instances",
+                  missing ? missing : ROWS_NSIZES);
+}
+
 /* Every cyclic instance that takes n (the fewest slots for each grid), with one and three times
  * the smallest block (per_block then divides none of the batches). */
 static int cyclic_configs(int n, batched_config *out)
@@ -286,7 +302,8 @@ int main(void)
     harness h;
     family_init();
     harness_begin(&h, "stage-6");
-    int ns[20] = {1, 2, 7, 16, 31, 32, 33, 47, 64, 72, 96, 97, 100, 128}, nn = 14, nb = 4, nc = 4;
+    /* every rows instance is the smallest for one of these n (12, 20, 28, 40: its 16-byte road too) */
+    int ns[32] = {1, 2, 7, 12, 16, 20, 23, 28, 31, 32, 33, 40, 43, 47, 50, 53, 60, 64, 72, 96, 97, 100, 128}, nn = 23, nb = 4, nc = 4;
     size_t batches[8] = {1, 3, 1000, 1025}, chunks[8] = {1, 7, 32, 0};
     if (harness_extra()) { /* the hidden grading sizes */
         ns[nn++] = 5;
@@ -307,7 +324,7 @@ int main(void)
     static const size_t grid_batches[] = {1, 3, 7}, grid_chunks[] = {1};
     const int grid_nn = (int)(sizeof grid_ns / sizeof *grid_ns), grid_nb = (int)(sizeof grid_batches / sizeof *grid_batches);
     const batched_config grid = {BATCHED_GRID, LOOK_LEFT, 0, 1, 0, 0};
-    harness_plan(&h, groups[0], rows_tests + 1);
+    harness_plan(&h, groups[0], rows_tests + 2);
     harness_plan(&h, groups[1], N_THREAD_ORDERS * nn * nb * nc);
     harness_plan(&h, groups[2], 3 * nn * nb + grid_nn * grid_nb);
     harness_plan(&h, groups[3], 1);
@@ -318,6 +335,8 @@ int main(void)
     harness_plan(&h, groups[8], grid_nn * grid_nb + 1);
     harness_group(&h, groups[7]);
     test_table_choice(&h);
+    harness_group(&h, groups[0]);
+    test_rows_coverage(&h, ns, nn);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
         for (int g = 0; g < 9; g++)

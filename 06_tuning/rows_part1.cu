@@ -1,0 +1,4 @@
+/* rows_part1.cu - the rows-kernel instances of entries 1, 9, ... of ROWS_INSTANCES (rows_kernel.h), one
+ * of ROWS_PARTS files so that nvcc compiles them in parallel. Alone: make build/06_tuning/rows_part1.o */
+#include "rows_launch.cuh"
+ROWS_PART(1)
