@@ -16,6 +16,7 @@ plan "student kit" 5
 plan "crash and hang" 4
 plan "grading without a GPU" 3
 plan "discovery anywhere" 3
+plan "harness" 1
 
 # A copy of the course with its build, so only what a mutation touches is rebuilt.
 copy_course() { mkdir -p "$1" && tar --exclude=./.git --exclude=./.venv -cf - . | tar -xf - -C "$1"; }
@@ -94,6 +95,15 @@ print("PASS" if "score" in r and r["tests"] and all(keys <= set(t) for t in r["t
 PY
 ) "score, tests[] with name, score, max_score, status, output, visibility"
 fi
+group "harness"
+# A test reported into a group that points.tsv lacks is a FAIL and counts in the totals (it once
+# vanished from them: 98 tests of the common suite were neither passed nor failed).
+printf 'known\t0\ta group of the suite\n' > "$tmp/points.tsv"
+printf 'suite=h; source common/harness.sh; plan known 1; plan stray 1; group known; record a PASS x; group stray; record b PASS y; finish\n' > "$tmp/stray.sh"
+python3 common/course/run_suite.py --suite h --points "$tmp/points.tsv" --results "$tmp/hres" "bash $tmp/stray.sh" > "$tmp/stray.log" 2>&1
+record "a test in a group missing from points.tsv fails and is counted" $(python3 -c "import json,sys; g=json.load(open(sys.argv[1]))['groups']; sys.exit(0 if sum(x['failed'] for x in g) == 1 and sum(x['passed'] for x in g) == 1 else 1)" "$tmp/hres/h.json" && echo PASS || echo FAIL) \
+    "$(python3 -c "import json,sys; print([(x['group'], x['passed'], x['failed']) for x in json.load(open(sys.argv[1]))['groups']])" "$tmp/hres/h.json" 2>&1)"
+
 group "discovery anywhere"
 # The course (its build linked, not copied) inside a fresh repository that does not track it, and
 # in a folder with no git at all: the common suite, whose tests find READMEs and programs, must
