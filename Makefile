@@ -34,8 +34,9 @@ else
   OPT := -O3
 endif
 
-CFLAGS := -std=c11 $(OPT) -Wall -Wextra -fopenmp -Icommon -I$(CUDA_HOME)/include
-NVCCFLAGS := $(OPT) -lineinfo $(NVDEBUG) $(GENCODE) -std=c++17 -Icommon -Xcompiler -fopenmp,-Wall
+# -fPIC: the same objects also make stage 06's shared library for Python (make python).
+CFLAGS := -std=c11 $(OPT) -Wall -Wextra -fopenmp -fPIC -Icommon -I$(CUDA_HOME)/include
+NVCCFLAGS := $(OPT) -lineinfo $(NVDEBUG) $(GENCODE) -std=c++17 -Icommon -Xcompiler -fopenmp,-Wall,-fPIC
 LDFLAGS := $(GENCODE) -Xcompiler -fopenmp -L$(CUDA_HOME)/lib64
 LDLIBS := -lcusolver -lcudart -lm
 ifeq ($(SAN),1)
@@ -53,8 +54,9 @@ LINK = $(NVCC) $(LDFLAGS) $(filter %.o %.a,$^) -o $@ $(LDLIBS)
 # The commit stamped on every benchmark row.
 export GIT_COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 
-# Rebuild everything when the target architecture or DEBUG changes.
-FLAGS_STAMP := $(BUILD)/.flags-$(SM)$(if $(filter 1,$(DEBUG)),-debug)
+# Rebuild everything when the target architecture or DEBUG changes, or the flags below do (-pic:
+# since the objects are position-independent, for the Python library).
+FLAGS_STAMP := $(BUILD)/.flags-$(SM)-pic$(if $(filter 1,$(DEBUG)),-debug)
 $(FLAGS_STAMP):
 	@mkdir -p $(BUILD) && rm -f $(BUILD)/.flags-* && touch $@
 
@@ -102,6 +104,7 @@ help:
 	@echo "  make bench-gpumode [GPUMODE_CSV=FILE]   the gpu-mode Cholesky grid (n = 32..32768): auto vs cuSOLVER, torch, cupy, jax"
 	@echo "  make cusolverdx [MATHDX_WHEEL=FILE]   fetch libmathdx (cuSolverDx, pinned) so that make bench-stage-6 times it as a peer"
 	@echo "  make tune [QUICK=1]    stage 06's sweep on this GPU (resumable), then its tuned table"
+	@echo "  make python        stage 06's auto as a Python library (06_tuning/python: torch and cupy arrays)"
 	@echo "  make slurm-script TARGET=test|bench|tune [OUT=job.sh]   a batch script for one GPU of a Slurm cluster"
 	@echo "  make dataset       write the default dataset ($(DEFAULT_DATASET))"
 	@echo "  make hp3-study     how often the seed project's recipe is not positive definite (datasets/README.md)"

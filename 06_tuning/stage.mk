@@ -19,8 +19,9 @@ $(S6)/cholesky_tuned: $(S6)/cholesky_tuned.o $(BUILD)/05_chunked/layout_convert.
 
 ALL_BINS += $(S6)/test_tuning $(S6)/tune $(S6)/bench_tuned $(S6)/cholesky_tuned
 TEST_SUITES += stage-6
-SUITE_DEPS_stage-6 := $(S6)/test_tuning $(S6)/cholesky_tuned $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check
-SUITE_CMDS_stage-6 := $(S6)/test_tuning "bash 06_tuning/test_driver.sh"
+SUITE_DEPS_stage-6 := $(S6)/test_tuning $(S6)/cholesky_tuned $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check \
+	$(S6)/libcourse_cholesky.so
+SUITE_CMDS_stage-6 := $(S6)/test_tuning "bash 06_tuning/test_driver.sh" "bash 06_tuning/python/test_python.sh"
 SUITE_POINTS_stage-6 := 06_tuning/points.tsv
 SUITE_TIMEOUT_stage-6 := 1800
 BENCH_STAGES += stage-6
@@ -59,3 +60,12 @@ bench-gpumode: $(S6)/bench_gpumode
 	@BENCH_CSV=$(GPUMODE_CSV) $(S6)/bench_gpumode
 	@BENCH_CSV=$(GPUMODE_CSV) python3 common/course/frameworks.py --gpumode
 	@python3 common/course/gpumode_table.py $(GPUMODE_CSV)
+
+# make python: stage 06's auto as a shared library for Python (06_tuning/python/README.md): the
+# kernel family's objects (built position-independent) and a thin C layer, loaded with ctypes.
+$(S6)/libcourse_cholesky.so: $(S6)/python/course_cholesky.o $(BUILD)/05_chunked/layout_convert.o $(FAMILY_OBJS) $(COMMON_LIB)
+	$(NVCC) -shared $(LDFLAGS) $(filter %.o %.a,$^) -o $@ $(LDLIBS)
+ALL_BINS += $(S6)/libcourse_cholesky.so
+.PHONY: python
+python: $(S6)/libcourse_cholesky.so
+	@echo "import it with: PYTHONPATH=06_tuning/python python3 -c 'import course_cholesky'"

@@ -9,7 +9,7 @@ source common/harness.sh
 bin=${BUILD:-build}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mapfile -t progs < <(find "$bin"/0[1-6]_* "$bin"/datasets -maxdepth 1 -type f -perm -u+x ! -name 'test_*' ! -name '*.o' | sort)
+mapfile -t progs < <(find "$bin"/0[1-6]_* "$bin"/datasets -maxdepth 1 -type f -perm -u+x ! -name 'test_*' ! -name '*.o' ! -name '*.so' | sort)
 # Programs with an option that takes a number, and a value it refuses: "PROGRAM OPTION BAD".
 valued=("datasets/gen_dataset --n 0" "03_left_right_top/cholesky_one --n 0" "04_interleaved/cholesky_batched --n 0"
         "06_tuning/cholesky_tuned --batch 0" "06_tuning/tune --ns 0")
