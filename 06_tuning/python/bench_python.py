@@ -4,8 +4,8 @@ For n = 20, 30, ..., 100, 64, 128 and the two batch classes of `make bench-stage
 matrices, and 1 GiB of matrices): course_cholesky.cholesky_ (in place, as bench_tuned times
 auto) and torch.linalg.cholesky_ex, each the median of 7 after 2 warm-ups, timed with CUDA events
 around the call alone, with the L2 flushed (a 256 MB write) and the input restored before each
-run (neither timed; the flush also gives the host time to enqueue the call, so the events measure
-the GPU's work, not Python's). --against: the CSV of `make bench-stage-6` (BENCH_CSV=...) of the
+run (neither timed), then a 0.2 ms spin on the GPU, during which the host enqueues the call, so the
+events measure the GPU's work, not Python's, as bench_tuned's do for C. --against: the CSV of `make bench-stage-6` (BENCH_CSV=...) of the
 same run; its 'rowmajor auto' rows give the last column. Also prints the host time of one call
 (Python + ctypes + launch), what a loop of tiny calls would pay.
 """
@@ -25,6 +25,7 @@ def time_gpu(fn, pristine, work, flush):
     for r in range(WARMUP + REPEATS):
         work.copy_(pristine)
         flush.zero_()
+        torch.cuda._sleep(400_000)  # ~0.2 ms of GPU time: the host enqueues the call before the GPU gets to it
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         a.record()
         fn(work)

@@ -41,12 +41,18 @@ def _library():
     return _lib
 
 
+_plans = {}  # (n, batch, device) -> _plan's answer: the table does not change while a program runs
+
+
 def _plan(n, batch, device=0):
     """(auto's configuration in words, scratch bytes it needs); ValueError when refused."""
-    desc, msg, scratch = ctypes.create_string_buffer(128), ctypes.create_string_buffer(512), ctypes.c_size_t(0)
-    if _library().course_choose(device, n, batch, desc, 128, ctypes.byref(scratch), msg, 512) != 0:
-        raise ValueError(f"course_cholesky: {msg.value.decode()}")
-    return desc.value.decode(), scratch.value
+    key = (n, batch, device)
+    if key not in _plans:
+        desc, msg, scratch = ctypes.create_string_buffer(128), ctypes.create_string_buffer(512), ctypes.c_size_t(0)
+        if _library().course_choose(device, n, batch, desc, 128, ctypes.byref(scratch), msg, 512) != 0:
+            raise ValueError(f"course_cholesky: {msg.value.decode()}")
+        _plans[key] = desc.value.decode(), scratch.value
+    return _plans[key]
 
 
 def choice(n, batch, device=0):
@@ -78,7 +84,8 @@ class _Torch:
         return a.data_ptr()
 
     def stream(self, a):
-        return self.t.cuda.current_stream(a.device).cuda_stream
+        raw = getattr(self.t._C, "_cuda_getCurrentRawStream", None)  # the handle alone, no Stream object
+        return raw(a.device.index) if raw else self.t.cuda.current_stream(a.device).cuda_stream
 
     def copy(self, a):
         return a.clone(memory_format=self.t.contiguous_format)
@@ -127,17 +134,23 @@ class _Cupy:
         return bool((x != 0).any())
 
 
+_sides = {}  # the adapters, made once
+
+
 def _side(a):
     """The framework adapter for a, and a itself (a DLPack array becomes a torch tensor, no copy)."""
+    side = _sides.get(type(a))
+    if side is not None:
+        return side, a
     try:
         import torch
         if isinstance(a, torch.Tensor):
-            return _Torch(torch), a
+            return _sides.setdefault(type(a), _Torch(torch)), a
     except ImportError:
         torch = None
     if type(a).__module__.startswith("cupy"):
         import cupy
-        return _Cupy(cupy), a
+        return _sides.setdefault(type(a), _Cupy(cupy)), a
     if hasattr(a, "__dlpack__") and torch is not None:
         return _Torch(torch), torch.from_dlpack(a)
     if hasattr(a, "__cuda_array_interface__"):
