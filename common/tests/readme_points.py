@@ -8,7 +8,9 @@ Run from the course's root. The checks:
     total; 'N performance points' equal grade.py's performance weight of the stage;
   - each stage README states the points of every group that has some;
   - the top README's points table: each stage's total, and each 'group W' of its list;
-  - INSTRUCTORS.md's totals: 'stage N T' per stage, the grand total, and the performance points.
+  - INSTRUCTORS.md's totals: 'stage N T' per stage, the grand total, and the performance points;
+  - every group a suite's script or C test plans by name has a row in that suite's points file
+    (a group missing from it fails the suite: cheaper to learn here than after test-grading's builds).
 """
 import os
 import re
@@ -127,6 +129,50 @@ def instructors(stages):
           and float(perf.group(1)) == sum(want.values()), f"grade.py's PERF: {want}")
 
 
+def make_text():
+    """The course's make files, continuation lines joined."""
+    files = ["Makefile", "common/stage.mk"] + sorted(
+        os.path.join(d, "stage.mk") for d in os.listdir(".") if os.path.isfile(os.path.join(d, "stage.mk")) and d != "common")
+    return "\n".join(open(f).read().replace("\\\n", " ") for f in files)
+
+
+def planned_groups(script):
+    """Group names a test script or C test source plans literally (names built at run time are not seen)."""
+    text = open(script).read()
+    if script.endswith(".sh"):
+        return re.findall(r'^\s*plan\s+(?:"([^"]+)"|([\w-]+))\s', text, re.M)
+    return [(g, "") for g in re.findall(r'harness_plan\(\s*&?\w+,\s*"([^"]+)"', text)]
+
+
+def suite_groups():
+    """Each suite's scripts (from the make files) against its points file."""
+    text = make_text()
+    for name, value in re.findall(r"^(\w+)\s*:=\s*([^\s$]+)\s*$", text, re.M):  # plain variables, e.g. GRADING_POINTS
+        text = text.replace(f"$({name})", value)
+    pairs = []  # (points file, command text)
+    for m in re.finditer(r"^SUITE_CMDS_([\w-]+)\s*:=(.*)$", text, re.M):
+        p = re.search(r"^SUITE_POINTS_" + re.escape(m.group(1)) + r"\s*:=\s*(\S+)", text, re.M)
+        if p:
+            pairs.append((p.group(1), m.group(2), os.path.dirname(p.group(1))))
+    for line in text.splitlines():
+        p = re.search(r"--points\s+(\S+)", line)
+        if p and "bash " in line and "$(" not in p.group(1):
+            pairs.append((p.group(1), line, "common"))
+    seen = 0
+    for tsv, cmds, folder in pairs:
+        groups = read_points(tsv)
+        sources = re.findall(r"bash\s+([\w./-]+\.sh)", cmds)
+        for binary in re.findall(r"\$\(\w+\)/(?:[\w/]+/)?(test_\w+)", cmds):
+            sources += [os.path.join(folder, binary + ext) for ext in (".c", ".cu") if os.path.isfile(os.path.join(folder, binary + ext))]
+        for src in sources:
+            for quoted, bare in planned_groups(src):
+                name = quoted or bare
+                seen += 1
+                check(f"{src}: group '{name}' in {tsv}", name in groups,
+                      "has a row" if name in groups else "no row: the suite would fail it")
+    check("planned groups found in the make files' suites", seen >= 20, f"{seen} literal plans")
+
+
 def main():
     stages = {}
     for stage, tsv in sorted(POINTS.items()):
@@ -140,6 +186,7 @@ def main():
         stage_readme(stage, readme, groups, total)
     top_table(stages)
     instructors(stages)
+    suite_groups()
     for r in results:
         print("\t".join(x.replace("\t", " ").replace("\n", " ") for x in r))
 
