@@ -5,8 +5,9 @@
  * between every two columns with one thread per element, which is right for a 32 x 32 tile in
  * one block but measured 108 us for one 128 x 128 matrix (stage 03 README). A large matrix needs
  * tasks that run near the chip's speed, so each task keeps its data in REGISTERS:
- *   POTRF and TRSM: one thread per tile row, the row in registers (T floats), the columns it
- *                   needs from the other rows broadcast through shared memory.
+ *   POTRF and TRSM: four threads per tile row, a quarter of the row each in registers (T / 4
+ *                   floats), the columns it needs from the other rows broadcast through shared
+ *                   memory (POTRF) or handed along the row by shuffles (TRSM).
  *   UPDATE:         a register-tiled GEMM: 256 threads, each owns an R x R block of a
  *                   BM x BM block of the result (R = BM/16), and the two panel tiles pass
  *                   through shared memory 8 columns at a time, double-buffered. Each value
@@ -27,140 +28,162 @@ __device__ __forceinline__ float *tile_at(float *A, size_t ld, int T, int ti, in
     return A + (size_t)ti * T * ld + (size_t)tj * T;
 }
 
-/* Row r of a tile into registers, four floats at a time (ld and T are multiples of 4). Elements
- * right of the diagonal (c > r) are set to 0 when lower_only: the strict upper part of a diagonal
- * tile holds whatever the caller left there and must not reach the factor. */
+/* POTRF and TRSM: FOUR threads per tile row (256 threads for T = 64). Thread (r, q), r = tid / Q,
+ * q = tid % Q, holds the W = T / Q entries of row r in the columns c = Q j + q, j = 0 .. W-1, in
+ * x[j] (the row dealt out cyclically, so the four share the work of every column evenly). Why not
+ * one thread per row: both tasks are a chain of T dependent columns, each run by 2 warps on one SM
+ * with nothing else to do there, and with a whole row per thread each column cost up to 64
+ * multiply-adds and 16 loads a thread: 14 us (POTRF) and 17 us (TRSM) per tile on the H100, the
+ * whole critical path up to n = 4096. A quarter row makes a column a quarter of the instructions,
+ * over 8 warps. Column c's owner is thread q = c % Q, at x[c / Q]: compile-time indices when c is
+ * one, which is what keeps x[] in registers. */
+constexpr int TASK_Q = 4;
+
+/* A vector of a tile column dealt out the same way: entry i at [i % Q][i / Q], each of the Q parts
+ * padded to W + 4 floats so that the Q float4s one instruction reads (one per q) fall in different
+ * banks (an offset of 20 floats: banks 0, 20, 8, 28). */
+template <int T> struct task_shape {
+    static constexpr int W = T / TASK_Q, S = W + 4, VEC = TASK_Q * S;
+    static_assert(T % (4 * TASK_Q) == 0, "each thread's part of a row is whole float4s");
+    __device__ static int at(int i) { return i % TASK_Q * S + i / TASK_Q; }
+};
+
+/* My part of row r (columns Q j + q) from global memory; entries right of the diagonal set to 0
+ * when lower_only (the strict upper part of a diagonal tile holds whatever the caller left there). */
 template <int T>
-__device__ __forceinline__ void load_row(float (&x)[T], const float *row, int r, bool lower_only)
+__device__ __forceinline__ void load_part(float (&x)[T / TASK_Q], const float *row, int r, int q, bool lower_only)
 {
 #pragma unroll
-    for (int c = 0; c < T; c += 4) {
-        float4 v = *reinterpret_cast<const float4 *>(row + c);
-        x[c] = v.x; x[c + 1] = v.y; x[c + 2] = v.z; x[c + 3] = v.w;
-        if (lower_only) {
-            if (c > r) x[c] = 0.0f;
-            if (c + 1 > r) x[c + 1] = 0.0f;
-            if (c + 2 > r) x[c + 2] = 0.0f;
-            if (c + 3 > r) x[c + 3] = 0.0f;
+    for (int j = 0; j < T / TASK_Q; j++) {
+        const int c = TASK_Q * j + q;
+        x[j] = (lower_only && c > r) ? 0.0f : row[c];
+    }
+}
+
+template <int T>
+__device__ __forceinline__ void store_part(const float (&x)[T / TASK_Q], float *row, int q)
+{
+#pragma unroll
+    for (int j = 0; j < T / TASK_Q; j++) row[TASK_Q * j + q] = x[j];
+}
+
+/* x[j] -= f v[j] for my columns c = Q j + q > C (C a compile-time column): v is my part of a dealt
+ * vector, read a float4 at a time from shared memory. Parts j < C / Q lie left of C for every q. */
+template <int T, int C>
+__device__ __forceinline__ void update_part(float (&x)[T / TASK_Q], float f, const float *v, int q)
+{
+    constexpr int W = T / TASK_Q, J = C / TASK_Q;
+#pragma unroll
+    for (int j4 = J / 4 * 4; j4 < W; j4 += 4) {
+        const float4 w4 = *reinterpret_cast<const float4 *>(v + j4);
+        const float w[4] = {w4.x, w4.y, w4.z, w4.w};
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const int j = j4 + u;
+            if (j < J) continue;
+            if (j > J || TASK_Q * j + q > C) x[j] = fmaf(-f, w[u], x[j]);
         }
     }
 }
 
-template <int T>
-__device__ __forceinline__ void store_row(const float (&x)[T], float *row)
-{
-#pragma unroll
-    for (int c = 0; c < T; c += 4)
-        *reinterpret_cast<float4 *>(row + c) = make_float4(x[c], x[c + 1], x[c + 2], x[c + 3]);
-}
-
-/* x[c] -= f * v[c] for c = from..T-1, where from is a compile-time constant after unrolling:
- * scalar up to the next multiple of 4, then four at a time from shared memory (broadcast reads:
- * every thread of the block reads the same v[c]). */
-template <int T>
-__device__ __forceinline__ void axpy_tail(float (&x)[T], float f, const float *v, int from)
-{
-    const int aligned = (from + 3) & ~3;
-#pragma unroll
-    for (int c = from; c < aligned && c < T; c++) x[c] -= f * v[c];
-#pragma unroll
-    for (int c = aligned; c < T; c += 4) {
-        float4 w = *reinterpret_cast<const float4 *>(v + c);
-        x[c] -= f * w.x; x[c + 1] -= f * w.y; x[c + 2] -= f * w.z; x[c + 3] -= f * w.w;
-    }
-}
-
-/* POTRF: thread r holds row r of A_kk. Column j: every thread publishes its a[j] (the column,
- * updated by the columns before it), one barrier, then row r scales its a[j] by the pivot's
- * square root and subtracts l_rj l_cj from its a[c], c > j (right-looking inside the tile). The
- * column buffer is double-buffered, so one barrier per column is enough: a thread cannot write
- * column j+2's buffer before every thread passed column j+1's barrier, i.e. finished reading j.
- * Rows above j (c > r) compute values nobody reads. */
-/* Column J of the tile, then the columns after it. A recursive template rather than a loop, so
- * that every index into a[] is a compile-time constant whatever the compiler's unrolling limits
- * (an array indexed at run time moves out of registers into local memory). */
+/* POTRF, column J: the owners publish column J (as updated so far) into a dealt buffer, one
+ * barrier, then every thread reads the pivot and its row's entry, and the row's four threads
+ * update their columns c > J: a_rc -= l_rJ l_cJ. Double-buffered, so one barrier per column is
+ * enough (a thread cannot write column J+2's buffer before all passed column J+1's barrier).
+ * Rows above J compute values nobody reads. A recursive template rather than a loop so that every
+ * index into x[] is a compile-time constant whatever the compiler's unrolling limits. */
 template <int T, int J>
 struct potrf_columns {
-    static __device__ __forceinline__ void run(float (&a)[T], float (*column)[T], int r, int k, int *info, bool &reported)
+    static __device__ __forceinline__ void run(float (&x)[T / TASK_Q], float (*column)[task_shape<T>::VEC], int r, int q, int k,
+                                               int *info, bool &reported)
     {
+        typedef task_shape<T> S;
+        constexpr int OWNER = J % TASK_Q, JL = J / TASK_Q;
         float *col = column[J & 1];
-        col[r] = a[J];
+        if (q == OWNER) col[S::at(r)] = x[JL];
         __syncthreads();
-        const float pivot = col[J];
-        if (r == 0 && !reported && !(pivot > 0.0f)) {   // <= 0 or NaN: the first failing minor
-            atomicCAS(info, 0, k * T + J + 1);          // an earlier step's failure stays
+        const float pivot = col[S::at(J)], mine = col[S::at(r)];
+        if (threadIdx.x == 0 && !reported && !(pivot > 0.0f)) { // <= 0 or NaN: the first failing minor
+            atomicCAS(info, 0, k * T + J + 1);                  // an earlier step's failure stays
             reported = true;
         }
-                /* 1/sqrt in one instruction (2 ulp), nothing slower on the chain: the correctly rounded
+        /* 1/sqrt in one instruction (2 ulp), nothing slower on the chain: the correctly rounded
          * __frsqrt_rn made the task 1.5x slower (23 us vs 15 us, Nsight Compute, H100). */
-        const float inv = rsqrtf(pivot);
-        a[J] = a[J] * inv;                              // l_rJ (row J: the pivot's root)
-        axpy_tail<T>(a, a[J] * inv, col, J + 1);        // a_rc -= l_rJ * a_cJ / s = l_rJ l_cJ
-        potrf_columns<T, J + 1>::run(a, column, r, k, info, reported);
+        const float inv = rsqrtf(pivot), l = mine * inv;        // l_rJ (row J: the pivot's root)
+        if (q == OWNER) x[JL] = l;
+        update_part<T, J>(x, l * inv, col + (q * S::S), q);     // a_rc -= l_rJ * a_cJ / s = l_rJ l_cJ
+        potrf_columns<T, J + 1>::run(x, column, r, q, k, info, reported);
     }
 };
 template <int T>
 struct potrf_columns<T, T> {
-    static __device__ __forceinline__ void run(float (&)[T], float (*)[T], int, int, int *, bool &) {}
+    static __device__ __forceinline__ void run(float (&)[T / TASK_Q], float (*)[task_shape<T>::VEC], int, int, int, int *, bool &) {}
 };
 
 template <int T>
-__global__ void __launch_bounds__(T) potrf_task_kernel(float *A, size_t ld, size_t stride, int k, int *info)
+__global__ void __launch_bounds__(T * TASK_Q) potrf_task_kernel(float *A, size_t ld, size_t stride, int k, int *info)
 {
-    __shared__ __align__(16) float column[2][T];
-    const int r = threadIdx.x;
-    A += blockIdx.y * stride;                           // the batch: matrix blockIdx.y, its own info
+    __shared__ __align__(16) float column[2][task_shape<T>::VEC];
+    const int r = threadIdx.x / TASK_Q, q = threadIdx.x % TASK_Q;
+    A += blockIdx.y * stride;                                   // the batch: matrix blockIdx.y, its own info
     info += blockIdx.y;
     float *row = tile_at(A, ld, T, k, k) + (size_t)r * ld;
-    float a[T];
-    load_row<T>(a, row, r, true);
+    float x[T / TASK_Q];
+    load_part<T>(x, row, r, q, true);
     bool reported = false;
-    potrf_columns<T, 0>::run(a, column, r, k, info, reported);
+    potrf_columns<T, 0>::run(x, column, r, q, k, info, reported);
 #pragma unroll
-    for (int c = 0; c < T; c++)
-        if (c > r) a[c] = 0.0f;                         // the output contract: zero above
-    store_row<T>(a, row);
+    for (int j = 0; j < T / TASK_Q; j++)
+        if (TASK_Q * j + q > r) x[j] = 0.0f;                    // the output contract: zero above
+    store_part<T>(x, row, q);
 }
 
-/* TRSM: block b solves tile (k+1+b, k): X L_kk^T = A_ik, one row per thread (forward substitution
- * along the row: x_c = a_c / l_cc, then a_m -= x_c l_mc for m > c). L_kk goes to shared memory
- * transposed (Lt[c][m] = l_mc), so the values a step needs are contiguous. */
+/* TRSM: block b solves tile (k+1+b, k): X L_kk^T = A_ik, each row by forward substitution along
+ * it (x_C = a_C / l_CC, then a_c -= x_C l_cC for c > C). Column C's owner computes x_C and hands
+ * it to the other three threads of its row by a shuffle (they are neighbouring lanes): no barrier
+ * on the chain. L_kk goes to shared memory by columns, dealt like the rows (Lt[C] holds l_cC for
+ * c = Q j + q at [q][j]), so that a thread's values of one step are contiguous. */
 template <int T, int C>
-struct trsm_columns {                                   // recursive for the reason potrf_columns is
-    static __device__ __forceinline__ void run(float (&x)[T], const float *Lt, const float *inv_diag)
+struct trsm_columns {                                           // recursive for the reason potrf_columns is
+    static __device__ __forceinline__ void run(float (&x)[T / TASK_Q], const float *Lt, const float *inv_diag, int q)
     {
-        x[C] = x[C] * inv_diag[C];                      // a multiply on the chain, not a division
-        axpy_tail<T>(x, x[C], Lt + C * T, C + 1);
-        trsm_columns<T, C + 1>::run(x, Lt, inv_diag);
+        typedef task_shape<T> S;
+        constexpr int OWNER = C % TASK_Q, JL = C / TASK_Q;
+        const float xc = __shfl_sync(0xffffffffu, x[JL] * inv_diag[C], OWNER, TASK_Q); // a multiply, not a division
+        if (q == OWNER) x[JL] = xc;
+        update_part<T, C>(x, xc, Lt + C * S::VEC + q * S::S, q);
+        trsm_columns<T, C + 1>::run(x, Lt, inv_diag, q);
     }
 };
 template <int T>
 struct trsm_columns<T, T> {
-    static __device__ __forceinline__ void run(float (&)[T], const float *, const float *) {}
+    static __device__ __forceinline__ void run(float (&)[T / TASK_Q], const float *, const float *, int) {}
 };
 
 template <int T>
-__global__ void __launch_bounds__(T) trsm_task_kernel(float *A, size_t ld, size_t stride, int k)
+__global__ void __launch_bounds__(T * TASK_Q) trsm_task_kernel(float *A, size_t ld, size_t stride, int k)
 {
-    extern __shared__ __align__(16) float Lt[];         // T x T
+    typedef task_shape<T> S;
+    extern __shared__ __align__(16) float Lt[];                 // T columns of VEC floats
     __shared__ float inv_diag[T];
-    const int r = threadIdx.x;
+    const int r = threadIdx.x / TASK_Q, q = threadIdx.x % TASK_Q;
     A += blockIdx.y * stride;
     {
-        float l[T];
-        load_row<T>(l, tile_at(A, ld, T, k, k) + (size_t)r * ld, r, true);
+        float l[T / TASK_Q];
+        load_part<T>(l, tile_at(A, ld, T, k, k) + (size_t)r * ld, r, q, true);
 #pragma unroll
-        for (int c = 0; c < T; c++) {
-            Lt[c * T + r] = l[c];                       // consecutive r: no bank conflicts
-            if (c == r) inv_diag[r] = 1.0f / l[c];
+        for (int j = 0; j < T / TASK_Q; j++) {
+            const int c = TASK_Q * j + q;
+            Lt[c * S::VEC + S::at(r)] = l[j];                   // l_rc: column c, row r
+            if (c == r) inv_diag[r] = 1.0f / l[j];
         }
     }
     __syncthreads();
     float *row = tile_at(A, ld, T, k + 1 + blockIdx.x, k) + (size_t)r * ld;
-    float x[T];
-    load_row<T>(x, row, r, false);
-    trsm_columns<T, 0>::run(x, Lt, inv_diag);
-    store_row<T>(x, row);
+    float x[T / TASK_Q];
+    load_part<T>(x, row, r, q, false);
+    trsm_columns<T, 0>::run(x, Lt, inv_diag, q);
+    store_part<T>(x, row, q);
 }
 
 /* UPDATE: C -= L_ik L_jk^T over a region of the trailing matrix, as a register-tiled GEMM.
@@ -265,28 +288,122 @@ __global__ void __launch_bounds__(UPDATE_THREADS, 2) update_task_kernel(float *A
     }
 
     /* C -= acc, inside the matrix. A block on the diagonal (i0 = j0) keeps only its lower part:
-     * the strict upper part is never read and is zeroed at the end. */
+     * the strict upper part is never read and is zeroed at the end. The loads of C go first, half
+     * the block's rows at a time, then the stores: written as load, store, load, store, the
+     * compiler may not move a load above the store before it (it cannot prove they differ), and
+     * each float4 was a round trip to memory of its own, 16 in a row. */
     const bool diagonal = i0 == j0;
+    constexpr int HALF = R / 2;
 #pragma unroll
-    for (int x = 0; x < R; x++) {
-        const int row = (x / 4) * 64 + ty * 4 + x % 4;
-        if (i0 + row >= N) continue;
+    for (int x0 = 0; x0 < R; x0 += HALF) {
+        float4 cv[HALF][Q];
 #pragma unroll
-        for (int qq = 0; qq < Q; qq++) {
-            const int col = qq * 64 + tx * 4;
-            if (j0 + col >= N || (diagonal && col > row)) continue;
-            float4 *cp = reinterpret_cast<float4 *>(A + (size_t)(i0 + row) * ld + j0 + col);
-            float4 c = *cp;
-            c.x -= acc[x][4 * qq]; c.y -= acc[x][4 * qq + 1]; c.z -= acc[x][4 * qq + 2]; c.w -= acc[x][4 * qq + 3];
-            if (!diagonal || col + 3 <= row) *cp = c;
-            else {                                      // the diagonal crosses this float4
-                float *e = reinterpret_cast<float *>(cp);
-                e[0] = c.x;
-                if (col + 1 <= row) e[1] = c.y;
-                if (col + 2 <= row) e[2] = c.z;
+        for (int x = x0; x < x0 + HALF; x++) {
+            const int row = (x / 4) * 64 + ty * 4 + x % 4;
+#pragma unroll
+            for (int qq = 0; qq < Q; qq++) {
+                const int col = qq * 64 + tx * 4;
+                if (i0 + row < N && j0 + col < N && !(diagonal && col > row))
+                    cv[x - x0][qq] = *reinterpret_cast<const float4 *>(A + (size_t)(i0 + row) * ld + j0 + col);
+            }
+        }
+#pragma unroll
+        for (int x = x0; x < x0 + HALF; x++) {
+            const int row = (x / 4) * 64 + ty * 4 + x % 4;
+            if (i0 + row >= N) continue;
+#pragma unroll
+            for (int qq = 0; qq < Q; qq++) {
+                const int col = qq * 64 + tx * 4;
+                if (j0 + col >= N || (diagonal && col > row)) continue;
+                float4 *cp = reinterpret_cast<float4 *>(A + (size_t)(i0 + row) * ld + j0 + col);
+                float4 c = cv[x - x0][qq];
+                c.x -= acc[x][4 * qq]; c.y -= acc[x][4 * qq + 1]; c.z -= acc[x][4 * qq + 2]; c.w -= acc[x][4 * qq + 3];
+                if (!diagonal || col + 3 <= row) *cp = c;
+                else {                                  // the diagonal crosses this float4
+                    float *e = reinterpret_cast<float *>(cp);
+                    e[0] = c.x;
+                    if (col + 1 <= row) e[1] = c.y;
+                    if (col + 2 <= row) e[2] = c.z;
+                }
             }
         }
     }
+}
+
+/* UPDATE of ONE tile column, the look-ahead's column k+1 (the next POTRF waits for it): tile
+ * (i0/T + b, j0/T) -= L_i L_j^T over K = KT columns, one block of 256 threads per tile. This one
+ * lies on the critical path, so it is written for latency, not for throughput: both operands
+ * (64 x KT each) come into shared memory in one go, every load of the block in flight at once,
+ * instead of the update kernel's 8 columns at a time (8 or 16 dependent round trips to memory:
+ * 11.7 us for 58 tiles at n = 4096, Nsight Compute, H100, against the chain's POTRF 12 and
+ * TRSM 10). Thread (ty, tx) of 16 x 16 owns rows ty + 16 x and columns tx + 16 y (x, y < 4):
+ * with rows 16 apart, the float4 reads of a quarter warp fall in different banks. Always fp32,
+ * in both maths: a column is too little work for the tensor cores to pay, and fp32 is the
+ * reference arithmetic. */
+constexpr int COLUMN_LD = 4; /* padding of a staged row, in floats (16-byte rows, banks spread) */
+template <int KT> constexpr size_t column_shared_bytes() { return 2 * (size_t)GRID_TILE * (KT + COLUMN_LD) * sizeof(float); }
+
+template <int KT>
+__global__ void __launch_bounds__(256) update_column_kernel(float *A, size_t ld, size_t stride, int kcol, int origin)
+{
+    constexpr int T = GRID_TILE, LD = KT + COLUMN_LD, V = KT / 4; /* float4s per row of a panel tile */
+    static_assert(T == 64 && KT % 16 == 0, "tiles of 64, K a multiple of 16");
+    extern __shared__ __align__(16) float staged[];       /* Li: T rows of LD, then Lj */
+    float *Li = staged, *Lj = staged + T * LD;
+    A += blockIdx.y * stride;
+    const int i0 = origin + blockIdx.x * T, j0 = origin, tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
+    {
+        constexpr int LOADS = T * V / 256;                /* float4s per thread per operand */
+        float4 ra[LOADS], rb[LOADS];
+#pragma unroll
+        for (int l = 0; l < LOADS; l++) {                 /* all loads first: one round trip */
+            const int f = tid + 256 * l, row = f / V, c = f % V * 4;
+            ra[l] = *reinterpret_cast<const float4 *>(A + (size_t)(i0 + row) * ld + kcol + c);
+            rb[l] = *reinterpret_cast<const float4 *>(A + (size_t)(j0 + row) * ld + kcol + c);
+        }
+#pragma unroll
+        for (int l = 0; l < LOADS; l++) {
+            const int f = tid + 256 * l, row = f / V, c = f % V * 4;
+            *reinterpret_cast<float4 *>(Li + row * LD + c) = ra[l];
+            *reinterpret_cast<float4 *>(Lj + row * LD + c) = rb[l];
+        }
+    }
+    float cv[4][4]; /* my entries of C, fetched now so that their round trip overlaps the panels' */
+#pragma unroll
+    for (int x = 0; x < 4; x++)
+#pragma unroll
+        for (int y = 0; y < 4; y++) cv[x][y] = A[(size_t)(i0 + ty + 16 * x) * ld + j0 + tx + 16 * y];
+    __syncthreads();
+    float acc[4][4] = {};
+#pragma unroll
+    for (int c = 0; c < KT; c += 4) {
+        float4 a[4], b[4];
+#pragma unroll
+        for (int x = 0; x < 4; x++) {
+            a[x] = *reinterpret_cast<const float4 *>(Li + (ty + 16 * x) * LD + c);
+            b[x] = *reinterpret_cast<const float4 *>(Lj + (tx + 16 * x) * LD + c);
+        }
+#pragma unroll
+        for (int x = 0; x < 4; x++)
+#pragma unroll
+            for (int y = 0; y < 4; y++)
+            {
+                float t = acc[x][y];
+                t = fmaf(a[x].x, b[y].x, t);
+                t = fmaf(a[x].y, b[y].y, t);
+                t = fmaf(a[x].z, b[y].z, t);
+                acc[x][y] = fmaf(a[x].w, b[y].w, t);
+            }
+    }
+    /* C -= acc; the diagonal tile (block 0) keeps its lower part only, as the update kernel does */
+#pragma unroll
+    for (int x = 0; x < 4; x++)
+#pragma unroll
+        for (int y = 0; y < 4; y++) {
+            const int row = ty + 16 * x, col = tx + 16 * y;
+            if (blockIdx.x == 0 && col > row) continue;
+            A[(size_t)(i0 + row) * ld + j0 + col] = cv[x][y] - acc[x][y];
+        }
 }
 
 /* ------------------------------------------------------------------ launchers */
@@ -294,15 +411,15 @@ __global__ void __launch_bounds__(UPDATE_THREADS, 2) update_task_kernel(float *A
 template <int T>
 static void potrf_launch(const grid_plan *p, int k, cudaStream_t s)
 {
-    potrf_task_kernel<T><<<dim3(1, p->batch), T, 0, s>>>(p->A, p->ld, p->stride, k, p->info);
+    potrf_task_kernel<T><<<dim3(1, p->batch), T * TASK_Q, 0, s>>>(p->A, p->ld, p->stride, k, p->info);
     KERNEL_CHECK();
 }
 
 template <int T>
 static void trsm_launch(const grid_plan *p, int k, cudaStream_t s)
 {
-    const size_t shared = (size_t)T * T * sizeof(float);  // 16 KiB for T = 64
-    trsm_task_kernel<T><<<dim3(p->nt - k - 1, p->batch), T, shared, s>>>(p->A, p->ld, p->stride, k);
+    const size_t shared = (size_t)T * task_shape<T>::VEC * sizeof(float); // 20 KiB for T = 64
+    trsm_task_kernel<T><<<dim3(p->nt - k - 1, p->batch), T * TASK_Q, shared, s>>>(p->A, p->ld, p->stride, k);
     KERNEL_CHECK();
 }
 
@@ -310,7 +427,7 @@ static void trsm_launch(const grid_plan *p, int k, cudaStream_t s)
  * Cheap enough to ask before every launch (a host-side attribute, no GPU work). */
 typedef void (*update_kernel)(float *, size_t, size_t, int, int, int, int);
 
-static void allow_shared(update_kernel kernel, size_t bytes)
+template <typename Kernel> static void allow_shared(Kernel kernel, size_t bytes)
 {
     if (bytes > 48 * 1024) CUDA_CHECK(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
 }
@@ -329,7 +446,7 @@ static update_kernel update_kernel_for(const grid_plan *p, size_t *shared)
 }
 
 /* Columns first..last-1 (in tiles) of the update by the panels k .. k+KT/T-1 (K = KT columns).
- * One column: blocks of T x T down it. Two columns: blocks of 128 x 128 down them. Up to the last
+ * One column: update_column_kernel, a block per tile down it. Two columns: blocks of 128 x 128 down them. Up to the last
  * column: the region's lower triangle in blocks of 128 x 128. */
 template <int T, int KT>
 static void update_launch(const grid_plan *p, const char *who, int k, int first, int last, cudaStream_t s)
@@ -339,9 +456,12 @@ static void update_launch(const grid_plan *p, const char *who, int k, int first,
     update_kernel kernel;
     dim3 grid(0, p->batch);
     int column_only = 1;
-    if (last == first + 1) {
-        grid.x = p->nt - first;
-        kernel = update_kernel_for<T, KT>(p, &shared);
+    if (last == first + 1) { /* one column: on the critical path, its own kernel */
+        const size_t bytes = column_shared_bytes<KT>();
+        allow_shared(update_column_kernel<KT>, bytes);
+        update_column_kernel<KT><<<dim3(p->nt - first, p->batch), 256, bytes, s>>>(p->A, p->ld, p->stride, k * T, origin);
+        KERNEL_CHECK();
+        return;
     } else if (last == first + 2 && last < p->nt) {
         grid.x = blocks128;
         kernel = update_kernel_for<128, KT>(p, &shared);
