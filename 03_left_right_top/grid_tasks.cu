@@ -333,67 +333,68 @@ __global__ void __launch_bounds__(UPDATE_THREADS, 2) update_task_kernel(float *A
 /* UPDATE of ONE tile column, the look-ahead's column k+1 (the next POTRF waits for it): tile
  * (i0/T + b, j0/T) -= L_i L_j^T over K = KT columns, one block of 256 threads per tile. This one
  * lies on the critical path, so it is written for latency, not for throughput: both operands
- * (64 x KT each) come into shared memory in one go, every load of the block in flight at once,
- * instead of the update kernel's 8 columns at a time (8 or 16 dependent round trips to memory:
+ * come into shared memory 64 columns at a time (one round for K = 64), every load of a round in
+ * flight at once, instead of the update kernel's 8 columns at a time (8 or 16 dependent round
+ * trips to memory:
  * 11.7 us for 58 tiles at n = 4096, Nsight Compute, H100, against the chain's POTRF 12 and
  * TRSM 10). Thread (ty, tx) of 16 x 16 owns rows ty + 16 x and columns tx + 16 y (x, y < 4):
  * with rows 16 apart, the float4 reads of a quarter warp fall in different banks. Always fp32,
  * in both maths: a column is too little work for the tensor cores to pay, and fp32 is the
  * reference arithmetic. */
-constexpr int COLUMN_LD = 4; /* padding of a staged row, in floats (16-byte rows, banks spread) */
-template <int KT> constexpr size_t column_shared_bytes() { return 2 * (size_t)GRID_TILE * (KT + COLUMN_LD) * sizeof(float); }
+constexpr int COLUMN_KC = 64, COLUMN_LD = COLUMN_KC + 4; /* K staged per round; a staged row, padded */
 
 template <int KT>
 __global__ void __launch_bounds__(256) update_column_kernel(float *A, size_t ld, size_t stride, int kcol, int origin)
 {
-    constexpr int T = GRID_TILE, LD = KT + COLUMN_LD, V = KT / 4; /* float4s per row of a panel tile */
-    static_assert(T == 64 && KT % 16 == 0, "tiles of 64, K a multiple of 16");
-    extern __shared__ __align__(16) float staged[];       /* Li: T rows of LD, then Lj */
-    float *Li = staged, *Lj = staged + T * LD;
+    constexpr int T = GRID_TILE, V = COLUMN_KC / 4, LOADS = T * V / 256; /* float4s per thread per operand */
+    static_assert(T == 64 && KT % COLUMN_KC == 0, "tiles of 64, K a multiple of 64");
+    /* 35 KB, static: K = 128 (the pairs) takes two rounds rather than 70 KB, more than a block may
+     * have on some GPUs (64 KB on Turing) */
+    __shared__ __align__(16) float Li[T * COLUMN_LD], Lj[T * COLUMN_LD];
     A += blockIdx.y * stride;
     const int i0 = origin + blockIdx.x * T, j0 = origin, tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
-    {
-        constexpr int LOADS = T * V / 256;                /* float4s per thread per operand */
-        float4 ra[LOADS], rb[LOADS];
-#pragma unroll
-        for (int l = 0; l < LOADS; l++) {                 /* all loads first: one round trip */
-            const int f = tid + 256 * l, row = f / V, c = f % V * 4;
-            ra[l] = *reinterpret_cast<const float4 *>(A + (size_t)(i0 + row) * ld + kcol + c);
-            rb[l] = *reinterpret_cast<const float4 *>(A + (size_t)(j0 + row) * ld + kcol + c);
-        }
-#pragma unroll
-        for (int l = 0; l < LOADS; l++) {
-            const int f = tid + 256 * l, row = f / V, c = f % V * 4;
-            *reinterpret_cast<float4 *>(Li + row * LD + c) = ra[l];
-            *reinterpret_cast<float4 *>(Lj + row * LD + c) = rb[l];
-        }
-    }
-    float cv[4][4]; /* my entries of C, fetched now so that their round trip overlaps the panels' */
+    float cv[4][4]; /* my entries of C, fetched first so that their round trip overlaps the panels' */
 #pragma unroll
     for (int x = 0; x < 4; x++)
 #pragma unroll
         for (int y = 0; y < 4; y++) cv[x][y] = A[(size_t)(i0 + ty + 16 * x) * ld + j0 + tx + 16 * y];
-    __syncthreads();
     float acc[4][4] = {};
+#pragma unroll 1
+    for (int k0 = 0; k0 < KT; k0 += COLUMN_KC) {
+        float4 ra[LOADS], rb[LOADS];
 #pragma unroll
-    for (int c = 0; c < KT; c += 4) {
-        float4 a[4], b[4];
-#pragma unroll
-        for (int x = 0; x < 4; x++) {
-            a[x] = *reinterpret_cast<const float4 *>(Li + (ty + 16 * x) * LD + c);
-            b[x] = *reinterpret_cast<const float4 *>(Lj + (tx + 16 * x) * LD + c);
+        for (int l = 0; l < LOADS; l++) {             /* all loads of the round first: one round trip */
+            const int f = tid + 256 * l, row = f / V, c = f % V * 4;
+            ra[l] = *reinterpret_cast<const float4 *>(A + (size_t)(i0 + row) * ld + kcol + k0 + c);
+            rb[l] = *reinterpret_cast<const float4 *>(A + (size_t)(j0 + row) * ld + kcol + k0 + c);
         }
+        if (k0 > 0) __syncthreads();                  /* everyone is done with the last round's panels */
 #pragma unroll
-        for (int x = 0; x < 4; x++)
+        for (int l = 0; l < LOADS; l++) {
+            const int f = tid + 256 * l, row = f / V, c = f % V * 4;
+            *reinterpret_cast<float4 *>(Li + row * COLUMN_LD + c) = ra[l];
+            *reinterpret_cast<float4 *>(Lj + row * COLUMN_LD + c) = rb[l];
+        }
+        __syncthreads();
 #pragma unroll
-            for (int y = 0; y < 4; y++)
-            {
-                float t = acc[x][y];
-                t = fmaf(a[x].x, b[y].x, t);
-                t = fmaf(a[x].y, b[y].y, t);
-                t = fmaf(a[x].z, b[y].z, t);
-                acc[x][y] = fmaf(a[x].w, b[y].w, t);
+        for (int c = 0; c < COLUMN_KC; c += 4) {
+            float4 a[4], b[4];
+#pragma unroll
+            for (int x = 0; x < 4; x++) {
+                a[x] = *reinterpret_cast<const float4 *>(Li + (ty + 16 * x) * COLUMN_LD + c);
+                b[x] = *reinterpret_cast<const float4 *>(Lj + (tx + 16 * x) * COLUMN_LD + c);
             }
+#pragma unroll
+            for (int x = 0; x < 4; x++)
+#pragma unroll
+                for (int y = 0; y < 4; y++) {
+                    float t = acc[x][y];
+                    t = fmaf(a[x].x, b[y].x, t);
+                    t = fmaf(a[x].y, b[y].y, t);
+                    t = fmaf(a[x].z, b[y].z, t);
+                    acc[x][y] = fmaf(a[x].w, b[y].w, t);
+                }
+        }
     }
     /* C -= acc; the diagonal tile (block 0) keeps its lower part only, as the update kernel does */
 #pragma unroll
@@ -427,7 +428,7 @@ static void trsm_launch(const grid_plan *p, int k, cudaStream_t s)
  * Cheap enough to ask before every launch (a host-side attribute, no GPU work). */
 typedef void (*update_kernel)(float *, size_t, size_t, int, int, int, int);
 
-template <typename Kernel> static void allow_shared(Kernel kernel, size_t bytes)
+static void allow_shared(update_kernel kernel, size_t bytes)
 {
     if (bytes > 48 * 1024) CUDA_CHECK(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
 }
@@ -457,9 +458,7 @@ static void update_launch(const grid_plan *p, const char *who, int k, int first,
     dim3 grid(0, p->batch);
     int column_only = 1;
     if (last == first + 1) { /* one column: on the critical path, its own kernel */
-        const size_t bytes = column_shared_bytes<KT>();
-        allow_shared(update_column_kernel<KT>, bytes);
-        update_column_kernel<KT><<<dim3(p->nt - first, p->batch), 256, bytes, s>>>(p->A, p->ld, p->stride, k * T, origin);
+        update_column_kernel<KT><<<dim3(p->nt - first, p->batch), 256, 0, s>>>(p->A, p->ld, p->stride, k * T, origin);
         KERNEL_CHECK();
         return;
     } else if (last == first + 2 && last < p->nt) {
