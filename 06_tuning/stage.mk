@@ -68,4 +68,4 @@ $(S6)/libcourse_cholesky.so: $(S6)/python/course_cholesky.o $(BUILD)/05_chunked/
 ALL_BINS += $(S6)/libcourse_cholesky.so
 .PHONY: python
 python: $(S6)/libcourse_cholesky.so
-	@echo "import it with: PYTHONPATH=06_tuning/python python3 -c 'import course_cholesky'"
+	@echo "import it with: pip install -e 06_tuning/python (once), or PYTHONPATH=06_tuning/python"
