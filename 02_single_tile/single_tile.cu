@@ -1,6 +1,7 @@
 /* single_tile.cu - stage 02: one matrix in one shared-memory tile, factored by one thread block
  * with spotrf_tile. A grid of `count` blocks factors `count` independent matrices: the simplest
- * batched kernel, and the one that shows what shared-memory padding is worth. */
+ * batched kernel, and the one that shows what shared-memory padding is worth.
+ * Alone: make build/02_single_tile/bench_single_tile && build/02_single_tile/bench_single_tile */
 #include <stdio.h>
 #include "cuda_check.h"
 #include "single_tile.h"

@@ -24,7 +24,8 @@
  * tx*LD + k. With LD = 32 they all fall in bank k: a 32-way conflict, 32 serialized accesses.
  * With LD = 33 they fall in banks (tx + k) mod 32: all different, one access. So PAD = 1 makes LD
  * the smallest odd number >= NB (odd LD is coprime with 32). A[ty][k] is the same word for the
- * whole warp: a broadcast, no conflict. */
+ * whole warp: a broadcast, no conflict.
+ * Alone: make build/02_single_tile/bench_single_tile && build/02_single_tile/bench_single_tile */
 #ifndef TILE_HELPERS_CUH
 #define TILE_HELPERS_CUH
 

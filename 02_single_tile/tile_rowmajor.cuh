@@ -5,7 +5,8 @@
  * Remainder tiles: when n is not a multiple of NB, the last tile row/column sticks out of the
  * matrix. Loading pads it with the identity (1 on the global diagonal, 0 elsewhere), so the helpers
  * can always work on full NB x NB tiles: the padded part factors to the identity and never
- * touches the real part. Storing writes only elements inside the matrix. */
+ * touches the real part. Storing writes only elements inside the matrix.
+ * Alone: make build/02_single_tile/bench_single_tile && build/02_single_tile/bench_single_tile */
 #ifndef TILE_ROWMAJOR_CUH
 #define TILE_ROWMAJOR_CUH
 

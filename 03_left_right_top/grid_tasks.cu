@@ -16,7 +16,8 @@
  *
  * A batch: every launch has blockIdx.y = the matrix (grid_plan.batch of them, stride apart), so
  * step k's tasks of every matrix run in one launch and a batch of 4 or 60 medium matrices fills
- * the GPU as one large matrix does. The kernels differ from the one-matrix ones by one line. */
+ * the GPU as one large matrix does. The kernels differ from the one-matrix ones by one line.
+ * Alone: make build/03_left_right_top/cholesky_one && build/03_left_right_top/cholesky_one --n 4096 --mode lookahead --math fp32 */
 #include <stdio.h>
 #include "cuda_check.h"
 #include "grid_tasks.h"

@@ -13,7 +13,8 @@
  * 16 x 8 tensor-core tiles (mma.sync m16n8k8). The panels pass through shared memory 32 columns at
  * a time with cp.async (global -> shared without registers), double-buffered, and reach the
  * registers through ldmatrix (four fragments' worth per instruction).
- * Included by grid_tasks.cu only. */
+ * Included by grid_tasks.cu only.
+ * Alone: make build/03_left_right_top/cholesky_one && build/03_left_right_top/cholesky_one --n 4096 --mode pairs --math tf32x3 */
 #include <stdint.h>
 
 /* TF32 mma and cp.async came with compute capability 8.0 (Ampere). Built for an older GPU (the

@@ -28,7 +28,8 @@
  *
  * Failures: when a pivot fails, spotrf_tile records info and leaves NaNs that spread through the
  * rest of that matrix only. The loops do not stop early: the other matrices of a block share the
- * barriers and must go on (the contents of a failed matrix are unspecified; its info is exact). */
+ * barriers and must go on (the contents of a failed matrix are unspecified; its info is exact).
+ * Alone: make build/03_left_right_top/cholesky_one && build/03_left_right_top/cholesky_one --n 32 --mode block */
 #ifndef LOOKING_ORDERS_CUH
 #define LOOKING_ORDERS_CUH
 

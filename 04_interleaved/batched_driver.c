@@ -252,9 +252,11 @@ static int check_options(driver_options *o, const batched_driver_hooks *hooks, d
         refused = "give either --input FILE or both --n and --batch";
     if (refused) { fprintf(stderr, "%s: %s\n", prog, refused); return 2; }
     size_t default_chunk = 0;
-    if (!o->kernel_auto && hooks->defaults) hooks->defaults(&o->cfg, &default_chunk);
-    if (!o->kernel_auto && !o->chunk) o->chunk = (long long)default_chunk;
-    else if (o->cfg.kernel == BATCHED_TILES) { o->cfg.nb = 8; o->cfg.per_block = 8; }
+    if (!o->kernel_auto) { /* the named kernel's defaults, then the options given override them */
+        if (hooks->defaults) hooks->defaults(&o->cfg, &default_chunk);
+        else if (o->cfg.kernel == BATCHED_TILES) { o->cfg.nb = 8; o->cfg.per_block = 8; }
+        if (!o->chunk) o->chunk = (long long)default_chunk;
+    }
     if (o->nb > 0) o->cfg.nb = (int)o->nb;
     if (o->per_block > 0) o->cfg.per_block = (int)o->per_block;
     if (o->unroll >= 0) o->cfg.unroll = (int)o->unroll;

@@ -5,7 +5,8 @@
  *   2. how blocks map to matrices: a block of per_block x NB x NB threads holds per_block
  *      consecutive matrices; matrix m of the block (threadIdx.x) has its own four tiles and its
  *      own info in shared memory, so nothing is shared between matrices but the barriers.
- * The helpers (stage 02) and the loop orders (looking_orders.cuh) are used unchanged. */
+ * The helpers (stage 02) and the loop orders (looking_orders.cuh) are used unchanged.
+ * Alone: make build/04_interleaved/cholesky_batched && build/04_interleaved/cholesky_batched --n 32 --batch 100000 --kernel tiles --nb 8 */
 #include <stdio.h>
 #include "batched_cholesky.h"
 #include "cuda_check.h"

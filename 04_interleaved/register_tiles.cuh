@@ -1,6 +1,7 @@
 /* register_tiles.cuh - the register-tile helpers of the thread-per-matrix kernels (stage 04's
  * left-looking one, stage 06's right- and top-looking ones): one thread, one NB x NB tile in
- * registers. Every loop unrolls completely (NB is a template parameter), so c[r][q] are registers. */
+ * registers. Every loop unrolls completely (NB is a template parameter), so c[r][q] are registers.
+ * Alone: make build/04_interleaved/cholesky_batched && build/04_interleaved/cholesky_batched --n 32 --batch 100000 --kernel thread --nb 4 */
 #ifndef REGISTER_TILES_CUH
 #define REGISTER_TILES_CUH
 

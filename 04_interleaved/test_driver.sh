@@ -10,7 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source common/harness.sh
 plan "driver arguments" 20
-plan "driver on a GPU" 23
+plan "driver on a GPU" 24
 group "driver arguments"
 
 expect "driver: no input" 2 "give either --input" $bin
@@ -51,6 +51,8 @@ else
     expect "driver: text in, text out by default" 0 "wrote the factors" $bin --input "$tmp/b.txt" --output "$tmp/L2.txt"
     if head -c 7 "$tmp/L2.txt" | grep -q CHOLBAT; then record "driver: the default output format follows the input" FAIL "binary"
     else expect "driver: the default output format follows the input" 0 "50 matrices of order 7" ${BUILD:-build}/datasets/dataset_check "$tmp/L2.txt"; fi
+    expect "driver: the tile kernel with its defaults (NB 8, 8 per block; no --chunk)" 0 \
+        "checked 8 matrices against the float64 reference: ok" $bin --n 32 --batch 1000 --kernel tiles
     $gen --family nonspd --n 20 --count 30 --seed 5 --out "$tmp/c.bin" >/dev/null
     expect "driver: non-SPD file: info reported" 0 "30 of 30 matrices not positive definite" $bin --input "$tmp/c.bin" --check 30
     expect "driver: generated batch, tiles, chunked" 0 "against the float64 reference: ok" \

@@ -16,7 +16,8 @@
  * loads of several columns are in flight together (memory latency hidden by ILP).
  *
  * Remainder tiles: rows and columns past n are the identity in the diagonal tile and zero
- * elsewhere; they are never stored. */
+ * elsewhere; they are never stored.
+ * Alone: make build/04_interleaved/cholesky_batched && build/04_interleaved/cholesky_batched --n 32 --batch 100000 --kernel thread --nb 4 */
 #include <stdio.h>
 #include "batched_cholesky.h"
 #include "cuda_check.h"

@@ -9,7 +9,8 @@
  *
  * Thread (x, y, z) = (matrix in block, tile_col(), tile_row()): the 32 threads of a warp span
  * consecutive matrices first, so a tile load reads elements (i, j) of neighbouring matrices -
- * neighbouring addresses in the interleaved layout. */
+ * neighbouring addresses in the interleaved layout.
+ * Alone: make build/04_interleaved/cholesky_batched && build/04_interleaved/cholesky_batched --n 32 --batch 100000 --kernel tiles --nb 8 */
 #ifndef TILE_BATCHED_CUH
 #define TILE_BATCHED_CUH
 

@@ -8,7 +8,8 @@
  * contiguous in the source, synchronizes, and writes it along whichever is contiguous in the
  * destination. Consecutive matrices of one chunk are neighbours in the chunked layout, and
  * chunked_place (common/layout.h) gives each matrix's base and stride, partial last chunk
- * included. */
+ * included.
+ * Alone: make build/05_chunked/bench_chunked && BENCH_NS=64 BENCH_BYTES=64M build/05_chunked/bench_chunked */
 #include "cuda_check.h"
 #include "layout.h"
 #include "layout_convert.h"

@@ -1,14 +1,50 @@
-/* cyclic_dispatch.cu - which cyclic-kernel instances exist, and picking one for n. */
+/* cyclic_dispatch.cu - which cyclic-kernel instances exist, and picking one for n.
+ * Alone: make build/06_tuning/cholesky_tuned && build/06_tuning/cholesky_tuned --kernel cyclic --threads 64 --n 100 --batch 26844 */
 #include <stdio.h>
 #include "cyclic_kernel.cuh"
 #include "cyclic_kernel.h"
 
-/* Must match the CYCLIC_FILE lines of cyclic_g*.cu (test_tuning launches every entry). */
-extern "C" const cyclic_grid cyclic_grids[CYCLIC_NGRIDS] = {
-    {4, {8, 12, 16}},
-    {8, {6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}},
-    {16, {4, 5, 6, 7, 8}},
-};
+static_assert(CYCLIC_PARTS == 4, "one potrf_cyclic_partK per part: the cyclic_part*.cu files and the table in potrf_batched_cyclic");
+
+/* The table by grid, built from the list (cyclic_kernel.h) when this file compiles. */
+constexpr bool cyclic_list_ok() /* entries of one G together, A increasing */
+{
+    for (int s = 1; s < cyclic_list_count; s++) {
+        if (cyclic_list_g[s] == cyclic_list_g[s - 1] && cyclic_list_a[s] <= cyclic_list_a[s - 1]) return false;
+        for (int r = 0; r + 1 < s; r++)
+            if (cyclic_list_g[r] == cyclic_list_g[s] && cyclic_list_g[s - 1] != cyclic_list_g[s]) return false;
+    }
+    return true;
+}
+static_assert(cyclic_list_ok(), "CYCLIC_INSTANCES: the entries of one G together, A increasing");
+constexpr int cyclic_first_of_grid(int k) /* the list index where grid k starts (the count of grids for k past the last) */
+{
+    int seen = 0;
+    for (int s = 0; s < cyclic_list_count; s++)
+        if (s == 0 || cyclic_list_g[s] != cyclic_list_g[s - 1]) {
+            if (seen == k) return s;
+            seen++;
+        }
+    return k == seen ? cyclic_list_count : -seen;
+}
+constexpr cyclic_grid cyclic_grid_of(int k)
+{
+    cyclic_grid gr{};
+    const int s0 = cyclic_first_of_grid(k);
+    gr.g = cyclic_list_g[s0];
+    for (int s = s0, j = 0; s < cyclic_list_count && cyclic_list_g[s] == gr.g && j < CYCLIC_MAX_SLOTS; s++, j++) gr.slots[j] = cyclic_list_a[s];
+    return gr;
+}
+static_assert(cyclic_first_of_grid(CYCLIC_NGRIDS) == cyclic_list_count, "CYCLIC_NGRIDS: the number of grid sides in CYCLIC_INSTANCES");
+constexpr bool cyclic_slots_fit()
+{
+    for (int k = 0; k < CYCLIC_NGRIDS; k++)
+        if (cyclic_first_of_grid(k + 1) - cyclic_first_of_grid(k) > CYCLIC_MAX_SLOTS) return false;
+    return true;
+}
+static_assert(cyclic_slots_fit(), "CYCLIC_MAX_SLOTS: at least the most instances of one grid side in CYCLIC_INSTANCES");
+extern "C" const cyclic_grid cyclic_grids[CYCLIC_NGRIDS] = {cyclic_grid_of(0), cyclic_grid_of(1), cyclic_grid_of(2)};
+static_assert(CYCLIC_NGRIDS == 3, "one cyclic_grid_of(k) per grid side in the table above");
 
 static const cyclic_grid *grid_for(int threads)
 {
@@ -45,12 +81,9 @@ extern "C" int potrf_batched_cyclic(int threads, int per_block, int n, size_t ba
 {
     const cyclic_grid *gr = grid_for(threads);
     const int a = slots_for(gr, n);
-    if (a) switch (gr->g) {
-        case 4: return potrf_cyclic_g4(a, per_block, n, batch, chunk, d_A, d_info);
-        case 8: return a <= 11 ? potrf_cyclic_g8(a, per_block, n, batch, chunk, d_A, d_info)
-                               : potrf_cyclic_g8b(a, per_block, n, batch, chunk, d_A, d_info);
-        case 16: return potrf_cyclic_g16(a, per_block, n, batch, chunk, d_A, d_info);
-        }
+    static int (*const parts[CYCLIC_PARTS])(CYCLIC_PART_ARGS) = {potrf_cyclic_part0, potrf_cyclic_part1, potrf_cyclic_part2,
+                                                                 potrf_cyclic_part3};
+    if (a) return parts[cyclic_part_of(gr->g, a)](gr->g, a, per_block, n, batch, chunk, d_A, d_info);
     fprintf(stderr, "potrf_batched_cyclic: no instance for n = %d with %d threads per matrix\n", n, threads);
     return -1;
 }

@@ -33,7 +33,8 @@
  *
  * Rows and columns past n hold zeros and take no step. A failed matrix (pivot <= 0 or NaN) gets
  * info = k + 1 and carries on with garbage so that all threads take the same steps; the entries
- * above the diagonal in the diagonal slots collect garbage too and are never read as data. */
+ * above the diagonal in the diagonal slots collect garbage too and are never read as data.
+ * Alone: make build/06_tuning/cholesky_tuned && build/06_tuning/cholesky_tuned --kernel cyclic --threads 64 --n 100 --batch 26844 */
 #ifndef CYCLIC_KERNEL_CUH
 #define CYCLIC_KERNEL_CUH
 

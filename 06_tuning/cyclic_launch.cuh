@@ -1,4 +1,5 @@
-/* cyclic_launch.cuh - the host side of one cyclic-kernel instance: grid, shared memory, launch. */
+/* cyclic_launch.cuh - the host side of one cyclic-kernel instance: grid, shared memory, launch.
+ * Alone: make build/06_tuning/cholesky_tuned && build/06_tuning/cholesky_tuned --kernel cyclic --threads 64 --n 100 --batch 26844 */
 #ifndef CYCLIC_LAUNCH_CUH
 #define CYCLIC_LAUNCH_CUH
 
@@ -27,30 +28,26 @@ static int cyclic_not_compiled(int g, int slots)
     return -1;
 }
 
-/* Launch instance (G, A) if slots == A (A = 0: no instance). */
-template <int G, int A>
-static bool cyclic_try(int slots, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info, int *rc)
+/* Launch instance (G, A) if it is the one asked for and this part compiles it. */
+template <int PART, int G, int A>
+static void cyclic_try(int g, int slots, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info, int *rc)
 {
-    if constexpr (A > 0) {
-        if (slots == A) { *rc = cyclic_launch_one<G, A>(per_block, n, batch, chunk, d_A, d_info); return true; }
-    }
-    return false;
+    if constexpr (cyclic_part_of(G, A) == PART)
+        if (g == G && slots == A) *rc = cyclic_launch_one<G, A>(per_block, n, batch, chunk, d_A, d_info);
 }
 
-/* One file: CYCLIC_FILE(NAME, G, A1, ..., A6) defines potrf_cyclic_NAME for the grid side G and
- * those slot counts (0: none). */
-#define CYCLIC_FILE(NAME, G, A1, A2, A3, A4, A5, A6)                                                                          \
-    extern "C" int potrf_cyclic_##NAME(int slots, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info) \
-    {                                                                                                                         \
-        int rc = -1;                                                                                                          \
-        if (cyclic_try<G, A1>(slots, per_block, n, batch, chunk, d_A, d_info, &rc) ||                                         \
-            cyclic_try<G, A2>(slots, per_block, n, batch, chunk, d_A, d_info, &rc) ||                                         \
-            cyclic_try<G, A3>(slots, per_block, n, batch, chunk, d_A, d_info, &rc) ||                                         \
-            cyclic_try<G, A4>(slots, per_block, n, batch, chunk, d_A, d_info, &rc) ||                                         \
-            cyclic_try<G, A5>(slots, per_block, n, batch, chunk, d_A, d_info, &rc) ||                                         \
-            cyclic_try<G, A6>(slots, per_block, n, batch, chunk, d_A, d_info, &rc))                                           \
-            return rc;                                                                                                        \
-        return cyclic_not_compiled(G, slots);                                                                                 \
+/* Part file K: potrf_cyclic_partK launches the instances of entries K, K + CYCLIC_PARTS, ... */
+#define CYCLIC_TRY_ENTRY_(G, A) cyclic_try<PART, G, A>(g, slots, per_block, n, batch, chunk, d_A, d_info, &rc);
+template <int PART> static int cyclic_part_launch(CYCLIC_PART_ARGS)
+{
+    int rc = -2;
+    CYCLIC_INSTANCES(CYCLIC_TRY_ENTRY_)
+    return rc == -2 ? cyclic_not_compiled(g, slots) : rc;
+}
+#define CYCLIC_PART(K)                                                                                      \
+    extern "C" int potrf_cyclic_part##K(CYCLIC_PART_ARGS)                                                   \
+    {                                                                                                       \
+        return cyclic_part_launch<K>(g, slots, per_block, n, batch, chunk, d_A, d_info);                    \
     }
 
 #endif

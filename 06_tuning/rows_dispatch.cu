@@ -1,4 +1,5 @@
-/* rows_dispatch.cu - which rows-kernel instances exist, and picking one for n. */
+/* rows_dispatch.cu - which rows-kernel instances exist, and picking one for n.
+ * Alone: make build/06_tuning/cholesky_tuned && build/06_tuning/cholesky_tuned --kernel rows --threads 32 --n 64 --batch 65536 */
 #include <stdio.h>
 #include "rows_kernel.cuh"
 #include "rows_kernel.h"

@@ -38,7 +38,8 @@
  *
  * A failed matrix (pivot <= 0 or NaN) records info = k + 1 and carries on with garbage, so that
  * all threads run the same steps (no thread may leave a loop that has barriers); its factor is
- * unspecified, as in stage 04. */
+ * unspecified, as in stage 04.
+ * Alone: make build/06_tuning/cholesky_tuned && build/06_tuning/cholesky_tuned --kernel rows --threads 32 --n 64 --batch 65536 */
 #ifndef ROWS_KERNEL_CUH
 #define ROWS_KERNEL_CUH
 

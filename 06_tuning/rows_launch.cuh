@@ -1,4 +1,5 @@
-/* rows_launch.cuh - the host side of one rows-kernel instance: shared memory, grid, launch. */
+/* rows_launch.cuh - the host side of one rows-kernel instance: shared memory, grid, launch.
+ * Alone: make build/06_tuning/cholesky_tuned && build/06_tuning/cholesky_tuned --kernel rows --threads 32 --n 64 --batch 65536 */
 #ifndef ROWS_LAUNCH_CUH
 #define ROWS_LAUNCH_CUH
 

@@ -6,7 +6,7 @@ $(S6)/tuned.o $(S6)/tune.o: CFLAGS += -DTUNED_TABLES_DIR='"$(CURDIR)/06_tuning/t
 $(S6)/%.o: NVCCFLAGS += -I06_tuning -I04_interleaved -I03_left_right_top
 FAMILY_OBJS := $(S6)/family.o $(S6)/tuned.o $(S6)/thread_orders.o $(S6)/rows_dispatch.o  \
 	$(S6)/cyclic_dispatch.o $(S3_GRID) \
-	$(patsubst 06_tuning/%.cu,$(S6)/%.o,$(wildcard 06_tuning/rows_part*.cu 06_tuning/cyclic_g*.cu)) $(BATCHED_OBJS)
+	$(patsubst 06_tuning/%.cu,$(S6)/%.o,$(wildcard 06_tuning/rows_part*.cu 06_tuning/cyclic_part*.cu)) $(BATCHED_OBJS)
 $(S6)/test_tuning: $(S6)/test_tuning.o $(BUILD)/04_interleaved/batched_testing.o $(FAMILY_OBJS) $(COMMON_LIB)
 	$(LINK)
 $(S6)/tune: $(S6)/tune.o $(FAMILY_OBJS) $(COMMON_LIB)

@@ -1,5 +1,6 @@
 /* gpu_batch.cu - see gpu_batch.h. 64-bit indices throughout: a batch that fills an 80 GB GPU
- * holds ~2e10 floats. The generator and the converters are one thread per destination element. */
+ * holds ~2e10 floats. The generator and the converters are one thread per destination element.
+ * Alone: make build/common/tests/test_common && build/common/tests/test_common */
 #include <stdio.h>
 #include <stdlib.h>
 #include "checks.h"

@@ -57,6 +57,11 @@ finish() { # the end: plans met? exit status 0 only if nothing failed
     [ -n "${TEST_RESULTS:-}" ] && printf 'END\t%s\n' "$suite" >> "$TEST_RESULTS"
     [ $failed -eq 0 ] && [ $ok = 1 ] && exit 0 || exit 1
 }
+ran_as_shown() { # ran_as_shown RC OUTPUT: a command the course shows its users worked: exit 0, or, on a machine
+                  # without a GPU, it got as far as looking for one (a bad option or a refused configuration fails)
+    [ -n "${harness_gpu:-}" ] || { nvidia-smi -L >/dev/null 2>&1 && harness_gpu=1 || harness_gpu=0; }
+    [ "$1" -eq 0 ] || { [ "$harness_gpu" = 0 ] && grep -q "no CUDA device" <<<"$2"; }
+}
 course_markdown() { # every *.md of the course (run from its root): its own files, not build output
     find . \( -name build -o -name 'build-*' -o -name .venv -o -name .git -o -name node_modules \) -prune -o \
         -name '*.md' -type f -print | sort

@@ -1,0 +1,4 @@
+/* cyclic_part1.cu - the cyclic-kernel instances of entries 1, 5, ... of CYCLIC_INSTANCES (cyclic_kernel.h),
+ * one of CYCLIC_PARTS files so that nvcc compiles them in parallel. Alone: make build/06_tuning/cyclic_part1.o */
+#include "cyclic_launch.cuh"
+CYCLIC_PART(1)
