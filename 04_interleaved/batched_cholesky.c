@@ -10,7 +10,7 @@
 
 batched_config batched_config_default(void)
 {
-    batched_config c = {BATCHED_THREAD, LOOK_LEFT, 4, 64, 2, 0};
+    batched_config c = THREAD_CONFIG(4, 64, 2);
     return c;
 }
 

@@ -60,6 +60,15 @@ const batched_kernel_ops *batched_kernel_find(batched_kernel k);
  * block: use stage 03 (stage 06 registers its batched whole-GPU path, which takes any n). */
 #define BATCHED_MAX_N 1024
 
+/* Configurations by name, for initializers (designated: each value says which field it is, and a
+ * field added later starts at 0):
+ *   batched_config c = TILES_CONFIG(LOOK_RIGHT, 8, 16);   the tile kernel: order, NB, matrices per block
+ *   batched_config d = THREAD_CONFIG(4, 64, 2);            one thread per matrix: NB, per block, unroll */
+#define TILES_CONFIG(order_, nb_, per_block_) \
+    {.kernel = BATCHED_TILES, .order = (order_), .nb = (nb_), .per_block = (per_block_), .unroll = 1}
+#define THREAD_CONFIG(nb_, per_block_, unroll_) \
+    {.kernel = BATCHED_THREAD, .order = LOOK_LEFT, .nb = (nb_), .per_block = (per_block_), .unroll = (unroll_)}
+
 /* A good default: the thread-per-matrix kernel, NB = 4, 64 matrices per block, unroll 2. */
 batched_config batched_config_default(void);
 

@@ -165,8 +165,10 @@ static driver_options parse_options(int argc, char **argv, const batched_driver_
         {"threads", required_argument, 0, O_THREADS}, {0, 0, 0, 0}};
     if (!hooks->choose) longs[sizeof longs / sizeof *longs - 2] = longs[sizeof longs / sizeof *longs - 1]; /* no --threads */
     const char *prog = hooks->prog, *usage = usage_text(hooks);
-    driver_options o = {batched_config_default(), 0, 0, 8, -1, -1, -1, 0, -1, hooks->choose != NULL, 0, 0, 0, 0,
-                        GEN_DEFAULT_SEED, 0, GEN_DEFAULT_KAPPA, FAMILY_SPD, DATASET_BINARY, NULL, NULL, NULL, "all"};
+    driver_options o = {.cfg = batched_config_default(), .check = 8, .kernel_auto = hooks->choose != NULL,
+                        .nb = -1, .per_block = -1, .unroll = -1, .threads = -1, /* -1: not given */
+                        .seed = GEN_DEFAULT_SEED, .kappa = GEN_DEFAULT_KAPPA, .family = FAMILY_SPD,
+                        .fmt = DATASET_BINARY, .gpus = "all"};
     char kernels[160] = "";
     for (int k = 0; k < BATCHED_MAX_KERNELS; k++) {
         const batched_kernel_ops *ops = batched_kernel_find((batched_kernel)k);

@@ -208,7 +208,7 @@ void add_hidden_sizes(int *ns, int *nn, size_t *batches, int *nb, size_t *chunks
     ns[(*nn)++] = 97;
     batches[(*nb)++] = 2049;
     if (chunks) chunks[(*nc)++] = 17;
-    const batched_config tiles7 = {BATCHED_TILES, LOOK_LEFT, 4, 7, 1, 0}, thread7 = {BATCHED_THREAD, LOOK_LEFT, 4, 7, 2, 0};
+    const batched_config tiles7 = TILES_CONFIG(LOOK_LEFT, 4, 7), thread7 = THREAD_CONFIG(4, 7, 2);
     cfgs[(*ncfg)++] = tiles7;
     cfgs[(*ncfg)++] = thread7;
 }

@@ -10,12 +10,12 @@
 
 /* per_block values that do not divide the batch sizes, so the last block is always partial */
 static batched_config configs[32] = {
-    {BATCHED_TILES, LOOK_RIGHT, 4, 16, 1, 0}, {BATCHED_TILES, LOOK_LEFT, 4, 16, 1, 0}, {BATCHED_TILES, LOOK_TOP, 4, 16, 1, 0},
-    {BATCHED_TILES, LOOK_RIGHT, 8, 5, 1, 0},  {BATCHED_TILES, LOOK_LEFT, 8, 5, 1, 0},  {BATCHED_TILES, LOOK_TOP, 8, 5, 1, 0},
-    {BATCHED_TILES, LOOK_RIGHT, 16, 3, 1, 0}, {BATCHED_TILES, LOOK_LEFT, 16, 3, 1, 0}, {BATCHED_TILES, LOOK_TOP, 16, 3, 1, 0},
-    {BATCHED_TILES, LOOK_LEFT, 32, 1, 1, 0},
-    {BATCHED_THREAD, LOOK_LEFT, 2, 32, 1, 0}, {BATCHED_THREAD, LOOK_LEFT, 4, 64, 2, 0}, {BATCHED_THREAD, LOOK_LEFT, 8, 96, 4, 0},
-    {BATCHED_THREAD, LOOK_LEFT, 4, 33, 1, 0},
+    TILES_CONFIG(LOOK_RIGHT, 4, 16), TILES_CONFIG(LOOK_LEFT, 4, 16), TILES_CONFIG(LOOK_TOP, 4, 16),
+    TILES_CONFIG(LOOK_RIGHT, 8, 5),  TILES_CONFIG(LOOK_LEFT, 8, 5),  TILES_CONFIG(LOOK_TOP, 8, 5),
+    TILES_CONFIG(LOOK_RIGHT, 16, 3), TILES_CONFIG(LOOK_LEFT, 16, 3), TILES_CONFIG(LOOK_TOP, 16, 3),
+    TILES_CONFIG(LOOK_LEFT, 32, 1),
+    THREAD_CONFIG(2, 32, 1), THREAD_CONFIG(4, 64, 2), THREAD_CONFIG(8, 96, 4),
+    THREAD_CONFIG(4, 33, 1),
 };
 static int ncfg = 14;
 
@@ -26,14 +26,14 @@ static void test_refusals(harness *h)
     CUDA_CHECK(cudaMalloc((void **)&d_A, 64 * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&d_info, 64 * sizeof(int)));
     const struct { batched_config c; int n; const char *what; } bad[] = {
-        {{BATCHED_THREAD, LOOK_LEFT, 4, 64, 2, 0}, 0, "n = 0"},
-        {{BATCHED_THREAD, LOOK_LEFT, 4, 64, 2, 0}, BATCHED_MAX_N + 1, "n past BATCHED_MAX_N"},
-        {{BATCHED_TILES, LOOK_LEFT, 12, 1, 1, 0}, 8, "tile NB = 12 (not compiled)"},
-        {{BATCHED_TILES, LOOK_LEFT, 8, 17, 1, 0}, 8, "tiles: 17 x 8 x 8 threads > 1024"},
-        {{BATCHED_TILES, (looking_order)5, 8, 1, 1, 0}, 8, "unknown looking order"},
-        {{BATCHED_THREAD, LOOK_LEFT, 16, 64, 1, 0}, 8, "thread NB = 16 (not compiled)"},
-        {{BATCHED_THREAD, LOOK_LEFT, 4, 64, 3, 0}, 8, "unroll = 3 (not compiled)"},
-        {{BATCHED_THREAD, LOOK_LEFT, 4, 512, 1, 0}, 8, "512 threads per block (thread kernel: at most 256)"},
+        {THREAD_CONFIG(4, 64, 2), 0, "n = 0"},
+        {THREAD_CONFIG(4, 64, 2), BATCHED_MAX_N + 1, "n past BATCHED_MAX_N"},
+        {TILES_CONFIG(LOOK_LEFT, 12, 1), 8, "tile NB = 12 (not compiled)"},
+        {TILES_CONFIG(LOOK_LEFT, 8, 17), 8, "tiles: 17 x 8 x 8 threads > 1024"},
+        {TILES_CONFIG((looking_order)5, 8, 1), 8, "unknown looking order"},
+        {THREAD_CONFIG(16, 64, 1), 8, "thread NB = 16 (not compiled)"},
+        {THREAD_CONFIG(4, 64, 3), 8, "unroll = 3 (not compiled)"},
+        {THREAD_CONFIG(4, 512, 1), 8, "512 threads per block (thread kernel: at most 256)"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         char msg[256], name[128];
@@ -67,7 +67,7 @@ int main(void)
         return harness_end(&h);
     }
     test_configs(&h, "interleaved", configs, ncfg, ns, nn, batches, nb, interleaved, 1);
-    const batched_config fast = {BATCHED_THREAD, LOOK_LEFT, 4, 64, 2, 0}, tiles = {BATCHED_TILES, LOOK_TOP, 8, 8, 1, 0};
+    const batched_config fast = THREAD_CONFIG(4, 64, 2), tiles = TILES_CONFIG(LOOK_TOP, 8, 8);
     /* 2.4e9 floats: past 32-bit offsets. Needs ~19 GiB: on a smaller GPU it is skipped, so its
      * group is worth 0 points (a grade must not depend on the GPU's memory). */
     test_large_batch(&h, groups[3], &fast, 20, 0, (size_t)9 << 30, 64);

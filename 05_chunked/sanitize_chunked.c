@@ -33,8 +33,8 @@ int main(int argc, char **argv)
             CUDA_CHECK(cudaFree(d_rm)); CUDA_CHECK(cudaFree(d_lay));
             free(A); free(B);
         }
-    batched_config thread = {BATCHED_THREAD, LOOK_LEFT, 4, 32, 2, 0}, left = {BATCHED_TILES, LOOK_LEFT, 8, 4, 1, 0},
-                   right = {BATCHED_TILES, LOOK_RIGHT, 4, 8, 1, 0}, top = {BATCHED_TILES, LOOK_TOP, 16, 2, 1, 0};
+    batched_config thread = THREAD_CONFIG(4, 32, 2), left = TILES_CONFIG(LOOK_LEFT, 8, 4),
+                   right = TILES_CONFIG(LOOK_RIGHT, 4, 8), top = TILES_CONFIG(LOOK_TOP, 16, 2);
     small_run_batched(&thread, 33, batch, 17, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
     small_run_batched(&thread, 7, batch, 32, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
     small_run_batched(&left, 33, batch, 17, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);

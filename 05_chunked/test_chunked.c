@@ -16,9 +16,9 @@
 
 /* per_block deliberately unrelated to the chunk: blocks straddle chunks and the last chunk */
 static batched_config configs[16] = {
-    {BATCHED_TILES, LOOK_RIGHT, 8, 5, 1, 0}, {BATCHED_TILES, LOOK_LEFT, 8, 5, 1, 0}, {BATCHED_TILES, LOOK_TOP, 8, 5, 1, 0},
-    {BATCHED_TILES, LOOK_TOP, 4, 16, 1, 0},  {BATCHED_TILES, LOOK_RIGHT, 16, 3, 1, 0},
-    {BATCHED_THREAD, LOOK_LEFT, 4, 64, 2, 0}, {BATCHED_THREAD, LOOK_LEFT, 8, 32, 1, 0},
+    TILES_CONFIG(LOOK_RIGHT, 8, 5), TILES_CONFIG(LOOK_LEFT, 8, 5), TILES_CONFIG(LOOK_TOP, 8, 5),
+    TILES_CONFIG(LOOK_TOP, 4, 16),  TILES_CONFIG(LOOK_RIGHT, 16, 3),
+    THREAD_CONFIG(4, 64, 2), THREAD_CONFIG(8, 32, 1),
 };
 static int ncfg = 7;
 
@@ -96,7 +96,7 @@ int main(void)
     }
     test_converters(&h);
     test_configs(&h, "chunked", configs, ncfg, ns, nn, batches, nb, chunks, nc);
-    const batched_config fast = {BATCHED_THREAD, LOOK_LEFT, 4, 64, 2, 0}, tiles = {BATCHED_TILES, LOOK_LEFT, 8, 16, 1, 0};
+    const batched_config fast = THREAD_CONFIG(4, 64, 2), tiles = TILES_CONFIG(LOOK_LEFT, 8, 16);
     test_large_batch(&h, groups[4], &fast, 20, 64, (size_t)9 << 30, 64); /* past 32-bit offsets; 0 points (memory) */
     test_large_batch(&h, groups[1], &tiles, 100, 16, (size_t)1 << 30, 32);
     return harness_end(&h);

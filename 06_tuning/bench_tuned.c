@@ -170,7 +170,7 @@ static void bench_one(const env_stamp *e, const tuned_table *t, int n, size_t ba
     snprintf(variant, sizeof variant, "cusolverDnSpotrfBatched %s", label);
     report_row(e, "stage-6", variant, n, batch, tc, tc.median_ms, t_copy);
     /* The best fixed configurations of stages 04/05 (make bench-stage-5), then auto. */
-    batched_config cases[3] = {{BATCHED_THREAD, LOOK_LEFT, 4, 64, 2, 0}, {BATCHED_THREAD, LOOK_LEFT, 8, 32, 1, 0}};
+    batched_config cases[3] = {THREAD_CONFIG(4, 64, 2), THREAD_CONFIG(8, 32, 1)};
     size_t chunks[3] = {64, 32, 0};
     int first = fixed_too ? 0 : 2;
     if (tuned_choose(t, n, batch, 0, &cases[2], &chunks[2], why, sizeof why) != 0) {

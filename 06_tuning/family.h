@@ -23,6 +23,20 @@ extern "C" {
 #define BATCHED_CYCLIC ((batched_kernel)3)
 #define BATCHED_GRID ((batched_kernel)4)
 
+/* Configurations by name (see TILES_CONFIG in batched_cholesky.h), for initializers:
+ *   ROWS_CONFIG(32, 2, 1)          the rows kernel: threads per matrix, matrices per block, loop (1) or
+ *                                  every step written out (0; n <= ROWS_FULL_N), kept in .unroll
+ *   CYCLIC_CONFIG(64, 1)           the cyclic kernel: threads per matrix (G x G), matrices per block
+ *   THREAD_ORDER_CONFIG(LOOK_TOP, 8, 32, 1)   the thread kernel in any order: order, NB, per block, unroll
+ *   GRID_CONFIG(1)                 the batched whole-GPU path (matrices per block: 1) */
+#define ROWS_CONFIG(threads_, per_block_, loop_) \
+    {.kernel = BATCHED_ROWS, .order = LOOK_LEFT, .per_block = (per_block_), .unroll = (loop_), .threads = (threads_)}
+#define CYCLIC_CONFIG(threads_, per_block_) \
+    {.kernel = BATCHED_CYCLIC, .order = LOOK_LEFT, .per_block = (per_block_), .threads = (threads_)}
+#define THREAD_ORDER_CONFIG(order_, nb_, per_block_, unroll_) \
+    {.kernel = BATCHED_THREAD, .order = (order_), .nb = (nb_), .per_block = (per_block_), .unroll = (unroll_)}
+#define GRID_CONFIG(per_block_) {.kernel = BATCHED_GRID, .order = LOOK_LEFT, .per_block = (per_block_)}
+
 /* Register the family (idempotent). Call before parsing or launching any configuration. */
 void family_init(void);
 

@@ -26,7 +26,7 @@ int main(int argc, char **argv)
             if (!T) continue;
             for (int unroll = n <= ROWS_FULL_N ? 0 : 1; unroll < 2; unroll++) {
                 const int per_block = T >= 32 ? 2 - (T == 128) : 32 / T;
-                batched_config cfg = {BATCHED_ROWS, LOOK_LEFT, 0, per_block, unroll, T};
+                batched_config cfg = ROWS_CONFIG(T, per_block, unroll);
                 small_run_batched(&cfg, n, batch, (size_t)per_block, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
                 if (unroll == (n <= ROWS_FULL_N ? 0 : 1)) /* row-major, n = NMAX: the 16-byte road */
                     small_run_batched(&cfg, rows_sizes[s].nmax, batch, 1, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
@@ -37,11 +37,11 @@ int main(int argc, char **argv)
         for (int k = 0; k < CYCLIC_MAX_SLOTS && cyclic_grids[s].slots[k]; k++) {
             const int g = cyclic_grids[s].g, n = g * cyclic_grids[s].slots[k] - 1; /* the instance's largest n, less one */
             const int per_block = g == 4 ? 4 : g == 8 ? 3 : 1;
-            batched_config cfg = {BATCHED_CYCLIC, LOOK_LEFT, 0, per_block, 0, g * g};
+            batched_config cfg = CYCLIC_CONFIG(g * g, per_block);
             small_run_batched(&cfg, n, per_block == 1 ? 3 : 2 * per_block + 1, 1, rowmajor_to_chunked_device,
                               chunked_to_rowmajor_device);
         }
-    batched_config right = {BATCHED_THREAD, LOOK_RIGHT, 4, 32, 2, 0}, top = {BATCHED_THREAD, LOOK_TOP, 8, 32, 1, 0};
+    batched_config right = THREAD_ORDER_CONFIG(LOOK_RIGHT, 4, 32, 2), top = THREAD_ORDER_CONFIG(LOOK_TOP, 8, 32, 1);
     small_run_batched(&right, 33, batch, 17, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
     small_run_batched(&top, 20, batch, 32, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
     return small_runs_end("sanitize_tuning");

@@ -30,10 +30,11 @@
 
 /* The thread kernel in its new orders; per_block values that divide none of the batches. */
 static const batched_config thread_orders[] = {
-    {BATCHED_THREAD, LOOK_RIGHT, 4, 33, 1, 0}, {BATCHED_THREAD, LOOK_RIGHT, 8, 64, 2, 0}, {BATCHED_THREAD, LOOK_RIGHT, 2, 96, 4, 0},
-    {BATCHED_THREAD, LOOK_TOP, 2, 32, 4, 0},   {BATCHED_THREAD, LOOK_TOP, 4, 64, 2, 0},   {BATCHED_THREAD, LOOK_TOP, 8, 48, 1, 0},
+    THREAD_ORDER_CONFIG(LOOK_RIGHT, 4, 33, 1), THREAD_ORDER_CONFIG(LOOK_RIGHT, 8, 64, 2),
+    THREAD_ORDER_CONFIG(LOOK_RIGHT, 2, 96, 4), THREAD_ORDER_CONFIG(LOOK_TOP, 2, 32, 4),
+    THREAD_ORDER_CONFIG(LOOK_TOP, 4, 64, 2),   THREAD_ORDER_CONFIG(LOOK_TOP, 8, 48, 1),
 };
-#define N_THREAD_ORDERS 6
+#define N_THREAD_ORDERS ((int)(sizeof thread_orders / sizeof *thread_orders))
 
 /* Every rows instance that takes n, each with the smallest block (32 threads or T) and one of
  * three times as many matrices (so that per_block divides none of the batches). */
@@ -48,7 +49,7 @@ static int rows_configs(int n, batched_config *out)
             const int small = T >= 32 ? 1 : 32 / T;
             const int pbs[2] = {small, 3 * small};
             for (int p = 0; p < 2; p++) { /* the small block with the steps written out where compiled */
-                batched_config c = {BATCHED_ROWS, LOOK_LEFT, 0, pbs[p], p == 0 && n <= ROWS_FULL_N ? 0 : 1, T};
+                batched_config c = ROWS_CONFIG(T, pbs[p], p == 0 && n <= ROWS_FULL_N ? 0 : 1);
                 char msg[256];
                 if (batched_config_check(&c, n, msg, sizeof msg) == 0) out[k++] = c;
             }
@@ -83,7 +84,7 @@ static int cyclic_configs(int n, batched_config *out)
         const int T = cyclic_grids[s].g * cyclic_grids[s].g, small = T >= 32 ? 1 : 32 / T;
         const int pbs[2] = {small, 3 * small};
         for (int p = 0; p < 2; p++) {
-            batched_config c = {BATCHED_CYCLIC, LOOK_LEFT, 0, pbs[p], 0, T};
+            batched_config c = CYCLIC_CONFIG(T, pbs[p]);
             char msg[256];
             if (batched_config_check(&c, n, msg, sizeof msg) == 0) out[k++] = c;
         }
@@ -93,20 +94,20 @@ static int cyclic_configs(int n, batched_config *out)
 
 /* Configurations the check must refuse (each one test: the plan is this table's length). */
 static const struct { batched_config c; int n; const char *what; } bad[] = {
-    {{BATCHED_ROWS, LOOK_LEFT, 0, 1, 1, 8}, 100, "threads = 8 at n = 100 (not compiled)"},
-    {{BATCHED_ROWS, LOOK_LEFT, 0, 1, 1, 64}, 129, "n = 129 (past the largest instance)"},
-    {{BATCHED_ROWS, LOOK_LEFT, 0, 1, 0, 64}, 100, "steps written out at n = 100 (not compiled)"},
-    {{BATCHED_ROWS, LOOK_LEFT, 0, 3, 1, 8}, 20, "3 x 8 threads per block (not a whole warp)"},
-    {{BATCHED_ROWS, LOOK_LEFT, 0, 4, 1, 128}, 100, "4 x 128 threads per block (more than 256)"},
-    {{BATCHED_ROWS, LOOK_LEFT, 0, 4, 1, 64}, 128, "4 matrices of order 128 per block (shared memory)"},
-    {{BATCHED_CYCLIC, LOOK_LEFT, 0, 1, 0, 32}, 20, "cyclic kernel, 32 threads (not a square grid)"},
-    {{BATCHED_CYCLIC, LOOK_LEFT, 0, 1, 0, 16}, 65, "cyclic kernel, 4 x 4 threads at n = 65"},
-    {{BATCHED_CYCLIC, LOOK_LEFT, 0, 2, 0, 256}, 100, "cyclic kernel, 2 x 256 threads per block"},
-    {{BATCHED_CYCLIC, LOOK_LEFT, 0, 1, 0, 64}, 129, "cyclic kernel, n = 129"},
-    {{BATCHED_THREAD, (looking_order)7, 4, 64, 1, 0}, 20, "thread kernel, unknown looking order"},
-    {{BATCHED_THREAD, LOOK_TOP, 16, 64, 1, 0}, 20, "thread top-looking NB = 16 (not compiled)"},
-    {{BATCHED_GRID, LOOK_LEFT, 0, 2, 0, 0}, 200, "grid kernel, 2 matrices per block"},
-    {{BATCHED_GRID, LOOK_LEFT, 0, 1, 0, 0}, 65537, "grid kernel, n = 65537 (past GRID_MAX_N)"},
+    {ROWS_CONFIG(8, 1, 1), 100, "threads = 8 at n = 100 (not compiled)"},
+    {ROWS_CONFIG(64, 1, 1), 129, "n = 129 (past the largest instance)"},
+    {ROWS_CONFIG(64, 1, 0), 100, "steps written out at n = 100 (not compiled)"},
+    {ROWS_CONFIG(8, 3, 1), 20, "3 x 8 threads per block (not a whole warp)"},
+    {ROWS_CONFIG(128, 4, 1), 100, "4 x 128 threads per block (more than 256)"},
+    {ROWS_CONFIG(64, 4, 1), 128, "4 matrices of order 128 per block (shared memory)"},
+    {CYCLIC_CONFIG(32, 1), 20, "cyclic kernel, 32 threads (not a square grid)"},
+    {CYCLIC_CONFIG(16, 1), 65, "cyclic kernel, 4 x 4 threads at n = 65"},
+    {CYCLIC_CONFIG(256, 2), 100, "cyclic kernel, 2 x 256 threads per block"},
+    {CYCLIC_CONFIG(64, 1), 129, "cyclic kernel, n = 129"},
+    {THREAD_ORDER_CONFIG((looking_order)7, 4, 64, 1), 20, "thread kernel, unknown looking order"},
+    {THREAD_ORDER_CONFIG(LOOK_TOP, 16, 64, 1), 20, "thread top-looking NB = 16 (not compiled)"},
+    {GRID_CONFIG(2), 200, "grid kernel, 2 matrices per block"},
+    {GRID_CONFIG(1), 65537, "grid kernel, n = 65537 (past GRID_MAX_N)"},
 };
 #define N_REFUSALS ((int)(sizeof bad / sizeof bad[0]))
 
@@ -323,7 +324,7 @@ int main(void)
     static const int grid_ns[] = {1, 33, 65, 129, 200, 256};
     static const size_t grid_batches[] = {1, 3, 7}, grid_chunks[] = {1};
     const int grid_nn = (int)(sizeof grid_ns / sizeof *grid_ns), grid_nb = (int)(sizeof grid_batches / sizeof *grid_batches);
-    const batched_config grid = {BATCHED_GRID, LOOK_LEFT, 0, 1, 0, 0};
+    const batched_config grid = GRID_CONFIG(1);
     harness_plan(&h, groups[0], rows_tests + 2);
     harness_plan(&h, groups[1], N_THREAD_ORDERS * nn * nb * nc);
     harness_plan(&h, groups[2], 3 * nn * nb + grid_nn * grid_nb);
@@ -352,11 +353,11 @@ int main(void)
         test_configs(&h, "cyclic", cfg, k, &ns[a], 1, batches, nb, chunks, nc);
     }
     test_configs(&h, "orders", thread_orders, N_THREAD_ORDERS, ns, nn, batches, nb, chunks, nc);
-    const batched_config rows20 = {BATCHED_ROWS, LOOK_LEFT, 0, 8, 0, 8}, rows100 = {BATCHED_ROWS, LOOK_LEFT, 0, 1, 1, 64};
+    const batched_config rows20 = ROWS_CONFIG(8, 8, 0), rows100 = ROWS_CONFIG(64, 1, 1);
     /* 2.4e9 floats: past 32-bit offsets (skipped, and worth 0 points, on GPUs with less memory). */
     test_large_batch(&h, groups[3], &rows20, 20, 8, (size_t)9 << 30, 64);
     test_large_batch(&h, groups[0], &rows100, 100, 1, (size_t)1 << 30, 32);
-    const batched_config cyclic128 = {BATCHED_CYCLIC, LOOK_LEFT, 0, 1, 0, 64};
+    const batched_config cyclic128 = CYCLIC_CONFIG(64, 1);
     test_large_batch(&h, groups[6], &cyclic128, 128, 1, (size_t)1 << 30, 32);
     test_configs(&h, "grid", &grid, 1, grid_ns, grid_nn, grid_batches, grid_nb, grid_chunks, 1);
     /* 1 GiB of n = 200: past the launcher's 512 MiB padded copy, so the batch goes in groups. */

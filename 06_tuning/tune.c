@@ -56,7 +56,7 @@ static int candidates(int n, int quick, candidate *c)
                 if (quick && order != LOOK_LEFT && (nbs[a] != 4 || u)) continue;
                 const int pbs[] = {32, 64};
                 for (int p = order == LOOK_LEFT && !quick ? 0 : 1; p < 2; p++) {
-                    batched_config cfg = {BATCHED_THREAD, order, nbs[a], pbs[p], unrolls[u], 0};
+                    batched_config cfg = THREAD_ORDER_CONFIG(order, nbs[a], pbs[p], unrolls[u]);
                     c[k].cfg = cfg;
                     c[k++].chunk = (size_t)pbs[p];
                 }
@@ -69,7 +69,7 @@ static int candidates(int n, int quick, candidate *c)
             for (int block = 32; block <= 256; block *= 2) { /* threads per block */
                 if (block < T || (quick && block != 64 && block != 128 && block != T)) continue;
                 for (int unroll = 0; unroll < 2; unroll++) { /* every step written out, or a loop */
-                    batched_config cfg = {BATCHED_ROWS, LOOK_LEFT, 0, block / T, unroll, T};
+                    batched_config cfg = ROWS_CONFIG(T, block / T, unroll);
                     if (batched_config_check(&cfg, n, msg, sizeof msg) != 0) continue;
                     c[k].cfg = cfg;
                     c[k++].chunk = (size_t)(block / T);
@@ -86,29 +86,29 @@ static int candidates(int n, int quick, candidate *c)
         const int T = cyclic_grids[s].g * cyclic_grids[s].g;
         if (n > cyclic_max_n(T) || (quick && n < 32)) continue;
         for (int block = T < 32 ? 32 : T; block <= 256; block *= 2) {
-            batched_config cfg = {BATCHED_CYCLIC, LOOK_LEFT, 0, block / T, 0, T};
+            batched_config cfg = CYCLIC_CONFIG(T, block / T);
             if (batched_config_check(&cfg, n, msg, sizeof msg) != 0) continue;
             c[k].cfg = cfg;
             c[k++].chunk = 1;
         }
     }
     if (!quick && n >= 8 && n <= 128) {
-        const batched_config tiles[] = {{BATCHED_TILES, LOOK_LEFT, 8, 8, 1, 0}, {BATCHED_TILES, LOOK_TOP, 8, 8, 1, 0},
-                                        {BATCHED_TILES, LOOK_LEFT, 16, 2, 1, 0}};
+        const batched_config tiles[] = {TILES_CONFIG(LOOK_LEFT, 8, 8), TILES_CONFIG(LOOK_TOP, 8, 8),
+                                        TILES_CONFIG(LOOK_LEFT, 16, 2)};
         for (int t = 0; t < 3; t++) {
             c[k].cfg = tiles[t];
             c[k++].chunk = (size_t)tiles[t].per_block;
         }
     }
     if (n > 128) { /* past the register kernels: the batched whole-GPU tasks (stage 03), row-major */
-        const batched_config grid = {BATCHED_GRID, LOOK_LEFT, 0, 1, 0, 0};
+        const batched_config grid = GRID_CONFIG(1);
         c[k].cfg = grid;
         c[k++].chunk = 1;
     }
     if (n > 128) /* past the register kernels: the tile kernel, one matrix per block, every order and tile */
         for (int o = 0; o < LOOK_COUNT; o++)
             for (int nb = 8; nb <= 32; nb *= 2) {
-                batched_config cfg = {BATCHED_TILES, (looking_order)o, nb, 1, 1, 0};
+                batched_config cfg = TILES_CONFIG((looking_order)o, nb, 1);
                 if (batched_config_check(&cfg, n, msg, sizeof msg) != 0) continue;
                 c[k].cfg = cfg;
                 c[k++].chunk = 1;
