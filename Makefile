@@ -123,9 +123,29 @@ help:
 	@echo "  make fuzz          the dataset reader, the parsers and every CLI with random input (FUZZ_SECONDS=60)"
 	@echo "  make test-grading  the kit, make grade, crashes and hangs (slow: builds the course three times)"
 	@echo "  make test-grade-class  make grade-class for real: here and through the running Slurm cluster (slow)"
+	@echo "  make sass [SASS_ARCH=sm_90] [FILES=...] [KERNEL=regex]   registers and spills of every kernel instance (ptxas -v)"
+	@echo "  make profile KERNEL=rows|cyclic|thread|tiles|grid [ARGS=\"--n 64 --batch 65536\"] [NCU_ARGS=...]   Nsight Compute on one configuration"
 	@echo "  make load-test     a batch that fills the GPU, through the driver and the benchmark, beside another process"
 	@echo "  make clean         remove build/"
 	@echo "  make help          this text"
+
+# make sass [SASS_ARCH=sm_90] [FILES="06_tuning/rows_part0.cu ..."] [KERNEL=regex]: registers, spills and
+# shared memory of every kernel instance, from ptxas -v on each .cu with the build's own flags
+# (common/course/kernel_resources.py; the table also in build/sass/resources.csv). SASS_ARCH picks the
+# GPU the compiler targets (default: this build's ARCH), so a machine without a GPU can answer for an
+# H100. With KERNEL, and cuobjdump on the PATH, the SASS of the matching instances lands in build/sass/.
+SASS_ARCH ?= $(ARCH)
+FILES ?= $(sort $(wildcard common/*.cu 0*/*.cu))
+$(BUILD)/%.$(SASS_ARCH).res: %.cu
+	@mkdir -p $(@D)
+	@echo "ptxas -v $< ($(SASS_ARCH))"
+	@$(NVCC) $(filter-out $(GENCODE),$(NVCCFLAGS)) -arch=$(SASS_ARCH) -Xptxas -v -MMD -MF $@.d -MT $@ -c $< -o $@.o 2> $@ \
+		|| { cat $@; rm -f $@; exit 1; }
+	@rm -f $@.o
+.PHONY: sass
+sass: $(patsubst %.cu,$(BUILD)/%.$(SASS_ARCH).res,$(FILES))
+	@python3 common/course/kernel_resources.py $^ --csv $(BUILD)/sass/resources.csv \
+		$(if $(KERNEL),--kernel '$(KERNEL)' --sass $(BUILD)/sass --build $(BUILD))
 
 # One rule per test suite: common/course/run_suite.py runs its commands under the suite's time limit
 # (SUITE_TIMEOUT_<suite> seconds, default 1800; TEST_TIMEOUT=S overrides), turns every planned

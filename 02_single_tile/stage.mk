@@ -1,7 +1,7 @@
 # 02_single_tile: the tile helpers and one matrix in one tile.
 S2 := $(BUILD)/02_single_tile
 $(S2)/%.o: CFLAGS += -I02_single_tile -I01_serial
-$(S2)/%.o: NVCCFLAGS += -I02_single_tile
+$(S2)/%.o $(S2)/%.res: NVCCFLAGS += -I02_single_tile
 $(S2)/test_single_tile: $(S2)/test_single_tile.o $(S2)/single_tile.o $(COMMON_LIB)
 	$(LINK)
 $(S2)/bench_single_tile: $(S2)/bench_single_tile.o $(S2)/single_tile.o $(BUILD)/01_serial/cholesky_serial.o $(BUILD)/01_serial/serial_timing.o $(COMMON_LIB)

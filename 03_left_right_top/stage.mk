@@ -3,7 +3,7 @@ S3 := $(BUILD)/03_left_right_top
 # Part 2's objects: the tile tasks, the launch loops (the student's), the frame.
 S3_GRID := $(S3)/grid_tasks.o $(S3)/grid_schedule.o $(S3)/grid_cholesky.o
 $(S3)/%.o: CFLAGS += -I03_left_right_top -I01_serial
-$(S3)/%.o: NVCCFLAGS += -I03_left_right_top -I02_single_tile
+$(S3)/%.o $(S3)/%.res: NVCCFLAGS += -I03_left_right_top -I02_single_tile
 $(S3)/test_tiled: $(S3)/test_tiled.o $(S3)/tiled_cholesky.o $(COMMON_LIB)
 	$(LINK)
 $(S3)/bench_tiled: $(S3)/bench_tiled.o $(S3)/tiled_cholesky.o $(BUILD)/01_serial/cholesky_serial.o $(BUILD)/01_serial/serial_timing.o $(COMMON_LIB)

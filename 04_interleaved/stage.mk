@@ -1,7 +1,7 @@
 # 04_interleaved: batched Cholesky on the simple interleaved layout (and the kernels stage 05 reuses).
 S4 := $(BUILD)/04_interleaved
 $(S4)/%.o: CFLAGS += -I04_interleaved -I03_left_right_top -I01_serial
-$(S4)/%.o: NVCCFLAGS += -I04_interleaved -I03_left_right_top -I02_single_tile
+$(S4)/%.o $(S4)/%.res: NVCCFLAGS += -I04_interleaved -I03_left_right_top -I02_single_tile
 BATCHED_OBJS := $(S4)/batched_cholesky.o $(S4)/batched_tiles.o $(S4)/thread_per_matrix.o $(BUILD)/03_left_right_top/tiled_cholesky.o
 $(S4)/test_interleaved: $(S4)/test_interleaved.o $(S4)/batched_testing.o $(BATCHED_OBJS) $(COMMON_LIB)
 	$(LINK)

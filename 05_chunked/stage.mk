@@ -1,7 +1,7 @@
 # 05_chunked: the stage 04 kernels on the chunked interleaved layout, and the tiled layout converters.
 S5 := $(BUILD)/05_chunked
 $(S5)/%.o: CFLAGS += -I05_chunked -I04_interleaved -I03_left_right_top
-$(S5)/%.o: NVCCFLAGS += -I05_chunked
+$(S5)/%.o $(S5)/%.res: NVCCFLAGS += -I05_chunked
 $(S5)/test_chunked: $(S5)/test_chunked.o $(S5)/layout_convert.o $(BUILD)/04_interleaved/batched_testing.o $(BATCHED_OBJS) $(COMMON_LIB)
 	$(LINK)
 $(S5)/bench_chunked: $(S5)/bench_chunked.o $(S5)/layout_convert.o $(BUILD)/04_interleaved/batched_bench.o $(BATCHED_OBJS) $(COMMON_LIB)

@@ -3,7 +3,7 @@ S6 := $(BUILD)/06_tuning
 $(S6)/%.o: CFLAGS += -I06_tuning -I05_chunked -I04_interleaved -I03_left_right_top
 # Where the tuned tables are: absolute paths, given only to the two files that use them.
 $(S6)/tuned.o $(S6)/tune.o: CFLAGS += -DTUNED_TABLES_DIR='"$(CURDIR)/06_tuning/tables"' -DTUNED_OWN_DIR='"$(abspath $(BUILD))/tune"'
-$(S6)/%.o: NVCCFLAGS += -I06_tuning -I04_interleaved -I03_left_right_top
+$(S6)/%.o $(S6)/%.res: NVCCFLAGS += -I06_tuning -I04_interleaved -I03_left_right_top
 FAMILY_OBJS := $(S6)/family.o $(S6)/tuned.o $(S6)/thread_orders.o $(S6)/rows_dispatch.o  \
 	$(S6)/cyclic_dispatch.o $(S3_GRID) \
 	$(patsubst 06_tuning/%.cu,$(S6)/%.o,$(wildcard 06_tuning/rows_part*.cu 06_tuning/cyclic_part*.cu)) $(BATCHED_OBJS)
@@ -69,3 +69,19 @@ ALL_BINS += $(S6)/libcourse_cholesky.so
 .PHONY: python
 python: $(S6)/libcourse_cholesky.so
 	@echo "import it with: pip install -e 06_tuning/python (once), or PYTHONPATH=06_tuning/python"
+
+# make profile KERNEL=rows|cyclic|thread|tiles|grid [ARGS="..."] [NCU_ARGS="..."]: Nsight Compute on one
+# configuration: the driver factors a generated batch with that kernel (ARGS: the rest of its options,
+# default --n 64 --batch 65536), and ncu records the first factorization launch into
+# build/profile/KERNEL.ncu-rep. ncu locks the clocks and flushes the caches for each launch: for
+# durations like the benchmarks' add --clock-control none --cache-control none to NCU_ARGS.
+NCU_ARGS ?= --set full --launch-count 1
+.PHONY: profile
+profile: $(S6)/cholesky_tuned
+	@[ -n "$(KERNEL)" ] || { echo "make profile: say which kernel: KERNEL=rows|cyclic|thread|tiles|grid (ARGS=\"...\": the driver's other options)"; exit 2; }
+	@command -v ncu >/dev/null || { echo "make profile: Nsight Compute (ncu) is not on the PATH"; exit 2; }
+	@nvidia-smi -L >/dev/null 2>&1 || { echo "make profile: no GPU here"; exit 2; }
+	@mkdir -p $(BUILD)/profile
+	ncu $(NCU_ARGS) --kernel-name regex:'potrf_|task_kernel|update_' -f -o $(BUILD)/profile/$(KERNEL) \
+		$(S6)/cholesky_tuned --kernel $(KERNEL) $(or $(ARGS),--n 64 --batch 65536) --check 1
+	@echo "report: $(BUILD)/profile/$(KERNEL).ncu-rep (ncu-ui, or ncu --import $(BUILD)/profile/$(KERNEL).ncu-rep --page details)"

@@ -24,7 +24,7 @@ SUITE_DEPS_common := $(BUILD)/common/tests/test_common $(BUILD)/datasets/gen_dat
 # the programs the kernel files' "Alone:" lines run (common/tests/test_alone_lines.sh), built before it
 SUITE_DEPS_common += $(BUILD)/02_single_tile/bench_single_tile $(BUILD)/03_left_right_top/cholesky_one \
     $(BUILD)/04_interleaved/cholesky_batched $(BUILD)/05_chunked/bench_chunked $(BUILD)/06_tuning/cholesky_tuned
-SUITE_CMDS_common := $(BUILD)/common/tests/test_common 'bash datasets/test_cli.sh $(BUILD)/datasets' 'bash common/tests/test_make_help.sh' 'bash common/tests/test_cli_conventions.sh' 'bash common/tests/test_readme_commands.sh' 'bash common/tests/test_readme_points.sh' 'bash common/tests/test_alone_lines.sh'
+SUITE_CMDS_common := $(BUILD)/common/tests/test_common 'bash datasets/test_cli.sh $(BUILD)/datasets' 'bash common/tests/test_make_help.sh' 'bash common/tests/test_cli_conventions.sh' 'bash common/tests/test_readme_commands.sh' 'bash common/tests/test_readme_points.sh' 'bash common/tests/test_alone_lines.sh' 'bash common/tests/test_make_tools.sh'
 SUITE_POINTS_common := common/points.tsv
 SUITE_TIMEOUT_common := 600
 
