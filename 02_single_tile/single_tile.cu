@@ -4,6 +4,7 @@
  * Alone: make build/02_single_tile/bench_single_tile && build/02_single_tile/bench_single_tile */
 #include <stdio.h>
 #include "cuda_check.h"
+#include "launch_split.cuh"
 #include "single_tile.h"
 #include "tile_helpers.cuh"
 #include "tile_rowmajor.cuh"
@@ -26,12 +27,10 @@ __global__ void __launch_bounds__(NB * NB) potrf_single_tile_kernel(float *A, in
 template <int NB, int PAD>
 static void launch(int n, float *d_A, size_t count, int *d_info)
 {
-    /* Grids are limited to 2^31 - 1 blocks in x: more matrices go in several launches. */
-    for (size_t first = 0; first < count; first += 0x7fffffff) {
-        size_t k = count - first < 0x7fffffff ? count - first : 0x7fffffff;
-        potrf_single_tile_kernel<NB, PAD><<<(unsigned)k, dim3(1, NB, NB)>>>(d_A + first * n * n, n, d_info + first);
-        KERNEL_CHECK();
-    }
+    /* One matrix per block; more than a grid holds go in several launches (launch_split.cuh). */
+    launch_split(count, [&](unsigned k, size_t first) {
+        potrf_single_tile_kernel<NB, PAD><<<k, dim3(1, NB, NB)>>>(d_A + first * n * n, n, d_info + first);
+    });
 }
 
 extern "C" int potrf_single_tile(int nb, int pad, int n, float *d_A, size_t count, int *d_info)

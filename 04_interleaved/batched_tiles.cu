@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include "batched_cholesky.h"
 #include "cuda_check.h"
+#include "launch_split.cuh"
 #include "tile_batched.cuh"    /* batched_matrix and its load_tile / store_tile */
 #include "looking_orders.cuh"  /* the three orders of stage 03 */
 
@@ -43,9 +44,6 @@ __global__ void __launch_bounds__(1024) potrf_tiles_kernel(float *A, int n, size
     // END SOLUTION
 }
 
-/* Grids hold at most 2^31 - 1 blocks: a larger batch goes in several launches. */
-#define MAX_BLOCKS 0x7fffffffULL
-
 template <int NB, looking_order ORDER>
 static void launch(int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
 {
@@ -53,12 +51,10 @@ static void launch(int per_block, int n, size_t batch, size_t chunk, float *d_A,
     // BEGIN SOLUTION: how many blocks of per_block matrices cover the batch
     blocks = (batch + per_block - 1) / per_block;  /* ceil: the tail block runs */
     // END SOLUTION
-    for (size_t first_block = 0; first_block < blocks; first_block += MAX_BLOCKS) {
-        size_t k = blocks - first_block < MAX_BLOCKS ? blocks - first_block : MAX_BLOCKS;
-        potrf_tiles_kernel<NB, ORDER><<<(unsigned)k, dim3(per_block, NB, NB), shared_bytes<NB>(per_block)>>>(
+    launch_split(blocks, [&](unsigned k, size_t first_block) { /* past 2^31 - 1 blocks: several launches */
+        potrf_tiles_kernel<NB, ORDER><<<k, dim3(per_block, NB, NB), shared_bytes<NB>(per_block)>>>(
             d_A, n, batch, chunk, first_block * per_block, d_info);
-        KERNEL_CHECK();
-    }
+    });
 }
 
 template <int NB>

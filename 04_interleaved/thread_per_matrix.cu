@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include "batched_cholesky.h"
 #include "cuda_check.h"
+#include "launch_split.cuh"
 #include "layout.h"
 #include "register_tiles.cuh"
 
@@ -113,12 +114,9 @@ __global__ void __launch_bounds__(THREAD_MAX_PER_BLOCK) potrf_thread_kernel(floa
 template <int NB, int UNROLL>
 static void launch(int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
 {
-    const size_t max_blocks = 0x7fffffffULL, blocks = (batch + per_block - 1) / per_block;
-    for (size_t first_block = 0; first_block < blocks; first_block += max_blocks) {
-        size_t k = blocks - first_block < max_blocks ? blocks - first_block : max_blocks;
-        potrf_thread_kernel<NB, UNROLL><<<(unsigned)k, per_block>>>(d_A, n, batch, chunk, first_block * per_block, d_info);
-        KERNEL_CHECK();
-    }
+    launch_split((batch + per_block - 1) / per_block, [&](unsigned k, size_t first_block) {
+        potrf_thread_kernel<NB, UNROLL><<<k, per_block>>>(d_A, n, batch, chunk, first_block * per_block, d_info);
+    });
 }
 
 template <int NB>

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include "cuda_check.h"
+#include "launch_split.cuh"
 #include "cyclic_kernel.cuh"
 #include "cyclic_kernel.h"
 
@@ -12,13 +13,9 @@ template <int G, int A>
 static int cyclic_launch_one(int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
 {
     const size_t smem = (size_t)per_block * cyclic_buf_floats(G, A) * sizeof(float);
-    const size_t max_blocks = 0x7fffffffULL, blocks = (batch + per_block - 1) / per_block;
-    for (size_t first_block = 0; first_block < blocks; first_block += max_blocks) {
-        const size_t k = blocks - first_block < max_blocks ? blocks - first_block : max_blocks;
-        potrf_cyclic_kernel<G, A><<<(unsigned)k, per_block * G * G, smem>>>(d_A, n, batch, chunk, first_block * per_block,
-                                                                             per_block, d_info);
-        KERNEL_CHECK();
-    }
+    launch_split((batch + per_block - 1) / per_block, [&](unsigned k, size_t first_block) {
+        potrf_cyclic_kernel<G, A><<<k, per_block * G * G, smem>>>(d_A, n, batch, chunk, first_block * per_block, per_block, d_info);
+    });
     return 0;
 }
 

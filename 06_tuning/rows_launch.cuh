@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include "cuda_check.h"
+#include "launch_split.cuh"
 #include "rows_kernel.cuh"
 #include "rows_kernel.h"
 
@@ -28,12 +29,9 @@ static int rows_launch_one(int per_block, int n, size_t batch, size_t chunk, flo
                 per_block, n, smem, optin);
         return -1;
     }
-    const size_t max_blocks = 0x7fffffffULL, blocks = (batch + per_block - 1) / per_block;
-    for (size_t first_block = 0; first_block < blocks; first_block += max_blocks) {
-        const size_t k = blocks - first_block < max_blocks ? blocks - first_block : max_blocks;
-        potrf_rows_kernel<NMAX, T, FULL><<<(unsigned)k, per_block * T, smem>>>(d_A, n, batch, chunk, first_block * per_block, per_block, d_info);
-        KERNEL_CHECK();
-    }
+    launch_split((batch + per_block - 1) / per_block, [&](unsigned k, size_t first_block) {
+        potrf_rows_kernel<NMAX, T, FULL><<<k, per_block * T, smem>>>(d_A, n, batch, chunk, first_block * per_block, per_block, d_info);
+    });
     return 0;
 }
 

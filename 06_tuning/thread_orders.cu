@@ -13,6 +13,7 @@
  * Alone: make build/06_tuning/cholesky_tuned && build/06_tuning/cholesky_tuned --kernel thread --order right --nb 4 --n 20 --batch 100000 */
 #include <stdio.h>
 #include "cuda_check.h"
+#include "launch_split.cuh"
 #include "family.h"
 #include "layout.h"
 #include "register_tiles.cuh"
@@ -161,13 +162,10 @@ __global__ void __launch_bounds__(ORDERS_MAX_PER_BLOCK) potrf_thread_order_kerne
 template <int NB, int UNROLL>
 static void launch(looking_order order, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
 {
-    const size_t max_blocks = 0x7fffffffULL, blocks = (batch + per_block - 1) / per_block;
     auto kernel = order == LOOK_RIGHT ? potrf_thread_order_kernel<LOOK_RIGHT, NB, UNROLL> : potrf_thread_order_kernel<LOOK_TOP, NB, UNROLL>;
-    for (size_t first_block = 0; first_block < blocks; first_block += max_blocks) {
-        const size_t k = blocks - first_block < max_blocks ? blocks - first_block : max_blocks;
-        kernel<<<(unsigned)k, per_block>>>(d_A, n, batch, chunk, first_block * per_block, d_info);
-        KERNEL_CHECK();
-    }
+    launch_split((batch + per_block - 1) / per_block, [&](unsigned k, size_t first_block) {
+        kernel<<<k, per_block>>>(d_A, n, batch, chunk, first_block * per_block, d_info);
+    });
 }
 
 template <int NB>
