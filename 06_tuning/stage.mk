@@ -77,11 +77,11 @@ python: $(S6)/libcourse_cholesky.so
 # durations like the benchmarks' add --clock-control none --cache-control none to NCU_ARGS.
 NCU_ARGS ?= --set full --launch-count 1
 .PHONY: profile
-profile: $(S6)/cholesky_tuned
+profile: # checks first, then builds the driver (a bad request costs no build)
 	@[ -n "$(KERNEL)" ] || { echo "make profile: say which kernel: KERNEL=rows|cyclic|thread|tiles|grid (ARGS=\"...\": the driver's other options)"; exit 2; }
 	@command -v ncu >/dev/null || { echo "make profile: Nsight Compute (ncu) is not on the PATH"; exit 2; }
 	@nvidia-smi -L >/dev/null 2>&1 || { echo "make profile: no GPU here"; exit 2; }
-	@mkdir -p $(BUILD)/profile
+	@$(MAKE) --no-print-directory $(S6)/cholesky_tuned && mkdir -p $(BUILD)/profile
 	ncu $(NCU_ARGS) --kernel-name regex:'potrf_|task_kernel|update_' -f -o $(BUILD)/profile/$(KERNEL) \
 		$(S6)/cholesky_tuned --kernel $(KERNEL) $(or $(ARGS),--n 64 --batch 65536) --check 1
 	@echo "report: $(BUILD)/profile/$(KERNEL).ncu-rep (ncu-ui, or ncu --import $(BUILD)/profile/$(KERNEL).ncu-rep --page details)"

@@ -21,9 +21,6 @@ $(BUILD)/common/tests/gpu_hold: $(BUILD)/common/tests/gpu_hold.o $(COMMON_LIB)
 ALL_BINS += $(BUILD)/common/tests/test_common $(BUILD)/common/tests/gpu_hold
 TEST_SUITES += common
 SUITE_DEPS_common := $(BUILD)/common/tests/test_common $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check
-# the programs the kernel files' "Alone:" lines run (common/tests/test_alone_lines.sh), built before it
-SUITE_DEPS_common += $(BUILD)/02_single_tile/bench_single_tile $(BUILD)/03_left_right_top/cholesky_one \
-    $(BUILD)/04_interleaved/cholesky_batched $(BUILD)/05_chunked/bench_chunked $(BUILD)/06_tuning/cholesky_tuned
 SUITE_CMDS_common := $(BUILD)/common/tests/test_common 'bash datasets/test_cli.sh $(BUILD)/datasets' 'bash common/tests/test_make_help.sh' 'bash common/tests/test_cli_conventions.sh' 'bash common/tests/test_readme_commands.sh' 'bash common/tests/test_readme_points.sh' 'bash common/tests/test_alone_lines.sh' 'bash common/tests/test_make_tools.sh'
 SUITE_POINTS_common := common/points.tsv
 SUITE_TIMEOUT_common := 600

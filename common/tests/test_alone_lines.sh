@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # test_alone_lines.sh - every CUDA source of the course (*.cu, *.cuh) says in its header how to build
-# and run its kernel alone: a line "Alone: make TARGET [&& COMMAND]". Each line is tried as a user
-# types it: make builds the target (a no-op after `make`), and the command runs with the GPU hidden
-# (CUDA_VISIBLE_DEVICES=""), so it must get as far as looking for the GPU: a bad option, a refused
-# configuration or a missing program fails, on every machine alike, and nothing here runs a kernel
-# (this suite needs no student's answer). The files are found from the course's folder (never git).
+# and run its kernel alone: a line "Alone: make TARGET [&& COMMAND]". Each line is tried: make must
+# know the target (make -n), and the command runs with the GPU hidden (CUDA_VISIBLE_DEVICES=""), so it
+# must get as far as looking for the GPU: a bad option or a refused configuration fails, on every
+# machine alike, and nothing here runs a kernel (this suite needs no student's answer). A program not
+# built yet (make test-common alone builds only this suite's programs; make test builds them all)
+# is a SKIP. The files are found from the course's folder (never git).
 suite=alone-lines
 source common/harness.sh
 tmp=$(mktemp -d)
@@ -20,10 +21,12 @@ for f in "${files[@]}"; do
     if [ -z "$line" ]; then record "$f" FAIL "no 'Alone: make TARGET [&& COMMAND]' line in its header"; continue; fi
     targets=$(sed -E 's/^Alone: make ([^&]*).*/\1/' <<<"$line")
     command=$(grep -oE '&&.*' <<<"$line" | sed -E 's/^&&\s*//')
-    if ! env -u MAKEFLAGS -u MFLAGS make -s --no-print-directory $targets >"$tmp/err" 2>&1; then
+    if ! env -u MAKEFLAGS -u MFLAGS make -n --no-print-directory $targets >/dev/null 2>"$tmp/err"; then
         record "$f" FAIL "make $targets: $(tr '\n' ' ' <"$tmp/err" | cut -c1-200)"; continue
     fi
     if [ -z "$command" ]; then record "$f" PASS "make $targets"; continue; fi
+    program=$(grep -oE '(^|\s)build/[^ ]+' <<<"$command" | head -n 1 | tr -d ' ')
+    if [ -n "$program" ] && [ ! -x "$program" ]; then record "$f" SKIP "$program is not built (make test builds it)"; continue; fi
     # the command as a user types it; its own test records and CSV rows go nowhere
     out=$(env -u TEST_RESULTS CUDA_VISIBLE_DEVICES= BENCH_CSV="$tmp/bench.csv" timeout 120 bash -c "$command" 2>&1)
     rc=$?
