@@ -42,7 +42,7 @@ int main(int argc, char **argv)
         "  --kernel auto (default): the tuned table's configuration and chunk for this n and batch size\n"
         "  --kernel rows: --threads T threads per matrix (default 32), --per-block M matrices per block (default 2),\n"
         "                 --unroll 0 (every step written out, n <= 64) or 1 (a loop, the default); default --chunk 1\n"
-        "  --kernel cyclic: --threads 16, 64 (default) or 256 (a G x G grid per matrix), --per-block M (default 1);\n"
+        "  --kernel cyclic: --threads 16, 32, 64 (default), 128 or 256 (a 4 x 4 .. 16 x 16 grid), --per-block M (default 1);\n"
         "                 default --chunk 1 (row-major: no conversion)\n"
         "  --kernel grid: stage 03's whole-GPU tile tasks for the batch (any n; row-major: --chunk 1)\n"
         "  --kernel thread: also --order left|right|top (default left)\n"

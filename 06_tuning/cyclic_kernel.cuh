@@ -1,40 +1,56 @@
-/* cyclic_kernel.cuh - stage 06's kernel for n = 48..128: a G x G grid of threads factors one
- * matrix, thread (p, q) holding the LOWER TRIANGLE of its 2D-cyclic share in registers
- * ("cyclic kernel"). Instantiated per (G, A) in cyclic_g*.cu; NMAX = G A is the largest n.
+/* cyclic_kernel.cuh - stage 06's kernel for n = 33..128: a grid of T threads factors one matrix,
+ * thread (p, q) holding the LOWER TRIANGLE of its 2D-cyclic share in registers ("cyclic kernel").
+ * Instantiated per (T, A) from the list CYCLIC_INSTANCES (cyclic_kernel.h); NMAX = GC A is the
+ * largest n.
  *
  * Why not the rows kernel at large n: a thread of the rows kernel holds whole rows, so its
  * register array is a rectangle (R rows x NMAX columns) and every step updates all of it, the
  * part right of the diagonal too: at n = 100 with 32 threads it issues about 4x the n^3/6
  * multiply-adds the factorization needs, and 209 registers leave 8 warps per SM.
  *
- * The mapping (2D cyclic): thread (p, q), p, q = 0 .. G-1, owns the entries A(p + G a, q + G b)
- * for slots a, b = 0 .. A-1. Slot (a, b) with a > b lies below the diagonal whatever p and q are
- * (row >= G a > G b + G - 1 >= column), a < b above it, and a = b holds the diagonal block, where
- * p >= q decides. So the thread stores only the slots a >= b: A (A + 1) / 2 registers (36 for
- * G = 16, A = 8; 136 for G = 8, A = 16), indexed by compile-time constants.
+ * The grid: T = GR x GC threads, GR rows of GC, square (T = 16, 64, 256: 4 x 4, 8 x 8, 16 x 16)
+ * or twice as wide as high (T = 32, 128: 4 x 8, 8 x 16). The wide grids exist for one reason:
+ * 32 threads are one warp, so the step's barrier is a __syncwarp() and one warp factors a whole
+ * matrix; for 1024 matrices (the data in L2, the time one matrix's chain of steps) that is
+ * what counts (H100, n = 40: 8 x 8 threads 13.9 us in Nsight Compute, 4 x 8 see the README).
  *
- * The algorithm: right-looking, one column per step, in panels of G columns. In panel P
- * (columns G P .. G P + G-1) column k = G P + c lives in slot b = P of the threads with q = c,
- * and the trailing matrix in slots a >= b >= P: with the panel loop written out (P is a template
- * parameter) every register index is a constant and the work shrinks with P, as the
- * factorization's does (about 1.2 x n^3/6 multiply-adds at G = 8, A = 16). Per step:
+ * The mapping (2D cyclic): thread (p, q), p = 0 .. GR-1, q = 0 .. GC-1, owns the entries
+ * A(p + GR a, q + GC b) for row slots a = 0 .. AR-1 and column slots b = 0 .. A-1, where
+ * AR = W A and W = GC / GR (1 or 2), so that both cover NMAX = GC A. Slot (a, b) holds rows
+ * GR a .. GR a + GR-1 and columns GC b .. GC b + GC-1 = GR W b .. GR W b + GC-1: with a < W b all
+ * of it lies above the diagonal whatever p and q are, so the thread stores only the slots
+ * a >= W b (for a square grid the lower triangle of slots, a >= b; the slots with a = W b ..
+ * W b + W-1 straddle the diagonal, and p, q decide). That is about A (A + 1) W / 2 registers
+ * (36 for 16 x 16, A = 8; 136 for 8 x 8, A = 16; 30 for 4 x 8, A = 5), indexed by compile-time
+ * constants (cyclic_slot).
+ *
+ * The algorithm: right-looking, one column per step, in panels of GC columns. In panel P
+ * (columns GC P .. GC P + GC-1) column k = GC P + c lives in column slot P of the threads with
+ * q = c, and the trailing matrix in row slots a >= W P: with the panel loop written out (P is a
+ * template parameter) every register index is a constant and the work shrinks with P, as the
+ * factorization's does (about 1.2 x n^3/6 multiply-adds at 8 x 8, A = 16). Per step:
  *   - the owners of column k (q = c) have put it, unscaled, into a shared buffer;
  *   - one barrier; every thread reads the pivot d = A(k, k), its rows' and its columns' entries
- *     of column k (the buffer keeps each p's rows together: float4 loads);
- *   - the owners scale their column (L(i, k) = c_ik / sqrt(d)); everyone updates its slots right
- *     of column k: A(i, j) -= c_ik c_jk / d;
+ *     of column k (the buffer keeps each p's rows together: float4 loads; a column q + GC b is
+ *     row q mod GR, entry q / GR + W b);
+ *   - everyone updates its slots right of column k: A(i, j) -= c_ik (c_jk / d); the owners keep
+ *     their column as it is and leave 1 / sqrt(d) in shared memory: L(i, k) = c_ik / sqrt(d) is formed when the
+ *     factor is stored (so that the owners, the threads left of k and those right of it run the
+ *     same instructions, with one select, instead of branching apart in the warp);
  *   - the owners of column k + 1 write it, now final, into the other buffer.
  * Double-buffering the column makes one barrier per step enough (as in the rows kernel).
+ * The entries above the diagonal in the straddling slots (and rows above the panel in its row
+ * slots) collect garbage: only columns right of k are updated, so the garbage stays above the
+ * diagonal, where nothing reads it as data, and the store writes zeros there.
  *
  * Memory: no staging. Each thread loads its slots straight from global memory (only the lower
  * triangle is read) and stores its factor entries and the zeros above the diagonal straight back:
- * a warp touches 32 / G rows of G consecutive floats per slot. That needs only that a matrix's
+ * a warp touches 32 / GC rows of GC consecutive floats per slot. That needs only that a matrix's
  * rows be contiguous: row-major data (chunk = 1) are read as they are, with no conversion.
  *
  * Rows and columns past n hold zeros and take no step. A failed matrix (pivot <= 0 or NaN) gets
- * info = k + 1 and carries on with garbage so that all threads take the same steps; the entries
- * above the diagonal in the diagonal slots collect garbage too and are never read as data.
- * Alone: make build/06_tuning/cholesky_tuned && build/06_tuning/cholesky_tuned --kernel cyclic --threads 64 --n 100 --batch 26844 */
+ * info = k + 1 and carries on with garbage so that all threads take the same steps.
+ * Alone: make build/06_tuning/cholesky_tuned && build/06_tuning/cholesky_tuned --kernel cyclic --threads 32 --n 40 --batch 1024 */
 #ifndef CYCLIC_KERNEL_CUH
 #define CYCLIC_KERNEL_CUH
 
@@ -43,121 +59,158 @@
 /* A block of the cyclic kernel has at most this many threads (up to 255 registers each). */
 #define CYCLIC_MAX_BLOCK 256
 
-/* Slot (a, b), a >= b, in the packed lower triangle. */
-__host__ __device__ constexpr int cyclic_tri(int a, int b) { return a * (a + 1) / 2 + b; }
+/* The grid of T threads: GR rows (the largest power of two whose square is at most T) of GC. */
+__host__ __device__ constexpr int cyclic_grid_rows(int T) { return T >= 256 ? 16 : T >= 64 ? 8 : T >= 16 ? 4 : 2; }
+__host__ __device__ constexpr int cyclic_grid_cols(int T) { return T / cyclic_grid_rows(T); }
 
-/* One buffer row per p: A entries rounded up to float4s, an odd number of float4s so that the
- * G rows a warp reads at once fall into different banks. */
-__host__ __device__ constexpr int cyclic_stride(int A) { return ((A + 3) / 4 % 2 ? (A + 3) / 4 : (A + 3) / 4 + 1) * 4; }
+/* Slot (a, b), a >= W b, in the packed register array: the slots of rows a' < a come first
+ * (row a' holds a' / W + 1 of them), so the offset is a + sum_{a' < a} floor(a' / W) + b. */
+__host__ __device__ constexpr int cyclic_slot(int W, int a, int b) { return a + W * (a / W) * (a / W - 1) / 2 + a % W * (a / W) + b; }
 
-/* Shared memory of one matrix: two column buffers. */
-__host__ __device__ constexpr int cyclic_buf_floats(int G, int A) { return 2 * G * cyclic_stride(A); }
+/* One buffer row per p: AR entries rounded up to float4s, an odd number of float4s so that the
+ * GR rows a warp reads at once fall into different banks. */
+__host__ __device__ constexpr int cyclic_stride(int AR) { return ((AR + 3) / 4 % 2 ? (AR + 3) / 4 : (AR + 3) / 4 + 1) * 4; }
 
-template <int G> __device__ __forceinline__ void cyclic_group_sync()
+/* Shared memory of one matrix: two column buffers of GR rows, then 1 / sqrt(pivot) of each of the
+ * NMAX = GC A columns (a multiple of 4: the next matrix's buffers stay 16-byte aligned). */
+__host__ __device__ constexpr int cyclic_buf_floats(int T, int A)
 {
-    if (G * G <= 32) __syncwarp();
+    return 2 * cyclic_grid_rows(T) * cyclic_stride(cyclic_grid_cols(T) / cyclic_grid_rows(T) * A) + cyclic_grid_cols(T) * A;
+}
+
+template <int T> __device__ __forceinline__ void cyclic_group_sync()
+{
+    if (T <= 32) __syncwarp();
     else __syncthreads();
 }
 
-/* Load entries [P, A) of one buffer row into v (float4 loads from the aligned 4-group down). */
-template <int A, int P> __device__ __forceinline__ void cyclic_read_row(const float *row, float (&v)[A])
+/* Load entries [F, N) of one buffer row into v (float4 loads from the aligned 4-group down). */
+template <int N, int F> __device__ __forceinline__ void cyclic_read_row(const float *row, float (&v)[N])
 {
 #pragma unroll
-    for (int a4 = P / 4 * 4; a4 < A; a4 += 4) {
+    for (int a4 = F / 4 * 4; a4 < N; a4 += 4) {
         const float4 x = *reinterpret_cast<const float4 *>(row + a4);
         v[a4] = x.x;
-        if (a4 + 1 < A) v[a4 + 1] = x.y;
-        if (a4 + 2 < A) v[a4 + 2] = x.z;
-        if (a4 + 3 < A) v[a4 + 3] = x.w;
+        if (a4 + 1 < N) v[a4 + 1] = x.y;
+        if (a4 + 2 < N) v[a4 + 2] = x.z;
+        if (a4 + 3 < N) v[a4 + 3] = x.w;
     }
 }
 
-/* Panel P: steps k = G P + c for c = 0 .. min(G, n - G P) - 1, then panel P + 1. */
-template <int G, int A, int P> struct cyclic_panel {
-    static __device__ __forceinline__ void run(float (&x)[cyclic_tri(A, 0)], float *buf, int n, int p, int q, int &my_info)
+/* The register array of one thread, and the shape of instance (T, A). */
+template <int T, int A> struct cyclic_shape {
+    static constexpr int GR = cyclic_grid_rows(T), GC = cyclic_grid_cols(T), W = GC / GR, AR = W * A;
+    static constexpr int SLOTS = cyclic_slot(W, AR, 0), S = cyclic_stride(AR), B = GR * S;
+};
+template <int T, int A> using cyclic_regs = float[cyclic_shape<T, A>::SLOTS];
+
+/* Panel P: steps k = GC P + c for c = 0 .. min(GC, n - GC P) - 1, then panel P + 1. */
+template <int T, int A, int P> struct cyclic_panel {
+    static __device__ __forceinline__ void run(cyclic_regs<T, A> &x, float *buf, int n, int p, int q, int &my_info)
     {
-        constexpr int S = cyclic_stride(A), B = G * S;
-        if (G * P >= n) return;
-        const int steps = n - G * P < G ? n - G * P : G;
+        typedef cyclic_shape<T, A> C;
+        constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR, S = C::S;
+        if (GC * P >= n) return;
+        const int steps = n - GC * P < GC ? n - GC * P : GC;
+        const int qr = q % GR, qa = q / GR; /* my columns q + GC b are buffer row qr, entries qa + W b */
 #pragma unroll 1
         for (int c = 0; c < steps; c++) {
-            const int k = G * P + c;
-            cyclic_group_sync<G>(); /* column k is complete in buffer k & 1 */
-            const float *col = buf + (k & 1) * B;
-            float *next = buf + ((k + 1) & 1) * B;
-            const float d = col[c * S + P];
-            float rv[A], cv[A]; /* column k at my rows p + G a and at my columns q + G b */
-            cyclic_read_row<A, P>(col + p * S, rv);
-            cyclic_read_row<A, P>(col + q * S, cv);
+            const int k = GC * P + c;
+            cyclic_group_sync<T>(); /* column k is complete in buffer k & 1 */
+            const float *col = buf + (k & 1) * C::B;
+            float *next = buf + ((k + 1) & 1) * C::B;
+            const float d = col[(k % GR) * S + k / GR];
+            float rv[AR], cr[AR], cv[A]; /* column k at my rows p + GR a, and at my columns q + GC b (over d) */
+            cyclic_read_row<AR, W * P>(col + p * S, rv);
+            cyclic_read_row<AR, W * P>(col + qr * S, cr);
             if (!(d > 0.0f) && my_info == 0) my_info = k + 1;
             const float inv = rsqrtf(d), dinv = inv * inv;
-            const bool owner = q == c, right = q > c; /* column k itself / a column right of it, in slot P */
 #pragma unroll
-            for (int a = P; a < A; a++) {
-                const float u = rv[a] * dinv; /* c_ik / d */
-                float &y = x[cyclic_tri(a, P)];
-                y = right ? fmaf(-u, cv[P], y) : owner ? y * inv : y; /* the diagonal: d / sqrt(d) */
+            for (int b = P; b < A; b++) cv[b] = (W == 1 ? cr[b] : qa ? cr[W * b + 1] : cr[W * b]) * dinv; /* c_jk / d */
+            if (q == c && p == 0) buf[2 * C::B + k] = inv; /* column k is scaled by it when stored */
+            const bool right = q > c;  /* my column in slot P lies right of column k */
 #pragma unroll
-                for (int b = P + 1; b <= a; b++) x[cyclic_tri(a, b)] = fmaf(-u, cv[b], x[cyclic_tri(a, b)]);
+            for (int a = W * P; a < AR; a++) {
+                float &y = x[cyclic_slot(W, a, P)];
+                const float updated = fmaf(-rv[a], cv[P], y); /* A(i, j) - c_ik c_jk / d */
+                y = right ? updated : y;                      /* a select, not a branch: threads differ */
+#pragma unroll
+                for (int b = P + 1; b < A; b++)
+                    if (a >= W * b) x[cyclic_slot(W, a, b)] = fmaf(-rv[a], cv[b], x[cyclic_slot(W, a, b)]);
             }
-            if (c + 1 < G) { /* column k + 1 is in the same slot, at q = c + 1 */
+            if (c + 1 < GC) { /* column k + 1 is in the same slot, at q = c + 1 */
                 if (q == c + 1)
 #pragma unroll
-                    for (int a = P; a < A; a++) next[p * S + a] = x[cyclic_tri(a, P)];
+                    for (int a = W * P; a < AR; a++) next[p * S + a] = x[cyclic_slot(W, a, P)];
             } else if (P + 1 < A) { /* the next panel's first column: slot P + 1, q = 0 */
                 if (q == 0)
 #pragma unroll
-                    for (int a = P + 1; a < A; a++) next[p * S + a] = x[cyclic_tri(a, P + 1)];
+                    for (int a = W * (P + 1); a < AR; a++) next[p * S + a] = x[cyclic_slot(W, a, P + 1)];
             }
         }
-        cyclic_panel<G, A, P + 1>::run(x, buf, n, p, q, my_info);
+        cyclic_panel<T, A, P + 1>::run(x, buf, n, p, q, my_info);
     }
 };
-template <int G, int A> struct cyclic_panel<G, A, A> {
-    static __device__ __forceinline__ void run(float (&)[cyclic_tri(A, 0)], float *, int, int, int, int &) {}
+template <int T, int A> struct cyclic_panel<T, A, A> {
+    static __device__ __forceinline__ void run(cyclic_regs<T, A> &, float *, int, int, int, int &) {}
 };
 
-template <int G, int A>
+template <int T, int A>
 __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK) potrf_cyclic_kernel(float *Amat, int n, size_t batch, size_t chunk,
                                                                         size_t first, int per_block, int *info)
 {
-    static_assert(G == 4 || G == 8 || G == 16, "G x G threads per matrix: 16, 64 or 256");
-    static_assert(cyclic_tri(A, 0) <= 160, "the triangle would not fit in registers");
+    typedef cyclic_shape<T, A> C;
+    constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR;
+    static_assert(T == 16 || T == 32 || T == 64 || T == 128 || T == 256, "T = GR x GC threads per matrix: 16 .. 256");
+    static_assert(C::SLOTS <= 160, "the triangle would not fit in registers");
     extern __shared__ __align__(16) float smem[];
-    constexpr int T = G * G;
-    const int m = threadIdx.x / T, r = threadIdx.x % T, p = r / G, q = r % G; /* q fastest: a warp reads along rows */
+    const int m = threadIdx.x / T, r = threadIdx.x % T, p = r / GC, q = r % GC; /* q fastest: a warp reads along rows */
     const size_t b = first + (size_t)blockIdx.x * per_block + m;
     const bool real = b < batch; /* the missing matrices of the last block compute on zeros, store nothing */
     const matrix_place pl = chunked_place(n, chunk, batch, real ? b : first);
-    float *g = Amat + pl.base, *buf = smem + (size_t)m * cyclic_buf_floats(G, A);
+    float *g = Amat + pl.base, *buf = smem + (size_t)m * cyclic_buf_floats(T, A);
 
-    float x[cyclic_tri(A, 0)]; /* slot (a, b) at cyclic_tri(a, b); cyclic_tri(A, 0) = A (A + 1) / 2 */
+    /* My entry (p + GR a, q + GC b) is at row[a] + b col_step: 64-bit pointers stepped, not an index
+     * product per entry (these addresses were a fifth of the instructions at n = 40) */
+    const size_t col_step = (size_t)GC * pl.stride, row_step = (size_t)GR * n * pl.stride;
+    float *row0 = g + ((size_t)p * n + q) * pl.stride;
+    cyclic_regs<T, A> x; /* slot (a, b) at cyclic_slot(W, a, b) */
 #pragma unroll
-    for (int a = 0; a < A; a++)
+    for (int a = 0; a < AR; a++) {
+        const int i = p + GR * a;
+        const float *src = row0 + a * row_step; /* then one column slot further each time */
 #pragma unroll
-        for (int bb = 0; bb <= a; bb++) {
-            const int i = p + G * a, j = q + G * bb;
-            x[cyclic_tri(a, bb)] = (real && i < n && j <= i) ? g[((size_t)i * n + j) * pl.stride] : 0.0f;
+        for (int bb = 0; bb < A; bb++, src += col_step) {
+            if (a < W * bb) continue;
+            const int j = q + GC * bb;
+            x[cyclic_slot(W, a, bb)] = (real && i < n && j <= i) ? *src : 0.0f;
         }
+    }
     if (q == 0) /* column 0 into buffer 0 */
 #pragma unroll
-        for (int a = 0; a < A; a++) buf[p * cyclic_stride(A) + a] = x[cyclic_tri(a, 0)];
+        for (int a = 0; a < AR; a++) buf[p * C::S + a] = x[cyclic_slot(W, a, 0)];
     int my_info = 0;
-    cyclic_panel<G, A, 0>::run(x, buf, n, p, q, my_info);
+    cyclic_panel<T, A, 0>::run(x, buf, n, p, q, my_info);
 
+    cyclic_group_sync<T>(); /* the last 1 / sqrt(pivot) is written */
     if (!real) return;
-    /* The factor, and zeros above the diagonal (slots a < b, and p < q in the diagonal slots). */
+    const float *invs = buf + 2 * C::B; /* 1 / sqrt(pivot) by column: L(i, j) = x invs[j] */
+    /* The factor, and zeros above the diagonal (the slots a < W b, and j > i in the others). */
 #pragma unroll
-    for (int a = 0; a < A; a++)
+    for (int a = 0; a < AR; a++) {
+        const int i = p + GR * a;
+        if (i >= n) break;
+        float *dst = row0 + a * row_step;
 #pragma unroll
-        for (int bb = 0; bb < A; bb++) {
-            const int i = p + G * a, j = q + G * bb;
-            if (i >= n || j >= n) continue;
+        for (int bb = 0; bb < A; bb++, dst += col_step) {
+            const int j = q + GC * bb;
+            if (j >= n) break;
             float v = 0.0f;
-            if (bb < a) v = x[cyclic_tri(a, bb)];
-            else if (bb == a && p >= q) v = x[cyclic_tri(a, a)];
-            g[((size_t)i * n + j) * pl.stride] = v;
+            if (a >= W * bb + W) v = x[cyclic_slot(W, a, bb)] * invs[j]; /* below the diagonal whatever p, q */
+            else if (a >= W * bb && j <= i) v = x[cyclic_slot(W, a, bb)] * invs[j];
+            *dst = v;
         }
+    }
     if (r == 0) info[b] = my_info;
 }
 

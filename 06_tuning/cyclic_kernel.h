@@ -8,37 +8,48 @@
 extern "C" {
 #endif
 
-/* The compiled instances, one line each: X(G, A) is the instance with G x G threads per matrix and
- * A slots a side (it takes n <= G A). Adding one is this one line: the part files share the list out
- * (entry s is compiled by cyclic_part{s % CYCLIC_PARTS}.cu), and the table below is built from it.
- * Entries of one G together, A increasing (checked when cyclic_dispatch.cu compiles). */
+/* The compiled instances, one line each: X(T, A) is the instance with T threads per matrix, a grid
+ * of GR x GC (cyclic_grid_rows/cols in cyclic_kernel.cuh: 4 x 4, 4 x 8, 8 x 8, 8 x 16, 16 x 16),
+ * and A column slots (it takes n <= GC A). Adding one is this one line: the part files share the
+ * list out (entry s is compiled by cyclic_part{s % CYCLIC_PARTS}.cu), and the table below is built
+ * from it. Entries of one T together, A increasing (checked when cyclic_dispatch.cu compiles). */
 #define CYCLIC_INSTANCES(X) \
-    X(4, 8)                 \
-    X(4, 12)                \
-    X(4, 16)                \
-    X(8, 6)                 \
-    X(8, 7)                 \
-    X(8, 8)                 \
-    X(8, 9)                 \
-    X(8, 10)                \
-    X(8, 11)                \
-    X(8, 12)                \
-    X(8, 13)                \
-    X(8, 14)                \
-    X(8, 15)                \
-    X(8, 16)                \
-    X(16, 4)                \
-    X(16, 5)                \
-    X(16, 6)                \
-    X(16, 7)                \
-    X(16, 8)
+    X(16, 8)                \
+    X(16, 12)               \
+    X(16, 16)               \
+    X(32, 5)                \
+    X(32, 6)                \
+    X(32, 7)                \
+    X(32, 8)                \
+    X(32, 9)                \
+    X(32, 10)               \
+    X(64, 6)                \
+    X(64, 7)                \
+    X(64, 8)                \
+    X(64, 9)                \
+    X(64, 10)               \
+    X(64, 11)               \
+    X(64, 12)               \
+    X(64, 13)               \
+    X(64, 14)               \
+    X(64, 15)               \
+    X(64, 16)               \
+    X(128, 5)               \
+    X(128, 6)               \
+    X(128, 7)               \
+    X(128, 8)               \
+    X(256, 4)               \
+    X(256, 5)               \
+    X(256, 6)               \
+    X(256, 7)               \
+    X(256, 8)
 
-/* The same list by grid: for each grid side G the slot counts, smallest first (built from the
- * list; the two sizes are checked against it when cyclic_dispatch.cu compiles). */
-#define CYCLIC_NGRIDS 3
+/* The same list by grid: for each T its grid's width GC and the slot counts, smallest first (built
+ * from the list; the two sizes are checked against it when cyclic_dispatch.cu compiles). */
+#define CYCLIC_NGRIDS 5
 #define CYCLIC_MAX_SLOTS 11
 typedef struct {
-    int g;
+    int threads, cols; /* T and GC: the instance with A slots takes n <= cols A */
     int slots[CYCLIC_MAX_SLOTS]; /* 0: none */
 } cyclic_grid;
 extern const cyclic_grid cyclic_grids[CYCLIC_NGRIDS];
@@ -53,10 +64,10 @@ size_t cyclic_smem_need(int n, int threads, int per_block);
 int potrf_batched_cyclic(int threads, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
 
 /* The compiled code is shared out over CYCLIC_PARTS files, cyclic_part0.cu .. (so that nvcc compiles
- * them in parallel); each defines potrf_cyclic_partK, which launches instance (g, slots) if that
+ * them in parallel); each defines potrf_cyclic_partK, which launches instance (threads, slots) if that
  * file holds it. */
 #define CYCLIC_PARTS 4
-#define CYCLIC_PART_ARGS int g, int slots, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info
+#define CYCLIC_PART_ARGS int threads, int slots, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info
 int potrf_cyclic_part0(CYCLIC_PART_ARGS);
 int potrf_cyclic_part1(CYCLIC_PART_ARGS);
 int potrf_cyclic_part2(CYCLIC_PART_ARGS);
@@ -67,16 +78,16 @@ int potrf_cyclic_part3(CYCLIC_PART_ARGS);
 #endif
 
 #ifdef __cplusplus
-/* The list as compile-time data (C++ only): which part file compiles instance (g, a). */
-#define CYCLIC_G_ITEM_(G, A) G,
-#define CYCLIC_A_ITEM_(G, A) A,
-constexpr int cyclic_list_g[] = {CYCLIC_INSTANCES(CYCLIC_G_ITEM_)};
+/* The list as compile-time data (C++ only): which part file compiles instance (t, a). */
+#define CYCLIC_T_ITEM_(T, A) T,
+#define CYCLIC_A_ITEM_(T, A) A,
+constexpr int cyclic_list_t[] = {CYCLIC_INSTANCES(CYCLIC_T_ITEM_)};
 constexpr int cyclic_list_a[] = {CYCLIC_INSTANCES(CYCLIC_A_ITEM_)};
-constexpr int cyclic_list_count = sizeof cyclic_list_g / sizeof cyclic_list_g[0];
-constexpr int cyclic_part_of(int g, int a)
+constexpr int cyclic_list_count = sizeof cyclic_list_t / sizeof cyclic_list_t[0];
+constexpr int cyclic_part_of(int t, int a)
 {
     for (int s = 0; s < cyclic_list_count; s++)
-        if (cyclic_list_g[s] == g && cyclic_list_a[s] == a) return s % CYCLIC_PARTS;
+        if (cyclic_list_t[s] == t && cyclic_list_a[s] == a) return s % CYCLIC_PARTS;
     return -1;
 }
 #endif

@@ -9,42 +9,42 @@
 #include "cyclic_kernel.cuh"
 #include "cyclic_kernel.h"
 
-template <int G, int A>
+template <int T, int A>
 static int cyclic_launch_one(int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
 {
-    const size_t smem = (size_t)per_block * cyclic_buf_floats(G, A) * sizeof(float);
+    const size_t smem = (size_t)per_block * cyclic_buf_floats(T, A) * sizeof(float);
     launch_split((batch + per_block - 1) / per_block, [&](unsigned k, size_t first_block) {
-        potrf_cyclic_kernel<G, A><<<k, per_block * G * G, smem>>>(d_A, n, batch, chunk, first_block * per_block, per_block, d_info);
+        potrf_cyclic_kernel<T, A><<<k, per_block * T, smem>>>(d_A, n, batch, chunk, first_block * per_block, per_block, d_info);
     });
     return 0;
 }
 
-static int cyclic_not_compiled(int g, int slots)
+static int cyclic_not_compiled(int threads, int slots)
 {
-    fprintf(stderr, "potrf_batched_cyclic: G = %d with %d slots is not compiled in\n", g, slots);
+    fprintf(stderr, "potrf_batched_cyclic: T = %d with %d slots is not compiled in\n", threads, slots);
     return -1;
 }
 
-/* Launch instance (G, A) if it is the one asked for and this part compiles it. */
-template <int PART, int G, int A>
-static void cyclic_try(int g, int slots, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info, int *rc)
+/* Launch instance (T, A) if it is the one asked for and this part compiles it. */
+template <int PART, int T, int A>
+static void cyclic_try(int threads, int slots, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info, int *rc)
 {
-    if constexpr (cyclic_part_of(G, A) == PART)
-        if (g == G && slots == A) *rc = cyclic_launch_one<G, A>(per_block, n, batch, chunk, d_A, d_info);
+    if constexpr (cyclic_part_of(T, A) == PART)
+        if (threads == T && slots == A) *rc = cyclic_launch_one<T, A>(per_block, n, batch, chunk, d_A, d_info);
 }
 
 /* Part file K: potrf_cyclic_partK launches the instances of entries K, K + CYCLIC_PARTS, ... */
-#define CYCLIC_TRY_ENTRY_(G, A) cyclic_try<PART, G, A>(g, slots, per_block, n, batch, chunk, d_A, d_info, &rc);
+#define CYCLIC_TRY_ENTRY_(T, A) cyclic_try<PART, T, A>(threads, slots, per_block, n, batch, chunk, d_A, d_info, &rc);
 template <int PART> static int cyclic_part_launch(CYCLIC_PART_ARGS)
 {
     int rc = -2;
     CYCLIC_INSTANCES(CYCLIC_TRY_ENTRY_)
-    return rc == -2 ? cyclic_not_compiled(g, slots) : rc;
+    return rc == -2 ? cyclic_not_compiled(threads, slots) : rc;
 }
 #define CYCLIC_PART(K)                                                                                      \
     extern "C" int potrf_cyclic_part##K(CYCLIC_PART_ARGS)                                                   \
     {                                                                                                       \
-        return cyclic_part_launch<K>(g, slots, per_block, n, batch, chunk, d_A, d_info);                    \
+        return cyclic_part_launch<K>(threads, slots, per_block, n, batch, chunk, d_A, d_info);                    \
     }
 
 #endif

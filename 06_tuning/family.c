@@ -54,7 +54,7 @@ static const batched_kernel_ops rows_ops = {"rows", "rows kernel", BATCHED_USES_
 static int cyclic_check(const batched_config *c, int n, char *msg, size_t len)
 {
     const int most = cyclic_max_n(c->threads);
-    if (!most) snprintf(msg, len, "the cyclic kernel takes threads = 16, 64 or 256 (a G x G grid), not %d", c->threads);
+    if (!most) snprintf(msg, len, "the cyclic kernel takes threads = 16, 32, 64, 128 or 256 (a 4 x 4 .. 16 x 16 grid), not %d", c->threads);
     else if (n > most) snprintf(msg, len, "the cyclic kernel with %d threads per matrix takes n <= %d, not %d", c->threads, most, n);
     else if (c->per_block < 1 || c->per_block * c->threads > 256 || c->per_block * c->threads % 32)
         snprintf(msg, len, "cyclic kernel: per_block x threads must be a multiple of 32 up to 256, got %d x %d", c->per_block,

@@ -2,7 +2,7 @@
  * test, benchmark and driver of stages 04-05 runs it through the same batched_config:
  *   rows    T threads per matrix (threads = T: 4 .. 128), rows in registers (rows_kernel.cuh);
  *           per_block matrices per block
- *   cyclic  G x G threads per matrix (threads = 16, 64, 256), each holding the lower triangle of
+ *   cyclic  GR x GC threads per matrix (threads = 16, 32, 64, 128, 256), each holding the lower triangle of
  *           its 2D-cyclic share in registers (cyclic_kernel.cuh); per_block matrices per block;
  *           reads row-major data as they are (chunk = 1)
  *   thread  stage 04's one thread per matrix, now in all three looking orders (thread_orders.cu;
@@ -26,7 +26,7 @@ extern "C" {
 /* Configurations by name (see TILES_CONFIG in batched_cholesky.h), for initializers:
  *   ROWS_CONFIG(32, 2, 1)          the rows kernel: threads per matrix, matrices per block, loop (1) or
  *                                  every step written out (0; n <= ROWS_FULL_N), kept in .unroll
- *   CYCLIC_CONFIG(64, 1)           the cyclic kernel: threads per matrix (G x G), matrices per block
+ *   CYCLIC_CONFIG(64, 1)           the cyclic kernel: threads per matrix (GR x GC), matrices per block
  *   THREAD_ORDER_CONFIG(LOOK_TOP, 8, 32, 1)   the thread kernel in any order: order, NB, per block, unroll
  *   GRID_CONFIG(1)                 the batched whole-GPU path (matrices per block: 1) */
 #define ROWS_CONFIG(threads_, per_block_, loop_) \

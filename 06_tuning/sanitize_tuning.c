@@ -35,9 +35,9 @@ int main(int argc, char **argv)
     }
     for (int s = 0; s < CYCLIC_NGRIDS; s++)
         for (int k = 0; k < CYCLIC_MAX_SLOTS && cyclic_grids[s].slots[k]; k++) {
-            const int g = cyclic_grids[s].g, n = g * cyclic_grids[s].slots[k] - 1; /* the instance's largest n, less one */
-            const int per_block = g == 4 ? 4 : g == 8 ? 3 : 1;
-            batched_config cfg = CYCLIC_CONFIG(g * g, per_block);
+            const int T = cyclic_grids[s].threads, n = cyclic_grids[s].cols * cyclic_grids[s].slots[k] - 1; /* the instance's largest n, less one */
+            const int per_block = T == 16 ? 4 : T <= 64 ? 3 : 1;
+            batched_config cfg = CYCLIC_CONFIG(T, per_block);
             small_run_batched(&cfg, n, per_block == 1 ? 3 : 2 * per_block + 1, 1, rowmajor_to_chunked_device,
                               chunked_to_rowmajor_device);
         }

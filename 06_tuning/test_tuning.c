@@ -81,7 +81,7 @@ static int cyclic_configs(int n, batched_config *out)
 {
     int k = 0;
     for (int s = 0; s < CYCLIC_NGRIDS; s++) {
-        const int T = cyclic_grids[s].g * cyclic_grids[s].g, small = T >= 32 ? 1 : 32 / T;
+        const int T = cyclic_grids[s].threads, small = T >= 32 ? 1 : 32 / T;
         const int pbs[2] = {small, 3 * small};
         for (int p = 0; p < 2; p++) {
             batched_config c = CYCLIC_CONFIG(T, pbs[p]);
@@ -100,7 +100,7 @@ static const struct { batched_config c; int n; const char *what; } bad[] = {
     {ROWS_CONFIG(8, 3, 1), 20, "3 x 8 threads per block (not a whole warp)"},
     {ROWS_CONFIG(128, 4, 1), 100, "4 x 128 threads per block (more than 256)"},
     {ROWS_CONFIG(64, 4, 1), 128, "4 matrices of order 128 per block (shared memory)"},
-    {CYCLIC_CONFIG(32, 1), 20, "cyclic kernel, 32 threads (not a square grid)"},
+    {CYCLIC_CONFIG(48, 1), 40, "cyclic kernel, 48 threads (not a power of two)"},
     {CYCLIC_CONFIG(16, 1), 65, "cyclic kernel, 4 x 4 threads at n = 65"},
     {CYCLIC_CONFIG(256, 2), 100, "cyclic kernel, 2 x 256 threads per block"},
     {CYCLIC_CONFIG(64, 1), 129, "cyclic kernel, n = 129"},

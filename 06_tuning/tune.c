@@ -83,7 +83,7 @@ static int candidates(int n, int quick, candidate *c)
         break; /* the smallest instance that takes n */
     }
     for (int s = 0; s < CYCLIC_NGRIDS; s++) { /* row-major only: its threads read their rows straight from memory */
-        const int T = cyclic_grids[s].g * cyclic_grids[s].g;
+        const int T = cyclic_grids[s].threads;
         if (n > cyclic_max_n(T) || (quick && n < 32)) continue;
         for (int block = T < 32 ? 32 : T; block <= 256; block *= 2) {
             batched_config cfg = CYCLIC_CONFIG(T, block / T);
