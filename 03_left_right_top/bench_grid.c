@@ -1,5 +1,5 @@
 /* bench_grid.c - stage 03, part 2 benchmark: one matrix of order n = 16 .. 16384 on the whole GPU
- * (potrf_grid: every launch mode in fp32, and the look-ahead and pairs with the tensor-core
+ * (potrf_grid: every launch mode in fp32, and the look-ahead, pairs and quads with the tensor-core
  * updates, tf32x3) against cusolverDnSpotrf and cusolverDnXpotrf on the same matrix (handles and
  * workspaces set up outside the timed region) and, up to n = 1024, the single-block kernel of
  * part 1 (left-looking, NB = 32). Each result is checked after it was timed: float64 on 4 samples
@@ -91,9 +91,10 @@ int main(int argc, char **argv)
         size_t work = grid_workspace_bytes(n);
         c.d_work = NULL;
         if (work) CUDA_CHECK(cudaMalloc((void **)&c.d_work, work));
-        /* Every mode in fp32, then the two look-aheads with the tensor-core updates. */
-        for (int v = 0; v < GRID_MODE_COUNT + 2; v++) {
-            c.mode = v < GRID_MODE_COUNT ? (grid_mode)v : v == GRID_MODE_COUNT ? GRID_LOOKAHEAD : GRID_PAIRS;
+        /* Every mode in fp32, then the three look-aheads with the tensor-core updates. */
+        static const grid_mode tensor_modes[] = {GRID_LOOKAHEAD, GRID_PAIRS, GRID_QUADS};
+        for (int v = 0; v < GRID_MODE_COUNT + 3; v++) {
+            c.mode = v < GRID_MODE_COUNT ? (grid_mode)v : tensor_modes[v - GRID_MODE_COUNT];
             c.math = v < GRID_MODE_COUNT ? GRID_FP32 : GRID_TF32X3;
             const int is_default = c.mode == grid_default_mode(n) && c.math == grid_default_math(n, 1);
             char variant[64];

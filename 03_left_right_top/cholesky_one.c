@@ -32,7 +32,7 @@ static const char usage[] =
     "  --input FILE     read one matrix (binary or the seed project's text format)\n"
     "  --family NAME    spd | illcond | nonspd | hp3, for --n (default spd)\n"
     "  --seed S         generator seed, for --n (default 2017)\n"
-    "  --mode MODE      block | stream | graph | lookahead | pairs (default: block up to n = 32,\n"
+    "  --mode MODE      block | stream | graph | lookahead | pairs | quads (default: block up to n = 32,\n"
     "                   lookahead up to n = 4096, pairs above; block = part 1's one-block kernel)\n"
     "  --math MATH      fp32 | tf32x3: the updates on the fp32 cores or on the tensor cores with fp32\n"
     "                   accuracy (default: tf32x3 where it is faster, see grid_default_math)\n"
@@ -71,7 +71,7 @@ static options parse(int argc, char **argv)
         case 'M': if ((o.math = grid_math_parse(optarg)) < 0) bad("--math", optarg, "fp32 or tf32x3"); break;
         case 'm':
             o.mode = !strcmp(optarg, "block") ? MODE_BLOCK : grid_mode_parse(optarg);
-            if (o.mode < 0) bad("--mode", optarg, "block, stream, graph, lookahead or pairs");
+            if (o.mode < 0) bad("--mode", optarg, "block, stream, graph, lookahead, pairs or quads");
             break;
         }
     }

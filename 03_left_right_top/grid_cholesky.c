@@ -8,7 +8,7 @@
 #include "grid_cholesky.h"
 #include "grid_schedule.h"
 
-static const char *const mode_names[GRID_MODE_COUNT] = {"stream", "graph", "lookahead", "pairs"};
+static const char *const mode_names[GRID_MODE_COUNT] = {"stream", "graph", "lookahead", "pairs", "quads"};
 
 const char *grid_mode_name(grid_mode mode)
 {
@@ -41,6 +41,7 @@ grid_mode grid_default_mode(int n) { return grid_default_batched_mode(n, 1); }
 grid_mode grid_default_batched_mode(int n, size_t batch)
 {
     const size_t nt = ((size_t)n + GRID_TILE - 1) / GRID_TILE;
+    if (nt > 128) return GRID_QUADS;
     return batch * nt * nt > 4096 ? GRID_PAIRS : GRID_LOOKAHEAD;
 }
 
@@ -57,7 +58,7 @@ grid_math grid_default_math(int n, size_t batch)
     CUDA_CHECK(cudaGetDevice(&device));
     if (!grid_tensor_cores(device)) return GRID_FP32;
     const size_t nt = ((size_t)n + GRID_TILE - 1) / GRID_TILE;
-    return batch * nt * nt > 4096 ? GRID_TF32X3 : GRID_FP32;
+    return batch * nt * nt >= 4096 ? GRID_TF32X3 : GRID_FP32;
 }
 
 static size_t padded_order(int n) { return ((size_t)n + GRID_TILE - 1) / GRID_TILE * GRID_TILE; }
@@ -85,6 +86,7 @@ static void enqueue_all(grid_mode mode, grid_math math, int n, size_t batch, flo
         if (d_work) launch_copy_in(A, n, p.A, p.ld, (int)N, count, s);
         if (mode == GRID_LOOKAHEAD) enqueue_lookahead(&p, s, side, events);
         else if (mode == GRID_PAIRS) enqueue_lookahead_pairs(&p, s, side, events);
+        else if (mode == GRID_QUADS) enqueue_lookahead_quads(&p, s, side, events);
         else enqueue_right_looking(&p, s);
         if (d_work) launch_copy_out(p.A, p.ld, (int)N, A, n, count, s);
         else launch_zero_upper(A, n, count, s);
@@ -120,7 +122,7 @@ int potrf_grid_math(grid_mode mode, grid_math math, int n, size_t batch, float *
 {
     if (n < 1 || n > GRID_MAX_N || batch < 1 || mode < 0 || mode >= GRID_MODE_COUNT || math < 0 || math >= GRID_MATH_COUNT ||
         !d_A || !d_info) {
-        fprintf(stderr, "potrf_grid: need 1 <= n <= %d, batch >= 1, a mode (stream, graph, lookahead, pairs), a math (fp32, "
+        fprintf(stderr, "potrf_grid: need 1 <= n <= %d, batch >= 1, a mode (stream, graph, lookahead, pairs, quads), a math (fp32, "
                         "tf32x3) and device pointers (got n = %d, batch %zu, mode %d, math %d)\n", GRID_MAX_N, n, batch, (int)mode,
                 (int)math);
         return -1;

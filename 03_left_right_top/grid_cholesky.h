@@ -16,10 +16,11 @@ typedef enum {
     GRID_GRAPH = 1,      /* the same launches captured once as a CUDA Graph, replayed */
     GRID_LOOKAHEAD = 2,  /* enqueue_lookahead (two streams), captured as a CUDA Graph */
     GRID_PAIRS = 3,      /* enqueue_lookahead_pairs (two panels per update), captured as a CUDA Graph */
-    GRID_MODE_COUNT = 4
+    GRID_QUADS = 4,      /* enqueue_lookahead_quads (four panels per update), captured as a CUDA Graph */
+    GRID_MODE_COUNT = 5
 } grid_mode;
 
-const char *grid_mode_name(grid_mode mode);        /* "stream", "graph", "lookahead", "pairs" */
+const char *grid_mode_name(grid_mode mode);        /* "stream", "graph", "lookahead", "pairs", "quads" */
 int grid_mode_parse(const char *name);             /* the mode, or -1 */
 
 #define GRID_MAX_N 65536
@@ -28,22 +29,28 @@ const char *grid_math_name(grid_math math);        /* "fp32", "tf32x3" */
 int grid_math_parse(const char *name);             /* the math, or -1 */
 
 /* The fastest mode for n, measured on the H100: the look-ahead up to n = 4096 (its critical path
- * is shorter), the pairs above (the updates, most of the work there, run 1.25x faster with K = 2T). */
+ * is shorter), the pairs above (the updates, most of the work there, run 1.25x faster with K = 2T),
+ * the quads past n = 8192 (K = 4T: 16384 31.8 vs 34.4 ms, 32768 236 vs 269; at 8192 the pairs
+ * still win, 6.13 vs 6.49, the quads' longer chain inside a round costs more than it saves). */
 grid_mode grid_default_mode(int n);
 
 /* The same for a batch, by the tiles a step's update touches (batch x nt^2, nt = tiles a side):
  * the look-ahead while they are few (its critical path is shorter), the pairs past 4096 (the
- * update is most of the time; reading the trailing matrices half as often wins). One matrix: the
- * rule above (nt = 64 at n = 4096). Measured on the H100 (make bench-gpumode, GRID_MODE=...):
- * 640 x 512 3.00 vs 3.39 ms, 60 x 1024 1.94 vs 2.26, 8 x 2048 2.03 vs 2.26 for the pairs;
- * 16 x 512 0.23 vs 0.27, 4 x 1024 0.47 vs 0.55, 2 x 2048 1.01 vs 1.12 for the look-ahead. */
+ * update is most of the time; reading the trailing matrices half as often wins), the quads for
+ * matrices past n = 8192 (nt > 128) only: on batches of smaller ones they lost to the pairs at every
+ * shape of make bench-gpumode (640 x 512 2.07 vs 2.00 ms, 60 x 1024 1.18 vs 1.10, 8 x 2048 1.31 vs
+ * 1.19). One matrix: the rule above (nt = 64 at n = 4096). Measured on the H100 (make
+ * bench-gpumode, GRID_MODE=...): 640 x 512 3.00 vs 3.39 ms, 60 x 1024 1.94 vs 2.26, 8 x 2048 2.03
+ * vs 2.26 for the pairs; 16 x 512 0.23 vs 0.27, 4 x 1024 0.47 vs 0.55, 2 x 2048 1.01 vs 1.12 for
+ * the look-ahead. */
 grid_mode grid_default_batched_mode(int n, size_t batch);
 
-/* The updates' arithmetic for n x batch: the tensor cores (GRID_TF32X3) where the pairs schedule is
- * the default (the updates are most of the time there), fp32 below, where the chain of panel tasks
- * is most of the time and the tensor-core blocks' longer start does not pay (H100, make
- * bench-stage-3: n = 4096 look-ahead 2.24 ms fp32 vs 2.33 tf32x3; n = 8192 pairs 9.81 vs 9.00;
- * n = 16384 pairs 53.3 vs 47.6). fp32 on a GPU without TF32 tensor cores. */
+/* The updates' arithmetic for n x batch: the tensor cores (GRID_TF32X3) from 4096 tiles a step
+ * (batch x nt^2; one matrix from n = 4033), where the updates are most of the time; fp32 below,
+ * where the chain of panel tasks is most of the time and the tensor-core blocks' longer start does
+ * not pay. H100, make bench-stage-3, since the split of grid_tf32x3.cuh costs two instructions:
+ * n = 4096 look-ahead 1.71 ms fp32 vs 1.63 tf32x3; n = 8192 pairs 8.05 vs 6.13; n = 16384 quads
+ * 46.7 vs 31.8. fp32 on a GPU without TF32 tensor cores. */
 grid_math grid_default_math(int n, size_t batch);
 
 /* 1 when the GPU can run GRID_TF32X3 (TF32 tensor cores: compute capability 8.0 or newer). */

@@ -26,6 +26,13 @@ void enqueue_lookahead(const grid_plan *p, cudaStream_t main, cudaStream_t side,
  * as often, and each update block does twice the work). Same events and end as above. */
 void enqueue_lookahead_pairs(const grid_plan *p, cudaStream_t main, cudaStream_t side, cudaEvent_t events[2]);
 
+/* Optional (the stub runs the pairs): four panels per round. Inside a round the panels are factored
+ * left-looking: column k+j is updated by the round's panels k .. k+j-1 at once (K = jT, one
+ * launch), then factored. Then the next four columns (on `main`) and the rest (on `side`) with all
+ * four panels at once (launch_update_group_tasks: K = 4T, the trailing matrix read and written a
+ * quarter as often as step by step). Same events and end as above. */
+void enqueue_lookahead_quads(const grid_plan *p, cudaStream_t main, cudaStream_t side, cudaEvent_t events[2]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -448,34 +448,30 @@ static update_kernel update_kernel_for(const grid_plan *p, size_t *shared)
 }
 
 /* Columns first..last-1 (in tiles) of the update by the panels k .. k+KT/T-1 (K = KT columns).
- * One column: update_column_kernel, a block per tile down it. Two columns: blocks of 128 x 128 down them. Up to the last
- * column: the region's lower triangle in blocks of 128 x 128. */
+ * One column: update_column_kernel, a block per tile down it. Up to the last column: the region's
+ * lower triangle in blocks of 128 x 128. A band of columns that ends before the last one: blocks of
+ * 128 x 128 down each two of them (a launch per two columns; one column left over: the column kernel). */
 template <int T, int KT>
-static void update_launch(const grid_plan *p, const char *who, int k, int first, int last, cudaStream_t s)
+static void update_launch(const grid_plan *p, int k, int first, int last, cudaStream_t s)
 {
-    const int N = (int)p->ld, origin = first * T, blocks128 = (N - origin + 127) / 128;
+    const int N = (int)p->ld, threads = p->math == GRID_TF32X3 ? TC_THREADS : UPDATE_THREADS;
     size_t shared;
-    update_kernel kernel;
-    dim3 grid(0, p->batch);
-    int column_only = 1;
-    if (last == first + 1) { /* one column: on the critical path, its own kernel */
-        update_column_kernel<KT><<<dim3(p->nt - first, p->batch), 256, 0, s>>>(p->A, p->ld, p->stride, k * T, origin);
+    const update_kernel kernel = update_kernel_for<128, KT>(p, &shared);
+    if (last == p->nt && last > first + 1) { /* the trailing triangle */
+        const int origin = first * T, blocks128 = (N - origin + 127) / 128;
+        kernel<<<dim3(blocks128 * (blocks128 + 1) / 2, p->batch), threads, shared, s>>>(p->A, p->ld, p->stride, N, k * T, origin, 0);
         KERNEL_CHECK();
         return;
-    } else if (last == first + 2 && last < p->nt) {
-        grid.x = blocks128;
-        kernel = update_kernel_for<128, KT>(p, &shared);
-    } else if (last == p->nt) {
-        grid.x = blocks128 * (blocks128 + 1) / 2;
-        column_only = 0;
-        kernel = update_kernel_for<128, KT>(p, &shared);
-    } else {
-        fprintf(stderr, "%s: columns %d..%d: one column, two, or up to the last one\n", who, first, last - 1);
-        exit(1);
     }
-    const int threads = p->math == GRID_TF32X3 ? TC_THREADS : UPDATE_THREADS;
-    kernel<<<grid, threads, shared, s>>>(p->A, p->ld, p->stride, N, k * T, origin, column_only);
-    KERNEL_CHECK();
+    for (int c = first; c < last; c += 2) {
+        const int origin = c * T, blocks128 = (N - origin + 127) / 128;
+        if (c + 1 == last) { /* one column: on the critical path, its own kernel */
+            update_column_kernel<KT><<<dim3(p->nt - c, p->batch), 256, 0, s>>>(p->A, p->ld, p->stride, k * T, origin);
+        } else {
+            kernel<<<dim3(blocks128, p->batch), threads, shared, s>>>(p->A, p->ld, p->stride, N, k * T, origin, 1);
+        }
+        KERNEL_CHECK();
+    }
 }
 
 extern "C" void launch_potrf_task(const grid_plan *p, int k, cudaStream_t s)
@@ -488,9 +484,13 @@ extern "C" void launch_trsm_tasks(const grid_plan *p, int k, cudaStream_t s)
     if (k + 1 < p->nt) trsm_launch<GRID_TILE>(p, k, s);
 }
 
-/* The checks both update launchers share; 0 when there is nothing to do. */
+/* The checks the update launchers share; 0 when there is nothing to do. */
 static int update_range(const grid_plan *p, const char *who, int k, int panels, int first, int *last)
 {
+    if (panels < 1 || panels > GRID_MAX_PANELS) {
+        fprintf(stderr, "%s: %d panels (1 .. %d)\n", who, panels, GRID_MAX_PANELS);
+        exit(1);
+    }
     if (*last > p->nt) *last = p->nt;
     if (first >= *last) return 0;
     if (first < k + panels || k + panels > p->nt) {
@@ -501,16 +501,25 @@ static int update_range(const grid_plan *p, const char *who, int k, int panels, 
     return 1;
 }
 
+extern "C" void launch_update_group_tasks(const grid_plan *p, int k, int panels, int first, int last, cudaStream_t s)
+{
+    if (!update_range(p, "launch_update_group_tasks", k, panels, first, &last)) return;
+    switch (panels) { /* K = panels T: one kernel instance per K */
+    case 1: update_launch<GRID_TILE, GRID_TILE>(p, k, first, last, s); break;
+    case 2: update_launch<GRID_TILE, 2 * GRID_TILE>(p, k, first, last, s); break;
+    case 3: update_launch<GRID_TILE, 3 * GRID_TILE>(p, k, first, last, s); break;
+    default: update_launch<GRID_TILE, 4 * GRID_TILE>(p, k, first, last, s); break;
+    }
+}
+
 extern "C" void launch_update_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s)
 {
-    if (update_range(p, "launch_update_tasks", k, 1, first, &last))
-        update_launch<GRID_TILE, GRID_TILE>(p, "launch_update_tasks", k, first, last, s);
+    launch_update_group_tasks(p, k, 1, first, last, s);
 }
 
 extern "C" void launch_update_pair_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s)
 {
-    if (update_range(p, "launch_update_pair_tasks", k, 2, first, &last))
-        update_launch<GRID_TILE, 2 * GRID_TILE>(p, "launch_update_pair_tasks", k, first, last, s);
+    launch_update_group_tasks(p, k, 2, first, last, s);
 }
 
 /* ------------------------------------------------------------------ the frame */

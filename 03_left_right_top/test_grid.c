@@ -1,7 +1,7 @@
 /* test_grid.c - stage 03, part 2 (GPU; skipped without one): one matrix over the whole GPU
  * (potrf_grid) against the float64 reference and cusolverDnSpotrf on the same matrix.
  *   - spd, n in {1, 31, 32, 33, 100, 255, 256, 257, 1000, 1024, 2049} and illcond n in {100, 1000},
- *     every launch mode. The look-ahead and pairs results get the full check (residual,
+ *     every launch mode. The look-ahead, pairs and quads results get the full check (residual,
  *     forward error, properties, cuSOLVER within the bound); stream and graph launch the
  *     look-ahead's tasks in another order, so their results must be bit-identical to it.
  *   - nonspd with the failing minor at the start, inside and at the end of a tile, and a NaN
@@ -10,7 +10,7 @@
  *     and a sampled residual (a float64 check of the whole factor would take a minute on the CPU).
  *   - a batch (potrf_grid_batched): n = 1..256 x 5 matrices with a non-SPD and a NaN matrix among
  *     SPD ones, guard matrices and infos, every mode; one batch past a launch's 65535 matrices.
- *   - the tensor-core updates (GRID_TF32X3): all of the above in the look-ahead and pairs modes,
+ *   - the tensor-core updates (GRID_TF32X3): all of the above in the look-ahead, pairs and quads modes,
  *     held to the same checks and tolerances as fp32 (0 points: the tasks are provided code), and
  *     Gram matrices (not diagonally dominant) whose forward error must be within 8x cuSOLVER's.
  *   - bad arguments refused with a message.
@@ -62,9 +62,9 @@ static int run_grid(grid_mode mode, grid_math math, int n, const float *A, float
 /* Every mode on one matrix. planted: the failing minor the input was built with (0 for
  * SPD); the reference and cuSOLVER must agree with it. With a NaN in the input, info must be
  * LAPACK's (the reference's); cuSOLVER's is printed but not required (see checks.h).
- * GRID_TF32X3: the look-ahead and the pairs with the tensor-core updates, each held to exactly
+ * GRID_TF32X3: the look-ahead, the pairs and the quads with the tensor-core updates, each held to exactly
  * the checks of fp32 (the other two modes would only repeat the look-ahead's tasks). */
-static int modes_checked(grid_math math) { return math == GRID_FP32 ? GRID_MODE_COUNT : 2; }
+static int modes_checked(grid_math math) { return math == GRID_FP32 ? GRID_MODE_COUNT : 3; }
 
 static void check_matrix(harness *h, grid_math math, const char *what, int n, const float *A, int planted, int nan_input)
 {
@@ -75,10 +75,10 @@ static void check_matrix(harness *h, grid_math math, const char *what, int n, co
     compare_tolerances(n, 1, A, &tol);
     const int ref_info = run_grid(GRID_LOOKAHEAD, math, n, A, Lref);
     int ref_ok = 0;                             /* the look-ahead result passed its full check */
-    for (int m = GRID_MODE_COUNT - 1; m >= GRID_MODE_COUNT - modes_checked(math); m--) { /* pairs, look-ahead, then the two that must equal it */
-        /* The look-ahead and the pairs (another summation order: K = 2T) get the full check; stream
+    for (int m = GRID_MODE_COUNT - 1; m >= GRID_MODE_COUNT - modes_checked(math); m--) { /* quads, pairs, look-ahead, then the two that must equal it */
+        /* The look-ahead, the pairs and the quads (other summation orders: K = 2T, 4T) get the full check; stream
          * and graph launch the look-ahead's tasks in another order and must equal it bit for bit. */
-        const int full = m == GRID_LOOKAHEAD || m == GRID_PAIRS;
+        const int full = m == GRID_LOOKAHEAD || m == GRID_PAIRS || m == GRID_QUADS;
         float *mine = m == GRID_LOOKAHEAD ? Lref : L;
         int info = m == GRID_LOOKAHEAD ? ref_info : run_grid((grid_mode)m, math, n, A, L);
         char detail[256] = "", name[128];
@@ -293,7 +293,10 @@ static void test_batched(harness *h)
  * 8x cuSOLVER's on the same matrix; plain TF32 is about 1000x off (planted on the H100). */
 static const int gram_sizes[] = {300, 700};
 #define NGRAM ((int)(sizeof gram_sizes / sizeof *gram_sizes))
-#define NGRAM_TESTS (NGRAM * 3)
+static const struct { grid_mode mode; grid_math math; } runs[] = {
+    {GRID_LOOKAHEAD, GRID_FP32}, {GRID_LOOKAHEAD, GRID_TF32X3}, {GRID_PAIRS, GRID_TF32X3}, {GRID_QUADS, GRID_TF32X3}};
+#define NGRAM_RUNS ((int)(sizeof runs / sizeof *runs))
+#define NGRAM_TESTS (NGRAM * NGRAM_RUNS)
 
 static float *gram_matrix(int n, unsigned long long seed)
 {
@@ -318,7 +321,6 @@ static float *gram_matrix(int n, unsigned long long seed)
 
 static void test_accuracy(harness *h)
 {
-    const struct { grid_mode mode; grid_math math; } runs[3] = {{GRID_LOOKAHEAD, GRID_FP32}, {GRID_LOOKAHEAD, GRID_TF32X3}, {GRID_PAIRS, GRID_TF32X3}};
     for (int s = 0; s < NGRAM; s++) {
         const int n = gram_sizes[s];
         float *A = gram_matrix(n, harness_seed(3600 + n)), *C = host_alloc((size_t)n * n * sizeof(float), "test buffers");
@@ -326,7 +328,7 @@ static void test_accuracy(harness *h)
         factor_check rc;
         const int cinfo = oracle_potrf_host(n, A, C);
         check_factor(n, A, C, cinfo, &rc);
-        for (int r = 0; r < 3; r++) {
+        for (int r = 0; r < NGRAM_RUNS; r++) {
             factor_check mine;
             const int info = run_grid(runs[r].mode, runs[r].math, n, A, L);
             check_factor(n, A, L, info, &mine);
@@ -343,8 +345,8 @@ static void test_accuracy(harness *h)
 }
 
 /* The tensor-core updates: every matrix of the fp32 group (sizes, ill-conditioned, failing minors,
- * NaNs, the large ones) in the two look-ahead modes, then the batches. */
-#define NTENSOR_BATCHED (NBATCHED_SIZES * 2)
+ * NaNs, the large ones) in the three look-ahead modes, then the batches. */
+#define NTENSOR_BATCHED (NBATCHED_SIZES * 3)
 
 static void test_tensor(harness *h)
 {
@@ -356,6 +358,7 @@ static void test_tensor(harness *h)
     for (int s = 0; s < NBATCHED_SIZES; s++) {
         check_batched(h, GRID_LOOKAHEAD, GRID_TF32X3, batched_sizes[s], BATCHED_COUNT);
         check_batched(h, GRID_PAIRS, GRID_TF32X3, batched_sizes[s], BATCHED_COUNT);
+        check_batched(h, GRID_QUADS, GRID_TF32X3, batched_sizes[s], BATCHED_COUNT);
     }
 }
 
@@ -368,7 +371,7 @@ static void test_bad_arguments(harness *h)
     harness_check(h, potrf_grid(GRID_STREAM, 0, d_A, NULL, d_info) == -1, "grid refuses n = 0", "n = 0");
     harness_check(h, potrf_grid(GRID_STREAM, GRID_MAX_N + 1, d_A, NULL, d_info) == -1, "grid refuses n too large", "n");
     harness_check(h, potrf_grid(GRID_GRAPH, 64, NULL, NULL, d_info) == -1, "grid refuses a NULL matrix", "d_A");
-    harness_check(h, potrf_grid((grid_mode)5, 64, d_A, NULL, d_info) == -1, "grid refuses mode 5", "mode 5");
+    harness_check(h, potrf_grid((grid_mode)GRID_MODE_COUNT, 64, d_A, NULL, d_info) == -1, "grid refuses an unknown mode", "mode %d", GRID_MODE_COUNT);
     harness_check(h, potrf_grid_batched(GRID_STREAM, 64, 0, d_A, NULL, d_info) == -1, "grid refuses batch 0", "batch 0");
     harness_check(h, potrf_grid(GRID_STREAM, 7, d_A, NULL, d_info) == -1, "grid refuses a missing workspace", "n = 7");
     harness_check(h, potrf_grid_math(GRID_PAIRS, (grid_math)GRID_MATH_COUNT, 64, 1, d_A, NULL, d_info) == -1,

@@ -111,7 +111,7 @@ static int grid_launch(const batched_config *c, int n, size_t batch, size_t chun
         grid_work.bytes = one * group;
         grid_work.device = device;
     }
-    /* GRID_MODE=stream|graph|lookahead|pairs: a schedule by hand, to compare them on a batch. */
+    /* GRID_MODE=stream|graph|lookahead|pairs|quads: a schedule by hand, to compare them on a batch. */
     const char *forced = getenv("GRID_MODE");
     const int by_hand = forced && *forced ? grid_mode_parse(forced) : -1;
     const grid_mode mode = by_hand >= 0 ? (grid_mode)by_hand : grid_default_batched_mode(n, group);
