@@ -17,7 +17,7 @@ expect "one: no input" 2 "exactly one of --n and --input" $bin
 expect "one: both inputs" 2 "exactly one of --n and --input" $bin --n 4 --input "$tmp/a.txt"
 expect "one: n = 0" 2 "bad value for --n: '0'" $bin --n 0
 expect "one: --n=70000" 2 "bad value for --n: '70000'" $bin --n=70000
-expect "one: unknown mode" 2 "block, stream, graph, lookahead or pairs" $bin --n 4 --mode=fast
+expect "one: unknown mode" 2 "block, stream, graph, lookahead, pairs or quads" $bin --n 4 --mode=fast
 expect "one: unknown math" 2 "fp32 or tf32x3" $bin --n 4 --math=tf64
 expect "one: unknown option" 2 "unknown option '--nb'" $bin --n 4 --nb 8
 printf '2\n3\n1 0 0\n0 1 0\n0 0 1\n1 0 0\n0 1 0\n0 0 1\n' > "$tmp/two.txt"
