@@ -23,15 +23,15 @@ def main():
         name = r["variant"].replace(" (one matrix)", "").replace(" (default)", "")
         times[name][int(r["n"])] = float(r["median_ms"])
     libs = [v for v in times if v.startswith("cusolver") or "linalg" in v]
-    ours = [v for v in ("one block left-looking NB=32", "grid stream", "grid graph", "grid lookahead", "grid pairs",
-                        "grid lookahead tf32x3", "grid pairs tf32x3") if v in times]
+    ours = [v for v in ("one block left-looking NB=32", "grid stream", "grid graph", "grid lookahead", "grid pairs", "grid quads",
+                        "grid lookahead tf32x3", "grid pairs tf32x3", "grid quads tf32x3") if v in times]
     if not libs or not ours:
         print(f"plot_grid: no stage 03 rows in {sys.argv[1]}")
         return 1
     gpu = next((r["gpu"] for r in rows if r["gpu"]), "?")
     commit = next((r["commit"] for r in rows if r["commit"]), "?")
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 5))
-    color = {v: f"C{i}" for i, v in enumerate(libs + ours)}  # the same colour in both panels
+    color = {v: plt.cm.tab20(i % 20) for i, v in enumerate(libs + ours)}  # one colour per line, the same in both panels
     for v in libs + ours:
         ns = sorted(times[v])
         style = "--" if v in libs else "-"
@@ -57,7 +57,7 @@ def main():
     handles, labels = ax.get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8)
     fig.suptitle(f"Stage 03: one matrix over the whole GPU ({gpu}, commit {commit})")
-    fig.tight_layout(rect=(0, 0.1, 1, 0.95))
+    fig.tight_layout(rect=(0, 0.14, 1, 0.95))
     fig.savefig(sys.argv[2], dpi=110)
     print(f"plot_grid: wrote {sys.argv[2]}")
     return 0
