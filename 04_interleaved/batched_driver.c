@@ -303,172 +303,243 @@ int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks
     return status;
 }
 
-/* Run: the GPU, the memory budget, the sliced run, the report, the checks and the files. */
-static int run_batch(driver_options *o, const batched_driver_hooks *hooks, dataset *d, const char *why)
+/* The run, step by step: the GPUs and their memory budget (plan_gpus), the host buffers
+ * (run_buffers_alloc), what is about to run (print_header), the sliced run (sliced_run.h), what it
+ * measured (print_measured), the failed matrices (report_failures), the checks (check_samples) and
+ * the files (write_files). run_batch calls them in that order and frees the buffers on every path. */
+
+/* The GPUs: every visible one by default, a worker each (--gpus picks them). The budget is per
+ * worker: the least free memory of any GPU, shared by the workers on it (--max-gpu-memory caps it). */
+typedef struct {
+    int devices[SLICED_MAX_WORKERS], workers;
+    unsigned long long budget;
+} gpu_plan;
+
+static int plan_gpus(const driver_options *o, const char *prog, gpu_plan *g)
 {
-    const char *prog = hooks->prog, *input = o->input, *output = o->output;
-    const batched_config cfg = o->cfg;
-    const long long n = o->n, batch = o->batch, chunk = o->chunk;
-    long long check = o->check;
-    unsigned long long budget = o->budget;
-    char err[DATASET_ERR_LEN], name[64];
-    char reason[256];
-    if (!gpu_available(reason, sizeof reason)) { fprintf(stderr, "%s: no GPU: %s\n", prog, reason); return 2; }
-    const size_t nn = (size_t)n * n, bytes = (size_t)batch * nn * sizeof(float);
-    /* The GPUs: every visible one by default, a worker each. The budget is per worker: the least
-     * free memory of any GPU, shared by the workers on it. */
-    int devices[SLICED_MAX_WORKERS], visible = 0, workers;
+    int visible = 0;
     CUDA_CHECK(cudaGetDeviceCount(&visible));
     if (!strcmp(o->gpus, "all")) {
-        workers = visible < SLICED_MAX_WORKERS ? visible : SLICED_MAX_WORKERS;
-        for (int k = 0; k < workers; k++) devices[k] = k;
+        g->workers = visible < SLICED_MAX_WORKERS ? visible : SLICED_MAX_WORKERS;
+        for (int k = 0; k < g->workers; k++) g->devices[k] = k;
     } else
-        workers = parse_gpus(o->gpus, devices);
+        g->workers = parse_gpus(o->gpus, g->devices);
     size_t free_b = (size_t)-1, total_b = 0;
-    for (int w = 0; w < workers; w++) {
-        if (devices[w] >= visible) {
-            fprintf(stderr, "%s: --gpus %s: there is no GPU %d (this machine shows %d: 0..%d)\n", prog, o->gpus, devices[w],
+    for (int w = 0; w < g->workers; w++) {
+        if (g->devices[w] >= visible) {
+            fprintf(stderr, "%s: --gpus %s: there is no GPU %d (this machine shows %d: 0..%d)\n", prog, o->gpus, g->devices[w],
                     visible, visible - 1);
             return 2;
         }
         int sharing = 0;
-        for (int v = 0; v < workers; v++) sharing += devices[v] == devices[w];
+        for (int v = 0; v < g->workers; v++) sharing += g->devices[v] == g->devices[w];
         size_t f, t;
-        CUDA_CHECK(cudaSetDevice(devices[w]));
+        CUDA_CHECK(cudaSetDevice(g->devices[w]));
         CUDA_CHECK(cudaMemGetInfo(&f, &t));
         if (f / sharing < free_b) free_b = f / sharing, total_b = t;
     }
-    CUDA_CHECK(cudaSetDevice(devices[0]));
-    if (!budget) budget = (unsigned long long)(free_b * 0.9);
-    else if (budget > free_b) {
+    CUDA_CHECK(cudaSetDevice(g->devices[0]));
+    g->budget = o->budget ? o->budget : (unsigned long long)(free_b * 0.9);
+    if (g->budget > free_b) {
         fprintf(stderr, "%s: --max-gpu-memory %.2f GiB, but only %.2f GiB of %.2f GiB are free%s\n", prog,
-                budget / 1073741824.0, free_b / 1073741824.0, total_b / 1073741824.0, workers > 1 ? " (per worker)" : "");
+                g->budget / 1073741824.0, free_b / 1073741824.0, total_b / 1073741824.0, g->workers > 1 ? " (per worker)" : "");
         return 2;
     }
+    return 0;
+}
 
-    /* The host side of the run: the file's data (factored in place), or an output buffer. */
-    gen_params p = gen_params_make(o->family, o->seed, o->kappa, 0);
-    float *host = input ? d->data : output ? host_alloc(bytes, "the factors to write") : NULL;
-    int *info;
-    CUDA_CHECK(cudaMallocHost((void **)&info, (size_t)batch * sizeof(int)));
-    if (check > batch) check = batch;
+/* The host side of a run. */
+typedef struct {
+    size_t nn, bytes;      /* floats per matrix, bytes of the whole batch */
+    float *host;           /* the factors: the file's data (factored in place), an output buffer, or NULL */
+    int owns_host;         /* host is ours to free (not the file's data) */
+    int *info;             /* pinned, one per matrix */
+    long long check;       /* matrices to check, spread over the batch */
+    int sampled_check;     /* past CHECK_FULL_MAX_N: by sampled residuals */
+    size_t *sample;        /* their indices */
+    float *sample_A;       /* their inputs, kept before the factorization overwrites them */
+    float *sample_L;       /* their factors, when the factors are not kept on the host (pinned) */
+    size_t nonfinite;      /* matrices of the file that hold NaN or Inf */
+} run_buffers;
+
+static void run_buffers_alloc(const driver_options *o, const dataset *d, const gen_params *p, run_buffers *r)
+{
+    const long long n = o->n, batch = o->batch;
+    *r = (run_buffers){.nn = (size_t)n * n};
+    r->bytes = (size_t)batch * r->nn * sizeof(float);
+    r->owns_host = !o->input && o->output;
+    r->host = o->input ? d->data : r->owns_host ? host_alloc(r->bytes, "the factors to write") : NULL;
+    CUDA_CHECK(cudaMallocHost((void **)&r->info, (size_t)batch * sizeof(int)));
+    r->check = o->check > batch ? batch : o->check;
     /* The float64 check costs n^3 / 3 per matrix on the CPU (seconds past n = 1024, an hour at
      * 32768): past CHECK_FULL_MAX_N at most two matrices, by the sampled residual (checks.h). */
-    const int sampled_check = n > CHECK_FULL_MAX_N;
-    if (sampled_check && check > 2) check = 2;
-    size_t *sample = host_alloc_array((size_t)check + 1, sizeof(size_t), "sample list");
-    float *sample_A = host_alloc_array((size_t)check + 1, nn * sizeof(float), "sampled inputs"), *sample_L = NULL;
-    for (long long s = 0; s < check; s++) {
-        sample[s] = check > 1 ? (size_t)((double)(batch - 1) * s / (check - 1)) : 0;
-        if (input) memcpy(sample_A + s * nn, d->data + sample[s] * nn, nn * sizeof(float)); /* before it is overwritten */
-        else gen_batch_host(&p, (int)n, sample[s], 1, sample_A + s * nn);
+    r->sampled_check = n > CHECK_FULL_MAX_N;
+    if (r->sampled_check && r->check > 2) r->check = 2;
+    r->sample = host_alloc_array((size_t)r->check + 1, sizeof(size_t), "sample list");
+    r->sample_A = host_alloc_array((size_t)r->check + 1, r->nn * sizeof(float), "sampled inputs");
+    for (long long s = 0; s < r->check; s++) {
+        r->sample[s] = r->check > 1 ? (size_t)((double)(batch - 1) * s / (r->check - 1)) : 0;
+        if (o->input) memcpy(r->sample_A + s * r->nn, d->data + r->sample[s] * r->nn, r->nn * sizeof(float));
+        else gen_batch_host(p, (int)n, r->sample[s], 1, r->sample_A + s * r->nn);
     }
-    if (!host) CUDA_CHECK(cudaMallocHost((void **)&sample_L, ((size_t)check + 1) * nn * sizeof(float)));
-    size_t nonfinite = 0;
-    if (input)
+    if (!r->host) CUDA_CHECK(cudaMallocHost((void **)&r->sample_L, ((size_t)r->check + 1) * r->nn * sizeof(float)));
+    if (o->input)
         for (long long b = 0; b < batch; b++) {
             int finite = 1;
-            for (size_t k = 0; k < nn; k++) finite &= isfinite(d->data[b * nn + k]) != 0;
-            nonfinite += !finite;
+            for (size_t k = 0; k < r->nn; k++) finite &= isfinite(d->data[b * r->nn + k]) != 0;
+            r->nonfinite += !finite;
         }
+}
 
-    char layout[64] = "simple interleaved";
-    if (chunk == 1) snprintf(layout, sizeof layout, "row-major (chunk = 1: no conversion)");
-    else if (chunk) snprintf(layout, sizeof layout, "chunked, %lld matrices per chunk", chunk);
-    printf("%lld matrices of order %lld (%.3f GB), layout %s, kernel %s\n", batch, n, bytes / 1e9, layout,
-           batched_config_name(&cfg, name, sizeof name));
+static void run_buffers_free(run_buffers *r)
+{
+    if (r->owns_host) free(r->host); /* a file's data are freed by the caller */
+    if (r->info) CUDA_CHECK(cudaFreeHost(r->info));
+    if (r->sample_L) CUDA_CHECK(cudaFreeHost(r->sample_L));
+    free(r->sample);
+    free(r->sample_A);
+}
+
+static void print_header(const driver_options *o, const run_buffers *r, const char *why)
+{
+    char layout[64] = "simple interleaved", name[64];
+    if (o->chunk == 1) snprintf(layout, sizeof layout, "row-major (chunk = 1: no conversion)");
+    else if (o->chunk) snprintf(layout, sizeof layout, "chunked, %lld matrices per chunk", o->chunk);
+    printf("%lld matrices of order %lld (%.3f GB), layout %s, kernel %s\n", o->batch, o->n, r->bytes / 1e9, layout,
+           batched_config_name(&o->cfg, name, sizeof name));
     if (why[0]) printf("  --kernel auto: %s\n", why);
-    if (input) printf("  read %s%s\n", input, nonfinite ? "" : " (all values finite)");
+    if (o->input) printf("  read %s%s\n", o->input, r->nonfinite ? "" : " (all values finite)");
     else printf("  generating %s (seed %llu) on the GPU\n", family_name(o->family), o->seed);
+}
 
-    sliced_job job = {&cfg, (int)n, (size_t)batch, (size_t)chunk, host, input ? NULL : &p, info,
-                      host ? 0 : (size_t)check, sample, sample_L, (size_t)budget, hooks->to_layout, hooks->from_layout,
-                      devices, workers};
-    sliced_report rep;
-    if (sliced_run(&job, &rep) != 0) return 2;
-    if (rep.slices > 1)
-        printf("  %zu slices of %zu matrices (GPU budget %.2f GiB)%s\n", rep.slices, rep.slice, budget / 1073741824.0,
-               rep.pinned || !host ? "" : "; host buffer not pinned, copies not overlapped");
-    double moved = (double)(rep.bytes_in + rep.bytes_out);
-    printf("  end to end in %.3f ms (one cold run; make bench-stage-4 times the kernels properly): %.1f GFLOP/s", rep.wall_ms,
-           potrf_flops((int)n) * batch / (rep.wall_ms * 1e6));
-    if (host) printf(", %.2f GB/s over the host link%s", moved / (rep.wall_ms * 1e6), rep.workers > 1 ? "s" : "");
+/* Slices, throughput, each GPU's share and what overlapping the copies bought. */
+static void print_measured(const driver_options *o, const run_buffers *r, const gpu_plan *g, const sliced_report *rep)
+{
+    const int n = (int)o->n, host = r->host != NULL;
+    if (rep->slices > 1)
+        printf("  %zu slices of %zu matrices (GPU budget %.2f GiB)%s\n", rep->slices, rep->slice, g->budget / 1073741824.0,
+               rep->pinned || !host ? "" : "; host buffer not pinned, copies not overlapped");
+    double moved = (double)(rep->bytes_in + rep->bytes_out);
+    printf("  end to end in %.3f ms (one cold run; make bench-stage-4 times the kernels properly): %.1f GFLOP/s", rep->wall_ms,
+           potrf_flops(n) * o->batch / (rep->wall_ms * 1e6));
+    if (host) printf(", %.2f GB/s over the host link%s", moved / (rep->wall_ms * 1e6), rep->workers > 1 ? "s" : "");
     printf("\n");
-    for (int w = 0; rep.workers > 1 && w < rep.workers; w++) { /* each GPU's share, and its own link */
-        const sliced_worker_report *r = &rep.worker[w];
-        printf("    GPU %d: %zu matrices in %zu slices, %.3f ms, %.1f GFLOP/s", r->device, r->matrices, r->slices, r->wall_ms,
-               potrf_flops((int)n) * r->matrices / (r->wall_ms * 1e6));
-        if (host) printf(", %.2f GB/s over its link (measured %.1f GB/s in, %.1f out)", 2.0 * r->matrices * nn * sizeof(float) / (r->wall_ms * 1e6),
-                         r->h2d_gbs, r->d2h_gbs);
+    for (int w = 0; rep->workers > 1 && w < rep->workers; w++) { /* each GPU's share, and its own link */
+        const sliced_worker_report *wr = &rep->worker[w];
+        printf("    GPU %d: %zu matrices in %zu slices, %.3f ms, %.1f GFLOP/s", wr->device, wr->matrices, wr->slices, wr->wall_ms,
+               potrf_flops(n) * wr->matrices / (wr->wall_ms * 1e6));
+        if (host)
+            printf(", %.2f GB/s over its link (measured %.1f GB/s in, %.1f out)",
+                   2.0 * wr->matrices * r->nn * sizeof(float) / (wr->wall_ms * 1e6), wr->h2d_gbs, wr->d2h_gbs);
         printf("\n");
     }
-    if (host || rep.slices > 1) /* what overlapping bought: the stages' sum against the wall time */
-        printf("  stages summed over the slices: copy in %.3f ms, %s %.3f ms, copy out %.3f ms; overlap %.2fx\n", rep.h2d_ms,
-               host ? "factor (with conversions)" : "generate and factor", rep.compute_ms, rep.d2h_ms,
-               (rep.h2d_ms + rep.compute_ms + rep.d2h_ms) / rep.wall_ms);
-    if (rep.h2d_gbs > 0) {
+    if (host || rep->slices > 1) /* what overlapping bought: the stages' sum against the wall time */
+        printf("  stages summed over the slices: copy in %.3f ms, %s %.3f ms, copy out %.3f ms; overlap %.2fx\n", rep->h2d_ms,
+               host ? "factor (with conversions)" : "generate and factor", rep->compute_ms, rep->d2h_ms,
+               (rep->h2d_ms + rep->compute_ms + rep->d2h_ms) / rep->wall_ms);
+    if (rep->h2d_gbs > 0) {
         /* The link is full duplex: copies in and out can run at the same time. */
-        double bound = fmax(rep.bytes_in / (rep.h2d_gbs * 1e6), rep.bytes_out / (rep.d2h_gbs * 1e6));
+        double bound = fmax(rep->bytes_in / (rep->h2d_gbs * 1e6), rep->bytes_out / (rep->d2h_gbs * 1e6));
         printf("  copy bandwidth measured%s: %.1f GB/s in, %.1f GB/s out; the copies alone need %.3f ms: %.0f %% of that bound"
-               " (pinning took %.1f ms, not counted)\n", rep.workers > 1 ? ", summed over the GPUs' links" : "", rep.h2d_gbs,
-               rep.d2h_gbs, bound, 100.0 * bound / rep.wall_ms, rep.pin_ms);
+               " (pinning took %.1f ms, not counted)\n", rep->workers > 1 ? ", summed over the GPUs' links" : "", rep->h2d_gbs,
+               rep->d2h_gbs, bound, 100.0 * bound / rep->wall_ms, rep->pin_ms);
     }
+}
 
+/* The matrices that are not positive definite: counted, the first five named, their factors
+ * zeroed (the documented factor of a failed matrix). Returns how many. */
+static size_t report_failures(const driver_options *o, run_buffers *r)
+{
     size_t failed = 0, shown = 0;
-    for (long long b = 0; b < batch; b++) {
-        if (info[b] == 0) continue;
+    for (long long b = 0; b < o->batch; b++) {
+        if (r->info[b] == 0) continue;
         failed++;
-        if (shown++ < 5) printf("  matrix %lld: not positive definite, info = %d\n", b, info[b]);
-        if (host) memset(host + b * nn, 0, nn * sizeof(float)); /* the documented factor of a failed matrix */
+        if (shown++ < 5) printf("  matrix %lld: not positive definite, info = %d\n", b, r->info[b]);
+        if (r->host) memset(r->host + b * r->nn, 0, r->nn * sizeof(float));
     }
-    printf("  %zu of %lld matrices not positive definite", failed, batch);
-    if (input) printf(" (%zu hold NaN or Inf)", nonfinite);
+    printf("  %zu of %lld matrices not positive definite", failed, o->batch);
+    if (o->input) printf(" (%zu hold NaN or Inf)", r->nonfinite);
     printf("\n");
+    return failed;
+}
 
-    int status = 0;
-    if (check > 0) {
-        double worst = 0;
-        int bad = 0;
-        long long unchecked = 0;
-        for (long long s = 0; s < check; s++) {
-            const float *L = host ? host + sample[s] * nn : sample_L + s * nn;
-            factor_check fc;
-            if (sampled_check) { /* a failed matrix's minor would need the O(n^3) reference: not checked */
-                double resid = 0;
-                if (info[sample[s]] != 0) { unchecked++; continue; }
-                fc.ok = check_sampled_residual((int)n, sample_A + s * nn, L, 4096, fc.detail, sizeof fc.detail, &resid);
-                fc.ref_info = 0;
-                fc.resid = resid;
-            } else
-                check_factor((int)n, sample_A + s * nn, L, info[sample[s]], &fc);
-            if (!fc.ok) {
-                if (bad++ == 0) printf("  CHECK FAILED matrix %zu: %s\n", sample[s], fc.detail);
-            } else if (fc.ref_info == 0 && fc.resid > worst)
-                worst = fc.resid;
-        }
-        if (sampled_check)
-            printf("  checked %lld matrices by 4096 sampled entries of A - L L^T each (n > %d: a float64 factor would take "
-                   "minutes): %s (worst scaled residual %.2g)%s\n", check - unchecked, CHECK_FULL_MAX_N, bad ? "FAILED" : "ok",
-                   worst, unchecked ? "; matrices with info != 0 not checked" : "");
-        else
-            printf("  checked %lld matrices against the float64 reference: %s (max residual %.2g, bound %.2g)\n", check,
-                   bad ? "FAILED" : "ok", worst, RESID_TOL);
-        status = bad ? 1 : 0;
+/* --check: the sampled matrices against the float64 reference (or, past CHECK_FULL_MAX_N, by
+ * sampled residuals). 0: all good (or none asked), 1: a check failed. */
+static int check_samples(const driver_options *o, const run_buffers *r)
+{
+    if (r->check <= 0) return 0;
+    const int n = (int)o->n;
+    double worst = 0;
+    int bad = 0;
+    long long unchecked = 0;
+    for (long long s = 0; s < r->check; s++) {
+        const size_t m = r->sample[s];
+        const float *A = r->sample_A + s * r->nn, *L = r->host ? r->host + m * r->nn : r->sample_L + s * r->nn;
+        factor_check fc;
+        if (r->sampled_check) { /* a failed matrix's minor would need the O(n^3) reference: not checked */
+            double resid = 0;
+            if (r->info[m] != 0) { unchecked++; continue; }
+            fc.ok = check_sampled_residual(n, A, L, 4096, fc.detail, sizeof fc.detail, &resid);
+            fc.ref_info = 0;
+            fc.resid = resid;
+        } else
+            check_factor(n, A, L, r->info[m], &fc);
+        if (!fc.ok) {
+            if (bad++ == 0) printf("  CHECK FAILED matrix %zu: %s\n", m, fc.detail);
+        } else if (fc.ref_info == 0 && fc.resid > worst)
+            worst = fc.resid;
     }
+    if (r->sampled_check)
+        printf("  checked %lld matrices by 4096 sampled entries of A - L L^T each (n > %d: a float64 factor would take "
+               "minutes): %s (worst scaled residual %.2g)%s\n", r->check - unchecked, CHECK_FULL_MAX_N, bad ? "FAILED" : "ok",
+               worst, unchecked ? "; matrices with info != 0 not checked" : "");
+    else
+        printf("  checked %lld matrices against the float64 reference: %s (max residual %.2g, bound %.2g)\n", r->check,
+               bad ? "FAILED" : "ok", worst, RESID_TOL);
+    return bad ? 1 : 0;
+}
+
+/* --info and --output. 0, or 2 when a file could not be written (said on stderr). */
+static int write_files(const driver_options *o, const char *prog, const run_buffers *r, size_t failed)
+{
+    char err[DATASET_ERR_LEN];
     if (o->info_path) {
-        if (write_infos(o->info_path, info, (size_t)batch, err, sizeof err) != 0) { fprintf(stderr, "%s: %s\n", prog, err); return 2; }
-        printf("  wrote %lld infos to %s (%zu nonzero)\n", batch, o->info_path, failed);
+        if (write_infos(o->info_path, r->info, (size_t)o->batch, err, sizeof err) != 0) { fprintf(stderr, "%s: %s\n", prog, err); return 2; }
+        printf("  wrote %lld infos to %s (%zu nonzero)\n", o->batch, o->info_path, failed);
     }
-    if (output) {
-        dataset out = {(int)n, (size_t)batch, host};
-        if (dataset_write(output, &out, o->fmt, err, sizeof err) != 0) { fprintf(stderr, "%s: %s\n", prog, err); return 2; }
-        printf("  wrote the factors to %s\n", output);
+    if (o->output) {
+        dataset out = {(int)o->n, (size_t)o->batch, r->host};
+        if (dataset_write(o->output, &out, o->fmt, err, sizeof err) != 0) { fprintf(stderr, "%s: %s\n", prog, err); return 2; }
+        printf("  wrote the factors to %s\n", o->output);
     }
-    if (!input) free(host); /* a file's data are freed by the caller */
-    CUDA_CHECK(cudaFreeHost(info));
-    if (sample_L) CUDA_CHECK(cudaFreeHost(sample_L));
-    free(sample);
-    free(sample_A);
-    if (fflush(stdout) != 0) return 2;
+    return 0;
+}
+
+static int run_batch(driver_options *o, const batched_driver_hooks *hooks, dataset *d, const char *why)
+{
+    const char *prog = hooks->prog;
+    char reason[256];
+    if (!gpu_available(reason, sizeof reason)) { fprintf(stderr, "%s: no GPU: %s\n", prog, reason); return 2; }
+    gpu_plan g;
+    if (plan_gpus(o, prog, &g) != 0) return 2;
+    gen_params p = gen_params_make(o->family, o->seed, o->kappa, 0);
+    run_buffers r;
+    run_buffers_alloc(o, d, &p, &r);
+    print_header(o, &r, why);
+    sliced_job job = {.cfg = &o->cfg, .n = (int)o->n, .batch = (size_t)o->batch, .chunk = (size_t)o->chunk, .host = r.host,
+                      .gen = o->input ? NULL : &p, .info = r.info, .nsamples = r.host ? 0 : (size_t)r.check,
+                      .sample_index = r.sample, .sample_out = r.sample_L, .gpu_budget = (size_t)g.budget,
+                      .to_layout = hooks->to_layout, .from_layout = hooks->from_layout, .devices = g.devices,
+                      .workers = g.workers};
+    sliced_report rep;
+    int status = sliced_run(&job, &rep) != 0 ? 2 : 0;
+    if (status == 0) {
+        print_measured(o, &r, &g, &rep);
+        const size_t failed = report_failures(o, &r);
+        status = check_samples(o, &r);
+        if (write_files(o, prog, &r, failed) != 0) status = 2;
+    }
+    run_buffers_free(&r);
+    if (fflush(stdout) != 0) status = 2;
     return status;
 }
