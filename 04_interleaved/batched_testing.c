@@ -80,7 +80,9 @@ void unpack_chunked_independent(int n, size_t batch, size_t chunk, const float *
                 rowmajor[((size_t)b * n + i) * n + j] = packed[independent_index(n, batch, chunk, (size_t)b, i, j)];
 }
 
-void layout_run_begin(layout_run *r, const test_batch *t, size_t chunk)
+void layout_run_begin(layout_run *r, const test_batch *t, size_t chunk) { layout_run_begin_at(r, t, chunk, 0); }
+
+void layout_run_begin_at(layout_run *r, const test_batch *t, size_t chunk, size_t offset)
 {
     size_t elems = t->batch * t->n * t->n;
     r->t = t;
@@ -90,13 +92,14 @@ void layout_run_begin(layout_run *r, const test_batch *t, size_t chunk)
     r->L = host_alloc(elems * sizeof(float), "test buffers");
     r->info = host_alloc((t->batch + GUARD) * sizeof(int), "test buffers");
     pack_chunked_independent(t->n, t->batch, chunk, t->A, r->packed);
-    CUDA_CHECK(cudaMalloc((void **)&r->d_A, (elems + GUARD) * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&r->d_base, (offset + elems + GUARD) * sizeof(float)));
+    r->d_A = r->d_base + offset;
     CUDA_CHECK(cudaMalloc((void **)&r->d_info, (t->batch + GUARD) * sizeof(int)));
 }
 
 void layout_run_end(layout_run *r)
 {
-    CUDA_CHECK(cudaFree(r->d_A));
+    CUDA_CHECK(cudaFree(r->d_base));
     CUDA_CHECK(cudaFree(r->d_info));
     free(r->packed); free(r->out); free(r->L); free(r->info);
 }

@@ -36,13 +36,16 @@ typedef struct {
     const test_batch *t;
     size_t chunk;
     float *packed;           /* host: the input in the layout */
-    float *d_A;              /* device: the batch, then GUARD floats that must stay untouched */
+    float *d_base, *d_A;     /* device: the allocation; the batch at d_A, then GUARD floats that must stay untouched */
     int *d_info;             /* device: batch infos, then GUARD ints */
     float *out, *L;          /* host: the result in the layout and unpacked */
     int *info;
 } layout_run;
 
 void layout_run_begin(layout_run *r, const test_batch *t, size_t chunk);
+/* The same with the batch `offset` floats past the allocation's start (offset 1: no longer 8- or
+ * 16-byte aligned, as a slice of a larger array may be), for the kernels' unaligned roads. */
+void layout_run_begin_at(layout_run *r, const test_batch *t, size_t chunk, size_t offset);
 /* Restore the input, poison the infos, factor with cfg, and check: nothing written past the
  * end, every info equal to cuSOLVER's, every factor within tolerance of cuSOLVER's with a zero
  * upper part, and a sample of matrices against the float64 reference. 1 if all hold; else 0

@@ -7,7 +7,8 @@
  *   build/06_tuning/cholesky_tuned --n 64 --batch 4096 --kernel rows --threads 32 --per-block 2 --chunk 2
  *   build/06_tuning/cholesky_tuned --n 100 --batch 4096 --kernel cyclic --threads 64      (row-major, no conversion)
  *   build/06_tuning/cholesky_tuned --n 40 --batch 4096 --kernel thread --order top --nb 4 --chunk 64
- *   build/06_tuning/cholesky_tuned --n 1024 --batch 60 --kernel grid      (what auto takes past n = 128) */
+ *   build/06_tuning/cholesky_tuned --n 1024 --batch 60 --kernel grid      (what auto takes past n = 128)
+ *   build/06_tuning/cholesky_tuned --n 7 --batch 1000000 --kernel staged --per-block 128    (n <= 24, row-major) */
 #include <stdio.h>
 #include "batched_driver.h"
 #include "family.h"
@@ -25,13 +26,14 @@ static int choose(int n, size_t batch, batched_config *cfg, size_t *chunk, char 
 }
 
 /* A kernel named on the command line starts from these (then --nb, --threads, ... apply). The
- * rows and cyclic kernels read row-major data as they are, so their default chunk is 1. */
+ * rows, cyclic, grid and staged kernels read row-major data as they are, so their default chunk is 1. */
 static void defaults(batched_config *cfg, size_t *chunk)
 {
     if (cfg->kernel == BATCHED_TILES) cfg->nb = 8, cfg->per_block = 8;
     else if (cfg->kernel == BATCHED_ROWS) cfg->threads = 32, cfg->per_block = 2, cfg->unroll = 1, *chunk = 1;
     else if (cfg->kernel == BATCHED_CYCLIC) cfg->threads = 64, cfg->per_block = 1, cfg->unroll = 0, cfg->nb = 0, *chunk = 1;
     else if (cfg->kernel == BATCHED_GRID) cfg->per_block = 1, cfg->unroll = 0, cfg->nb = 0, *chunk = 1;
+    else if (cfg->kernel == BATCHED_STAGED) cfg->per_block = 64, cfg->unroll = 0, cfg->nb = 0, *chunk = 1;
 }
 
 int main(int argc, char **argv)
@@ -45,6 +47,8 @@ int main(int argc, char **argv)
         "  --kernel cyclic: --threads 16, 32, 64 (default), 128 or 256 (a 4 x 4 .. 16 x 16 grid), --per-block M (default 1);\n"
         "                 default --chunk 1 (row-major: no conversion)\n"
         "  --kernel grid: stage 03's whole-GPU tile tasks for the batch (any n; row-major: --chunk 1)\n"
+        "  --kernel staged: one thread per matrix, n <= 24, --per-block M matrices per block (32 .. 256, default 64);\n"
+        "                 row-major only (--chunk 1)\n"
         "  --kernel thread: also --order left|right|top (default left)\n"
         "  conversions to and from a layout other than row-major use stage 05's tiled converter\n",
         choose, defaults, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled};

@@ -7,6 +7,7 @@
 #include "cyclic_kernel.h"
 #include "grid_cholesky.h"
 #include "rows_kernel.h"
+#include "staged_kernel.h"
 
 /* The most shared memory any current GPU gives one block (H100: 227 KiB); the launcher checks
  * the real GPU's figure. */
@@ -134,6 +135,35 @@ static void grid_describe(const batched_config *c, char *buf, size_t len)
 
 static const batched_kernel_ops grid_ops = {"grid", "batched whole GPU", 0, grid_check, grid_launch, grid_describe, GRID_MAX_N};
 
+/* The staged kernel: one thread per matrix, row-major only. */
+static int staged_check(const batched_config *c, int n, char *msg, size_t len)
+{
+    if (n > STAGED_MAX_N) snprintf(msg, len, "the staged kernel takes n <= %d, not %d", STAGED_MAX_N, n);
+    else if (c->per_block < 32 || c->per_block > STAGED_MAX_BLOCK || c->per_block % 32)
+        snprintf(msg, len, "staged kernel: per_block (matrices = threads per block) must be a multiple of 32 up to %d, got %d",
+                 STAGED_MAX_BLOCK, c->per_block);
+    else if (staged_smem_need(n, c->per_block) > ROWS_SMEM_LIMIT)
+        snprintf(msg, len, "staged kernel: %d matrices of order %d per block need %zu bytes of shared memory (at most %d)", c->per_block,
+                 n, staged_smem_need(n, c->per_block), ROWS_SMEM_LIMIT);
+    return msg[0] ? -1 : 0;
+}
+
+static int staged_launch(const batched_config *c, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+{
+    if (chunk != 1) {
+        fprintf(stderr, "potrf_batched: the staged kernel reads row-major data only (chunk 1), not chunk %zu\n", chunk);
+        return -1;
+    }
+    return potrf_batched_staged(c->per_block, n, batch, d_A, d_info);
+}
+
+static void staged_describe(const batched_config *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "staged x%d", c->per_block);
+}
+
+static const batched_kernel_ops staged_ops = {"staged", "staged kernel", 0, staged_check, staged_launch, staged_describe, STAGED_MAX_N};
+
 /* The thread kernel in all orders: left is stage 04's (its own check and launcher). */
 static const batched_kernel_ops *stage4_thread;
 
@@ -171,4 +201,5 @@ void family_init(void)
     batched_register_kernel(BATCHED_ROWS, &rows_ops);
     batched_register_kernel(BATCHED_CYCLIC, &cyclic_ops);
     batched_register_kernel(BATCHED_GRID, &grid_ops);
+    batched_register_kernel(BATCHED_STAGED, &staged_ops);
 }

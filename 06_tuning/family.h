@@ -9,7 +9,10 @@
  *           left is stage 04's kernel itself)
  *   grid    stage 03's whole-GPU tile tasks for a batch (potrf_grid_batched): step k's tasks of
  *           every matrix in one launch; any n up to GRID_MAX_N, row-major data only (chunk = 1);
- *           the medium and large matrices (n > 128) where one block per matrix leaves the GPU idle */
+ *           the medium and large matrices (n > 128) where one block per matrix leaves the GPU idle
+ *   staged  one thread per matrix for the smallest orders (n <= STAGED_MAX_N), row-major data only
+ *           (chunk = 1), staged through shared memory (staged_kernel.cu); per_block matrices
+ *           (= threads) per block */
 #ifndef FAMILY_H
 #define FAMILY_H
 
@@ -22,13 +25,15 @@ extern "C" {
 #define BATCHED_ROWS ((batched_kernel)2)
 #define BATCHED_CYCLIC ((batched_kernel)3)
 #define BATCHED_GRID ((batched_kernel)4)
+#define BATCHED_STAGED ((batched_kernel)5)
 
 /* Configurations by name (see TILES_CONFIG in batched_cholesky.h), for initializers:
  *   ROWS_CONFIG(32, 2, 1)          the rows kernel: threads per matrix, matrices per block, loop (1) or
  *                                  every step written out (0; n <= ROWS_FULL_N), kept in .unroll
  *   CYCLIC_CONFIG(64, 1)           the cyclic kernel: threads per matrix (GR x GC), matrices per block
  *   THREAD_ORDER_CONFIG(LOOK_TOP, 8, 32, 1)   the thread kernel in any order: order, NB, per block, unroll
- *   GRID_CONFIG(1)                 the batched whole-GPU path (matrices per block: 1) */
+ *   GRID_CONFIG(1)                 the batched whole-GPU path (matrices per block: 1)
+ *   STAGED_CONFIG(64)              the staged kernel: matrices (= threads) per block */
 #define ROWS_CONFIG(threads_, per_block_, loop_) \
     {.kernel = BATCHED_ROWS, .order = LOOK_LEFT, .per_block = (per_block_), .unroll = (loop_), .threads = (threads_)}
 #define CYCLIC_CONFIG(threads_, per_block_) \
@@ -36,6 +41,7 @@ extern "C" {
 #define THREAD_ORDER_CONFIG(order_, nb_, per_block_, unroll_) \
     {.kernel = BATCHED_THREAD, .order = (order_), .nb = (nb_), .per_block = (per_block_), .unroll = (unroll_)}
 #define GRID_CONFIG(per_block_) {.kernel = BATCHED_GRID, .order = LOOK_LEFT, .per_block = (per_block_)}
+#define STAGED_CONFIG(per_block_) {.kernel = BATCHED_STAGED, .order = LOOK_LEFT, .per_block = (per_block_)}
 
 /* Register the family (idempotent). Call before parsing or launching any configuration. */
 void family_init(void);

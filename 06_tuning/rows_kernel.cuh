@@ -118,8 +118,9 @@ template <int T> __device__ __forceinline__ void rows_group_sync()
  * Row-major data (chunk = 1) are loaded another way: the block's matrices are then one contiguous
  * range of cnt n^2 floats, which consecutive threads walk in order, so that a warp's 32 accesses
  * fall in one 128-byte line instead of per_block lines (H100, 1 GiB: 9 % faster at n = 16 and 40,
- * level at n = 20..30). The store keeps the per-matrix walk: the flat one needs 11 more registers
- * in the NMAX = 32, T = 8 instance, which cost 12 % at n = 20 though they gained 13 % at n = 30. */
+ * level at n = 20..30). The store walks the same way. (It used to keep the per-matrix walk, whose
+ * warp stores go to per_block different matrices: that cost 2-5x at odd n on 1 GiB, n = 7..23 with
+ * 4 or 8 threads per matrix, H100; even n take the vector road below, which walks flat already.) */
 template <bool LOAD>
 __device__ __forceinline__ void rows_copy_flat(float *A, int n, size_t b0, int cnt, float *stage, rows_staging st)
 {
@@ -188,7 +189,7 @@ __device__ __forceinline__ void rows_copy_block(float *A, int n, size_t batch, s
 {
     if (V == 4) { rows_copy_flat_vec<LOAD, 4>(A, n, b0, cnt, stage, st); return; }
     if (V == 2) { rows_copy_flat_vec<LOAD, 2>(A, n, b0, cnt, stage, st); return; }
-    if (LOAD && chunk == 1) { rows_copy_flat<LOAD>(A, n, b0, cnt, stage, st); return; }
+    if (chunk == 1) { rows_copy_flat<LOAD>(A, n, b0, cnt, stage, st); return; }
     const int lm = threadIdx.x % per_block, step = blockDim.x / per_block;
     if (lm >= cnt) return;
     const matrix_place pl = chunked_place(n, chunk, batch, b0 + lm);

@@ -12,17 +12,8 @@
 template <int NMAX, int T, bool FULL>
 static int rows_launch_one(int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
 {
-    /* Once per instance and GPU (the attribute belongs to the device; the driver may run one host
-     * thread per GPU, hence the atomics): allow all the shared memory the GPU offers a block. */
-    static int optin_of[64];
-    int dev;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    int optin = dev < 64 ? __atomic_load_n(&optin_of[dev], __ATOMIC_ACQUIRE) : 0;
-    if (!optin) {
-        CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-        CUDA_CHECK(cudaFuncSetAttribute(potrf_rows_kernel<NMAX, T, FULL>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-        if (dev < 64) __atomic_store_n(&optin_of[dev], optin, __ATOMIC_RELEASE);
-    }
+    static int optin_of[64]; /* once per instance and GPU: allow all the shared memory the GPU offers a block */
+    const int optin = launch_smem_optin(potrf_rows_kernel<NMAX, T, FULL>, optin_of);
     const size_t smem = rows_smem_bytes(NMAX, T, n, per_block);
     if (smem > (size_t)optin) {
         fprintf(stderr, "potrf_batched_rows: %d matrices of order %d per block need %zu bytes of shared memory, this GPU offers %d\n",

@@ -1,8 +1,8 @@
 /* sanitize_tuning.c - every stage 06 kernel once, small (make sanitize-stage-6 runs it under
  * compute-sanitizer): every rows instance (NMAX x threads per matrix, steps written out and the
  * loop) at an n inside its range with a partial last block and chunk, every cyclic instance
- * (G x slots) on row-major data with a partial last block, and the thread kernel's right- and
- * top-looking orders. */
+ * (G x slots) on row-major data with a partial last block, every staged instance (n = 1 ..
+ * STAGED_MAX_N) with a partial last block, and the thread kernel's right- and top-looking orders. */
 #include <stdio.h>
 #include "batched_small_run.h"
 #include "cli.h"
@@ -10,6 +10,7 @@
 #include "gpu_batch.h"
 #include "cyclic_kernel.h"
 #include "rows_kernel.h"
+#include "staged_kernel.h"
 #include "small_runs.h"
 
 int main(int argc, char **argv)
@@ -41,6 +42,10 @@ int main(int argc, char **argv)
             small_run_batched(&cfg, n, per_block == 1 ? 3 : 2 * per_block + 1, 1, rowmajor_to_chunked_device,
                               chunked_to_rowmajor_device);
         }
+    for (int n = 1; n <= STAGED_MAX_N; n++) {
+        batched_config cfg = STAGED_CONFIG(32);
+        small_run_batched(&cfg, n, batch, 1, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
+    }
     batched_config right = THREAD_ORDER_CONFIG(LOOK_RIGHT, 4, 32, 2), top = THREAD_ORDER_CONFIG(LOOK_TOP, 8, 32, 1);
     small_run_batched(&right, 33, batch, 17, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
     small_run_batched(&top, 20, batch, 32, rowmajor_to_chunked_device, chunked_to_rowmajor_device);

@@ -9,6 +9,9 @@
  *   thread-per-matrix kernel   the right- and top-looking orders, NB x unroll
  *   tuned table     the table this GPU reads (normally the checked-in one) reads back, gives a valid configuration for every
  *                   n = 1..128 and batch size, and its picks factor correctly
+ *   staged kernel   every n = 1..STAGED_MAX_N (one instance each) x 32, 96 and 256 matrices per
+ *                   block x batch in {1, 3, 1000, 1025}, row-major; the unaligned road (the batch
+ *                   one float past a 16-byte boundary); 1 GiB of n = 7
  *   refused configurations     the rows kernel's limits
  *   table choice    (no GPU needed) which entry `auto` takes: the class by batch size, n outside
  *                   the table, entries that fit no n; invalid tables refused with the line; which
@@ -22,6 +25,7 @@
 #include "family.h"
 #include "cyclic_kernel.h"
 #include "rows_kernel.h"
+#include "staged_kernel.h"
 #include "tuned.h"
 #include <sys/stat.h>
 #include <unistd.h>
@@ -92,6 +96,54 @@ static int cyclic_configs(int n, batched_config *out)
     return k;
 }
 
+/* The staged kernel at n: 32, 96 (divides none of the batches) and 256 matrices per block, where
+ * they fit in shared memory. */
+static int staged_configs(int n, batched_config *out)
+{
+    static const int pbs[] = {32, 96, 256};
+    int k = 0;
+    for (int p = 0; p < 3; p++) {
+        batched_config c = STAGED_CONFIG(pbs[p]);
+        char msg[256];
+        if (batched_config_check(&c, n, msg, sizeof msg) == 0) out[k++] = c;
+    }
+    return k;
+}
+
+/* Row-major batches that start one float past a 16-byte boundary (a slice of a larger array may):
+ * the kernels that copy 8 or 16 bytes at a time must then take their 4-byte road. */
+static const struct { batched_config c; int n; } unaligned[] = {
+    {STAGED_CONFIG(64), 7},     {STAGED_CONFIG(96), 8},  {STAGED_CONFIG(32), 24},
+    {ROWS_CONFIG(8, 4, 0), 8}, {ROWS_CONFIG(16, 2, 1), 40}, {CYCLIC_CONFIG(32, 1), 41},
+};
+#define N_UNALIGNED ((int)(sizeof unaligned / sizeof *unaligned))
+
+/* How many of those test kernel k (for the plans of its group). */
+static int unaligned_of(batched_kernel k)
+{
+    int count = 0;
+    for (int i = 0; i < N_UNALIGNED; i++) count += unaligned[i].c.kernel == k;
+    return count;
+}
+
+static void test_unaligned(harness *h)
+{
+    for (int k = 0; k < N_UNALIGNED; k++) {
+        test_batch t;
+        test_batch_mixed(&t, unaligned[k].n, 1000, harness_seed(5000 + k));
+        layout_run r;
+        layout_run_begin_at(&r, &t, 1, 1);
+        char name[160], cname[64], detail[320];
+        const int ok = layout_run_check(&r, &unaligned[k].c, detail, sizeof detail);
+        snprintf(name, sizeof name, "unaligned %s n=%d batch=1000 (row-major, 4 bytes past a 16-byte boundary)",
+                 batched_config_name(&unaligned[k].c, cname, sizeof cname), unaligned[k].n);
+        harness_group(h, batched_group_name(unaligned[k].c.kernel));
+        harness_check(h, ok, name, "%s", detail);
+        layout_run_end(&r);
+        test_batch_free(&t);
+    }
+}
+
 /* Configurations the check must refuse (each one test: the plan is this table's length). */
 static const struct { batched_config c; int n; const char *what; } bad[] = {
     {ROWS_CONFIG(8, 1, 1), 100, "threads = 8 at n = 100 (not compiled)"},
@@ -108,6 +160,9 @@ static const struct { batched_config c; int n; const char *what; } bad[] = {
     {THREAD_ORDER_CONFIG(LOOK_TOP, 16, 64, 1), 20, "thread top-looking NB = 16 (not compiled)"},
     {GRID_CONFIG(2), 200, "grid kernel, 2 matrices per block"},
     {GRID_CONFIG(1), 65537, "grid kernel, n = 65537 (past GRID_MAX_N)"},
+    {STAGED_CONFIG(64), 25, "staged kernel, n = 25 (past STAGED_MAX_N)"},
+    {STAGED_CONFIG(48), 7, "staged kernel, 48 matrices per block (not a whole number of warps)"},
+    {STAGED_CONFIG(512), 7, "staged kernel, 512 matrices per block (more than 256)"},
 };
 #define N_REFUSALS ((int)(sizeof bad / sizeof bad[0]))
 
@@ -318,27 +373,33 @@ int main(void)
     for (int a = 0; a < nn; a++) rows_tests += rows_configs(ns[a], cfg) * nb * nc;
     int cyclic_tests = 0;
     for (int a = 0; a < nn; a++) cyclic_tests += cyclic_configs(ns[a], cfg) * nb * nc;
+    /* The staged kernel: every instance (n = 1..STAGED_MAX_N), row-major only. */
+    int staged_ns[STAGED_MAX_N], staged_tests = 0;
+    for (int n = 1; n <= STAGED_MAX_N; n++) staged_ns[n - 1] = n, staged_tests += staged_configs(n, cfg) * nb;
+    static const size_t staged_chunks[] = {1};
     const char *const groups[] = {"rows kernel", "thread-per-matrix kernel", "cuSOLVER agreement", "batch past 2^31 floats",
-                                  "tuned table", "refused configurations", "cyclic kernel", "table choice", "batched whole GPU"};
+                                  "tuned table", "refused configurations", "cyclic kernel", "table choice", "batched whole GPU",
+                                  "staged kernel"};
     /* The batched whole-GPU kernel (row-major only): one tile and less, padded, exact tiles. */
     static const int grid_ns[] = {1, 33, 65, 129, 200, 256};
     static const size_t grid_batches[] = {1, 3, 7}, grid_chunks[] = {1};
     const int grid_nn = (int)(sizeof grid_ns / sizeof *grid_ns), grid_nb = (int)(sizeof grid_batches / sizeof *grid_batches);
     const batched_config grid = GRID_CONFIG(1);
-    harness_plan(&h, groups[0], rows_tests + 2);
+    harness_plan(&h, groups[0], rows_tests + 2 + unaligned_of(BATCHED_ROWS));
     harness_plan(&h, groups[1], N_THREAD_ORDERS * nn * nb * nc);
-    harness_plan(&h, groups[2], 3 * nn * nb + grid_nn * grid_nb);
+    harness_plan(&h, groups[2], 3 * nn * nb + grid_nn * grid_nb + STAGED_MAX_N * nb);
     harness_plan(&h, groups[3], 1);
     harness_plan(&h, groups[4], 2 + 2 * TABLE_NS);
     harness_plan(&h, groups[5], N_REFUSALS);
-    harness_plan(&h, groups[6], cyclic_tests + 1);
+    harness_plan(&h, groups[6], cyclic_tests + 1 + unaligned_of(BATCHED_CYCLIC));
     harness_plan(&h, groups[7], TABLE_CHOICE_TESTS);
     harness_plan(&h, groups[8], grid_nn * grid_nb + 1);
+    harness_plan(&h, groups[9], staged_tests + unaligned_of(BATCHED_STAGED) + 1);
     harness_group(&h, groups[7]);
     test_table_choice(&h);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
-        for (int g = 0; g < 9; g++)
+        for (int g = 0; g < 10; g++)
             if (g != 7) harness_skip_rest(&h, groups[g], reason);
         return harness_end(&h);
     }
@@ -362,6 +423,13 @@ int main(void)
     test_configs(&h, "grid", &grid, 1, grid_ns, grid_nn, grid_batches, grid_nb, grid_chunks, 1);
     /* 1 GiB of n = 200: past the launcher's 512 MiB padded copy, so the batch goes in groups. */
     test_large_batch(&h, groups[8], &grid, 200, 1, (size_t)1 << 30, 8);
+    for (int a = 0; a < STAGED_MAX_N; a++) {
+        const int k = staged_configs(staged_ns[a], cfg);
+        test_configs(&h, "staged", cfg, k, &staged_ns[a], 1, batches, nb, staged_chunks, 1);
+    }
+    test_unaligned(&h);
+    const batched_config staged7 = STAGED_CONFIG(128);
+    test_large_batch(&h, groups[9], &staged7, 7, 1, (size_t)1 << 30, 32);
     harness_group(&h, groups[4]);
     test_table(&h);
     harness_group(&h, groups[5]);

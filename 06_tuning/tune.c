@@ -32,6 +32,7 @@
 #include "cyclic_kernel.h"
 #include "dataset_io.h"
 #include "rows_kernel.h"
+#include "staged_kernel.h"
 #include "timing.h"
 #include "tuned.h"
 
@@ -91,6 +92,12 @@ static int candidates(int n, int quick, candidate *c)
             c[k].cfg = cfg;
             c[k++].chunk = 1;
         }
+    }
+    for (int block = 32; block <= STAGED_MAX_BLOCK && n <= STAGED_MAX_N; block *= 2) { /* one thread per matrix, row-major */
+        batched_config cfg = STAGED_CONFIG(block);
+        if ((quick && block != 64 && block != 128) || batched_config_check(&cfg, n, msg, sizeof msg) != 0) continue;
+        c[k].cfg = cfg;
+        c[k++].chunk = 1;
     }
     if (!quick && n >= 8 && n <= 128) {
         const batched_config tiles[] = {TILES_CONFIG(LOOK_LEFT, 8, 8), TILES_CONFIG(LOOK_TOP, 8, 8),

@@ -1,4 +1,5 @@
-/* launch_split.cuh - one kernel over more blocks than one launch may have. A grid holds at most
+/* launch_split.cuh - one kernel over more blocks than one launch may have (and, at the end, the
+ * shared-memory opt-in of a kernel that needs more than 48 KiB per block). A grid holds at most
  * 2^31 - 1 blocks in x; a batch of 2^31 small matrices at one per block (or a few per block of a
  * larger batch) needs more, so it goes in several launches, each told where it starts:
  *
@@ -25,6 +26,24 @@ static void launch_split(size_t blocks, LaunchPart launch_part)
         launch_part((unsigned)count, first);
         KERNEL_CHECK();
     }
+}
+
+/* Let `kernel` use all the shared memory the current GPU offers one block (past the default
+ * 48 KiB), and say how much that is. The attribute belongs to the function and the device, so
+ * it is set once per kernel and GPU: cache is a static int[64] of the caller's, one per kernel
+ * (the driver may run one host thread per GPU, hence the atomics). */
+template <typename Kernel>
+static int launch_smem_optin(Kernel kernel, int (&cache)[64])
+{
+    int dev;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    int optin = dev < 64 ? __atomic_load_n(&cache[dev], __ATOMIC_ACQUIRE) : 0;
+    if (!optin) {
+        CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+        if (dev < 64) __atomic_store_n(&cache[dev], optin, __ATOMIC_RELEASE);
+    }
+    return optin;
 }
 
 #endif
