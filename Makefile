@@ -124,7 +124,7 @@ help:
 	@echo "  make test-grading  the kit, make grade, crashes and hangs (slow: builds the course three times)"
 	@echo "  make test-grade-class  make grade-class for real: here and through the running Slurm cluster (slow)"
 	@echo "  make sass [SASS_ARCH=sm_90] [FILES=...] [KERNEL=regex]   registers and spills of every kernel instance (ptxas -v)"
-	@echo "  make profile KERNEL=rows|cyclic|thread|tiles|grid [ARGS=\"--n 64 --batch 65536\"] [NCU_ARGS=...]   Nsight Compute on one configuration"
+	@echo "  make profile KERNEL=rows|cyclic|staged|thread|tiles|grid [ARGS=\"--n 64 --batch 65536\"] [NCU_ARGS=...]   Nsight Compute on one configuration"
 	@echo "  make load-test     a batch that fills the GPU, through the driver and the benchmark, beside another process"
 	@echo "  make clean         remove build/"
 	@echo "  make help          this text"

@@ -70,7 +70,7 @@ ALL_BINS += $(S6)/libcourse_cholesky.so
 python: $(S6)/libcourse_cholesky.so
 	@echo "import it with: pip install -e 06_tuning/python (once), or PYTHONPATH=06_tuning/python"
 
-# make profile KERNEL=rows|cyclic|thread|tiles|grid [ARGS="..."] [NCU_ARGS="..."]: Nsight Compute on one
+# make profile KERNEL=rows|cyclic|staged|thread|tiles|grid [ARGS="..."] [NCU_ARGS="..."]: Nsight Compute on one
 # configuration: the driver factors a generated batch with that kernel (ARGS: the rest of its options,
 # default --n 64 --batch 65536), and ncu records the first factorization launch into
 # build/profile/KERNEL.ncu-rep. ncu locks the clocks and flushes the caches for each launch: for
@@ -78,7 +78,7 @@ python: $(S6)/libcourse_cholesky.so
 NCU_ARGS ?= --set full --launch-count 1
 .PHONY: profile
 profile: # checks first, then builds the driver (a bad request costs no build)
-	@[ -n "$(KERNEL)" ] || { echo "make profile: say which kernel: KERNEL=rows|cyclic|thread|tiles|grid (ARGS=\"...\": the driver's other options)"; exit 2; }
+	@[ -n "$(KERNEL)" ] || { echo "make profile: say which kernel: KERNEL=rows|cyclic|staged|thread|tiles|grid (ARGS=\"...\": the driver's other options)"; exit 2; }
 	@command -v ncu >/dev/null || { echo "make profile: Nsight Compute (ncu) is not on the PATH"; exit 2; }
 	@nvidia-smi -L >/dev/null 2>&1 || { echo "make profile: no GPU here"; exit 2; }
 	@$(MAKE) --no-print-directory $(S6)/cholesky_tuned && mkdir -p $(BUILD)/profile
