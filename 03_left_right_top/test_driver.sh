@@ -7,24 +7,27 @@ bin=${BUILD:-build}/03_left_right_top/cholesky_one
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source common/harness.sh
-plan "whole GPU argument checks" 10
+# The argument checks run everywhere (no GPU needed): one line each, NAME | STATUS | PHRASE | COMMAND.
+printf '2\n3\n1 0 0\n0 1 0\n0 0 1\n1 0 0\n0 1 0\n0 0 1\n' > "$tmp/two.txt"
+printf '3\n1 2\n' > "$tmp/short.txt"
+cases argument_checks <<'EOF'
+one: no input | 2 | exactly one of --n and --input | $bin
+one: both inputs | 2 | exactly one of --n and --input | $bin --n 4 --input "$tmp/a.txt"
+one: n = 0 | 2 | bad value for --n: '0' | $bin --n 0
+one: --n=70000 | 2 | bad value for --n: '70000' | $bin --n=70000
+one: unknown mode | 2 | block, stream, graph, lookahead, pairs or quads | $bin --n 4 --mode=fast
+one: unknown math | 2 | fp32 or tf32x3 | $bin --n 4 --math=tf64
+one: unknown option | 2 | unknown option '--nb' | $bin --n 4 --nb 8
+one: a file of two matrices | 2 | holds 2 matrices | $bin --input "$tmp/two.txt"
+one: a truncated file | 2 | short.txt | $bin --input "$tmp/short.txt"
+one: --help exits 0 | 0 | usage: cholesky_one | $bin --help
+EOF
+plan "whole GPU argument checks" ${#argument_checks[@]}
 plan "whole GPU" 3
 plan "right-looking" 3   # up to n = 32 the driver runs part 1's right-looking kernel
 plan "whole GPU tensor cores" 2
 group "whole GPU argument checks"
-
-expect "one: no input" 2 "exactly one of --n and --input" $bin
-expect "one: both inputs" 2 "exactly one of --n and --input" $bin --n 4 --input "$tmp/a.txt"
-expect "one: n = 0" 2 "bad value for --n: '0'" $bin --n 0
-expect "one: --n=70000" 2 "bad value for --n: '70000'" $bin --n=70000
-expect "one: unknown mode" 2 "block, stream, graph, lookahead, pairs or quads" $bin --n 4 --mode=fast
-expect "one: unknown math" 2 "fp32 or tf32x3" $bin --n 4 --math=tf64
-expect "one: unknown option" 2 "unknown option '--nb'" $bin --n 4 --nb 8
-printf '2\n3\n1 0 0\n0 1 0\n0 0 1\n1 0 0\n0 1 0\n0 0 1\n' > "$tmp/two.txt"
-expect "one: a file of two matrices" 2 "holds 2 matrices" $bin --input "$tmp/two.txt"
-printf '3\n1 2\n' > "$tmp/short.txt"
-expect "one: a truncated file" 2 "short.txt" $bin --input "$tmp/short.txt"
-expect "one: --help exits 0" 0 "usage: cholesky_one" $bin --help
+run_cases argument_checks
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
     skip_rest "whole GPU" "no CUDA device"

@@ -39,7 +39,8 @@ typedef struct {
  * a later stage adds its own (or wraps one of these) with batched_register_kernel, so the tests,
  * benchmarks and driver of this stage run its kernels too, while this stage never names them:
  * the include/link graph still climbs 04 -> 06. */
-enum { BATCHED_USES_ORDER = 1, BATCHED_USES_NB = 2, BATCHED_USES_UNROLL = 4, BATCHED_USES_THREADS = 8 };
+enum { BATCHED_USES_ORDER = 1, BATCHED_USES_NB = 2, BATCHED_USES_UNROLL = 4, BATCHED_USES_THREADS = 8,
+       BATCHED_ROWMAJOR_ONLY = 16 /* (not a field) it takes row-major data only: chunk 1 */ };
 typedef struct {
     const char *name;  /* on the command line: "tiles" */
     const char *group; /* its test group (learning goal): "tile kernel" */

@@ -258,6 +258,11 @@ static int check_options(driver_options *o, const batched_driver_hooks *hooks, d
         if (hooks->defaults) hooks->defaults(&o->cfg, &default_chunk);
         else if (o->cfg.kernel == BATCHED_TILES) { o->cfg.nb = 8; o->cfg.per_block = 8; }
         if (!o->chunk) o->chunk = (long long)default_chunk;
+        if (o->chunk != 1 && (batched_kernel_find(o->cfg.kernel)->uses & BATCHED_ROWMAJOR_ONLY)) {
+            fprintf(stderr, "%s: bad value for --chunk: '%lld' (the %s kernel reads row-major data only: --chunk 1)\n", prog,
+                    o->chunk, batched_kernel_find(o->cfg.kernel)->name);
+            return 2;
+        }
     }
     if (o->nb > 0) o->cfg.nb = (int)o->nb;
     if (o->per_block > 0) o->cfg.per_block = (int)o->per_block;

@@ -9,33 +9,36 @@ gen=${BUILD:-build}/datasets/gen_dataset
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source common/harness.sh
-plan "driver arguments" 20
+# The argument checks run everywhere (no GPU needed): one line each, NAME | STATUS | PHRASE | COMMAND.
+printf '2\n3\n1 2 3\n4 5\n' > "$tmp/short.txt"
+printf '1\n2\n4 1\n1 3\n' > "$tmp/one.txt"
+cases argument_checks <<'EOF'
+driver: no input | 2 | give either --input | $bin
+driver: n = 0 | 2 | bad value for --n | $bin --n 0 --batch 4
+driver: batch not a number | 2 | bad value for --batch | $bin --n 4 --batch 1x
+driver: unknown kernel | 2 | bad value for --kernel | $bin --n 4 --batch 4 --kernel warp
+driver: unknown order | 2 | bad value for --order | $bin --n 4 --batch 4 --kernel tiles --order diagonal
+driver: n past the limit | 2 | is not supported | $bin --n 5000 --batch 4
+driver: tile NB not compiled | 2 | NB = 4, 8, 16 or 32 | $bin --n 40 --batch 4 --kernel tiles --nb 12
+driver: too many threads | 2 | must be 1..1024 | $bin --n 40 --batch 4 --kernel tiles --nb 16 --per-block 5
+driver: missing file | 2 | no/such.bin | $bin --input "$tmp/no/such.bin"
+driver: truncated text file | 2 | short.txt | $bin --input "$tmp/short.txt"
+# Options that do not apply are refused, not ignored (issue 9).
+driver: --seed with --input | 2 | describe a generated batch | $bin --input "$tmp/one.txt" --seed 3
+driver: --kappa without illcond | 2 | only to --family illcond | $bin --n 4 --batch 4 --kappa 100
+driver: --format without --output | 2 | only to --output | $bin --n 4 --batch 4 --format txt
+driver: --order with the thread kernel | 2 | only to --kernel tiles | $bin --n 4 --batch 4 --order top
+driver: --unroll with the tile kernel | 2 | only to --kernel thread | $bin --n 4 --batch 4 --kernel tiles --unroll 2
+driver: bad --max-gpu-memory | 2 | bad value for --max-gpu-memory | $bin --n 4 --batch 4 --max-gpu-memory 12X
+driver: --max-gpu-memory below 1 MiB | 2 | bad value for --max-gpu-memory | $bin --n 4 --batch 4 --max-gpu-memory 1000
+driver: --help exits 0 | 0 | usage: cholesky_batched | $bin --help
+driver: --gpus 0 (a count) | 2 | bad value for --gpus | $bin --n 4 --batch 4 --gpus 0
+driver: --gpus list with a gap | 2 | bad value for --gpus | $bin --n 4 --batch 4 --gpus 0,,1
+EOF
+plan "driver arguments" ${#argument_checks[@]}
 plan "driver on a GPU" 24
 group "driver arguments"
-
-expect "driver: no input" 2 "give either --input" $bin
-expect "driver: n = 0" 2 "bad value for --n" $bin --n 0 --batch 4
-expect "driver: batch not a number" 2 "bad value for --batch" $bin --n 4 --batch 1x
-expect "driver: unknown kernel" 2 "bad value for --kernel" $bin --n 4 --batch 4 --kernel warp
-expect "driver: unknown order" 2 "bad value for --order" $bin --n 4 --batch 4 --kernel tiles --order diagonal
-expect "driver: n past the limit" 2 "is not supported" $bin --n 5000 --batch 4
-expect "driver: tile NB not compiled" 2 "NB = 4, 8, 16 or 32" $bin --n 40 --batch 4 --kernel tiles --nb 12
-expect "driver: too many threads" 2 "must be 1..1024" $bin --n 40 --batch 4 --kernel tiles --nb 16 --per-block 5
-expect "driver: missing file" 2 "no/such.bin" $bin --input "$tmp/no/such.bin"
-printf '2\n3\n1 2 3\n4 5\n' > "$tmp/short.txt"
-expect "driver: truncated text file" 2 "short.txt" $bin --input "$tmp/short.txt"
-# Options that do not apply are refused, not ignored (issue 9).
-printf '1\n2\n4 1\n1 3\n' > "$tmp/one.txt"
-expect "driver: --seed with --input" 2 "describe a generated batch" $bin --input "$tmp/one.txt" --seed 3
-expect "driver: --kappa without illcond" 2 "only to --family illcond" $bin --n 4 --batch 4 --kappa 100
-expect "driver: --format without --output" 2 "only to --output" $bin --n 4 --batch 4 --format txt
-expect "driver: --order with the thread kernel" 2 "only to --kernel tiles" $bin --n 4 --batch 4 --order top
-expect "driver: --unroll with the tile kernel" 2 "only to --kernel thread" $bin --n 4 --batch 4 --kernel tiles --unroll 2
-expect "driver: bad --max-gpu-memory" 2 "bad value for --max-gpu-memory" $bin --n 4 --batch 4 --max-gpu-memory 12X
-expect "driver: --max-gpu-memory below 1 MiB" 2 "bad value for --max-gpu-memory" $bin --n 4 --batch 4 --max-gpu-memory 1000
-expect "driver: --help exits 0" 0 "usage: cholesky_batched" $bin --help
-expect "driver: --gpus 0 (a count)" 2 "bad value for --gpus" $bin --n 4 --batch 4 --gpus 0
-expect "driver: --gpus list with a gap" 2 "bad value for --gpus" $bin --n 4 --batch 4 --gpus 0,,1
+run_cases argument_checks
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
     skip_rest "driver on a GPU" "no CUDA device"

@@ -19,23 +19,30 @@ static batched_config configs[32] = {
 };
 static int ncfg = 14;
 
+/* Configurations the check must refuse (each one test: the plan is this table's length). */
+static const struct {
+    batched_config c;
+    int n;
+    const char *what;
+} bad[] = {
+    {THREAD_CONFIG(4, 64, 2), 0, "n = 0"},
+    {THREAD_CONFIG(4, 64, 2), BATCHED_MAX_N + 1, "n past BATCHED_MAX_N"},
+    {TILES_CONFIG(LOOK_LEFT, 12, 1), 8, "tile NB = 12 (not compiled)"},
+    {TILES_CONFIG(LOOK_LEFT, 8, 17), 8, "tiles: 17 x 8 x 8 threads > 1024"},
+    {TILES_CONFIG((looking_order)5, 8, 1), 8, "unknown looking order"},
+    {THREAD_CONFIG(16, 64, 1), 8, "thread NB = 16 (not compiled)"},
+    {THREAD_CONFIG(4, 64, 3), 8, "unroll = 3 (not compiled)"},
+    {THREAD_CONFIG(4, 512, 1), 8, "512 threads per block (thread kernel: at most 256)"},
+};
+#define N_REFUSALS ((int)(sizeof bad / sizeof bad[0]))
+
 static void test_refusals(harness *h)
 {
     float *d_A;
     int *d_info;
     CUDA_CHECK(cudaMalloc((void **)&d_A, 64 * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&d_info, 64 * sizeof(int)));
-    const struct { batched_config c; int n; const char *what; } bad[] = {
-        {THREAD_CONFIG(4, 64, 2), 0, "n = 0"},
-        {THREAD_CONFIG(4, 64, 2), BATCHED_MAX_N + 1, "n past BATCHED_MAX_N"},
-        {TILES_CONFIG(LOOK_LEFT, 12, 1), 8, "tile NB = 12 (not compiled)"},
-        {TILES_CONFIG(LOOK_LEFT, 8, 17), 8, "tiles: 17 x 8 x 8 threads > 1024"},
-        {TILES_CONFIG((looking_order)5, 8, 1), 8, "unknown looking order"},
-        {THREAD_CONFIG(16, 64, 1), 8, "thread NB = 16 (not compiled)"},
-        {THREAD_CONFIG(4, 64, 3), 8, "unroll = 3 (not compiled)"},
-        {THREAD_CONFIG(4, 512, 1), 8, "512 threads per block (thread kernel: at most 256)"},
-    };
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    for (int k = 0; k < N_REFUSALS; k++) {
         char msg[256], name[128];
         int refused = batched_config_check(&bad[k].c, bad[k].n, msg, sizeof msg) == -1 && msg[0] &&
                       potrf_batched(&bad[k].c, bad[k].n, 1, 1, d_A, d_info) == -1;
@@ -60,7 +67,7 @@ int main(void)
     harness_plan(&h, groups[1], count_kernel_configs(configs, ncfg, BATCHED_THREAD) * runs);
     harness_plan(&h, groups[2], runs);
     harness_plan(&h, groups[3], 1);
-    harness_plan(&h, groups[4], 8);
+    harness_plan(&h, groups[4], N_REFUSALS);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
         for (int g = 0; g < 5; g++) harness_skip_rest(&h, groups[g], reason);

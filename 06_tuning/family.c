@@ -133,7 +133,7 @@ static void grid_describe(const batched_config *c, char *buf, size_t len)
     snprintf(buf, len, "grid");
 }
 
-static const batched_kernel_ops grid_ops = {"grid", "batched whole GPU", 0, grid_check, grid_launch, grid_describe, GRID_MAX_N};
+static const batched_kernel_ops grid_ops = {"grid", "batched whole GPU", BATCHED_ROWMAJOR_ONLY, grid_check, grid_launch, grid_describe, GRID_MAX_N};
 
 /* The staged kernel: one thread per matrix, row-major only. */
 static int staged_check(const batched_config *c, int n, char *msg, size_t len)
@@ -162,7 +162,7 @@ static void staged_describe(const batched_config *c, char *buf, size_t len)
     snprintf(buf, len, "staged x%d", c->per_block);
 }
 
-static const batched_kernel_ops staged_ops = {"staged", "staged kernel", 0, staged_check, staged_launch, staged_describe, STAGED_MAX_N};
+static const batched_kernel_ops staged_ops = {"staged", "staged kernel", BATCHED_ROWMAJOR_ONLY, staged_check, staged_launch, staged_describe, STAGED_MAX_N};
 
 /* The thread kernel in all orders: left is stage 04's (its own check and launcher). */
 static const batched_kernel_ops *stage4_thread;

@@ -9,14 +9,20 @@ gen=${BUILD:-build}/datasets/gen_dataset
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source common/harness.sh
-plan "driver" 20
+# The argument checks run everywhere (no GPU needed): one line each, NAME | STATUS | PHRASE | COMMAND.
+cases argument_checks <<'EOF'
+tuned driver: --help names auto and rows | 0 | auto|tiles|thread|rows | $bin --help
+tuned driver: --help names the staged kernel | 0 | --kernel staged | $bin --help
+tuned driver: auto with --nb refused | 2 | pick a configuration by hand | $bin --n 20 --batch 4 --nb 4
+tuned driver: --threads with the thread kernel refused | 2 | does not apply | $bin --n 20 --batch 4 --kernel thread --threads 8
+tuned driver: rows, threads not compiled for n | 2 | compiled in for n = 100 | $bin --n 100 --batch 4 --kernel rows --threads 8
+tuned driver: staged kernel past its n | 2 | the staged kernel takes 1 <= n <= 24 | $bin --n 30 --batch 4 --kernel staged
+tuned driver: staged kernel on a chunked layout | 2 | bad value for --chunk: '4' (the staged kernel reads row-major | $bin --n 7 --batch 4 --kernel staged --chunk 4
+tuned driver: unreadable table | 2 | tuned table | env TUNED_TABLE=$tmp/none.tsv $bin --n 20 --batch 4
+EOF
+plan "driver" $((${#argument_checks[@]} + 16))   # the argument checks and the GPU tests below
 group "driver"
-
-expect "tuned driver: --help names auto and rows" 0 "auto|tiles|thread|rows" $bin --help
-expect "tuned driver: auto with --nb refused" 2 "pick a configuration by hand" $bin --n 20 --batch 4 --nb 4
-expect "tuned driver: --threads with the thread kernel refused" 2 "does not apply" $bin --n 20 --batch 4 --kernel thread --threads 8
-expect "tuned driver: rows, threads not compiled for n" 2 "compiled in for n = 100" $bin --n 100 --batch 4 --kernel rows --threads 8
-expect "tuned driver: unreadable table" 2 "tuned table" env TUNED_TABLE=$tmp/none.tsv $bin --n 20 --batch 4
+run_cases argument_checks
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
     skip_rest "driver" "no CUDA device"
@@ -50,5 +56,7 @@ else
         $bin --n 200 --batch 500
     expect "tuned driver: a converting layout uses the tiled converter" 0 "checked 64 matrices against the float64 reference: ok" \
         $bin --n 50 --batch 2001 --kernel cyclic --threads 16 --per-block 2 --chunk 32 --check 64
+    expect "tuned driver: staged kernel by hand, in slices (starts not 16-byte aligned)" 0 "checked 64 matrices against the float64 reference: ok" \
+        $bin --n 7 --batch 300001 --kernel staged --per-block 128 --check 64 --max-gpu-memory 16M
 fi
 finish

@@ -39,6 +39,30 @@ expect() { # expect NAME STATUS PHRASE COMMAND...: one test of a program: its ex
     else record "$name" FAIL "exit $rc (want $want, '$phrase'), output: $(tr '\n' ' ' <<<"$out" | cut -c1-300)"; fi
 }
 
+cases() { # cases ARRAY <<'EOF': a table of `expect` tests, one line each, read before any test runs
+          #   NAME | STATUS | PHRASE | COMMAND      (COMMAND: shell words, expanded when the test runs)
+          # blank lines and # comments are skipped; plan the group with ${#ARRAY[@]}: the count comes
+          # from the table, never from a number kept by hand
+    local -n cases_=$1
+    local line
+    cases_=()
+    while IFS= read -r line; do
+        [[ -z ${line//[[:space:]]/} || $line =~ ^[[:space:]]*# ]] && continue
+        cases_+=("$line")
+    done
+}
+
+run_cases() { # run_cases ARRAY: every line of a cases table as expect NAME STATUS PHRASE COMMAND
+    local -n run_=$1
+    local line name want phrase cmd
+    for line in "${run_[@]}"; do
+        name=${line%% | *} line=${line#* | }
+        want=${line%% | *} line=${line#* | }
+        phrase=${line%% | *} cmd=${line#* | }
+        eval "expect \"\$name\" \"\$want\" \"\$phrase\" $cmd"
+    done
+}
+
 skip_rest() { # skip_rest GROUP REASON: every planned test of GROUP not yet reported
     group "$1"
     echo "SKIP  $suite: $2 (and every test skipped for the same reason)"
