@@ -124,10 +124,33 @@ help:
 	@echo "  make test-grading  the kit, make grade, crashes and hangs (slow: builds the course three times)"
 	@echo "  make test-grade-class  make grade-class for real: here and through the running Slurm cluster (slow)"
 	@echo "  make sass [SASS_ARCH=sm_90] [FILES=...] [KERNEL=regex]   registers and spills of every kernel instance (ptxas -v)"
+	@echo "  make format        the course's style (.clang-format, clang-format $(CLANG_FORMAT_PIN)) on every C/CUDA source; make format-check: which differ"
 	@echo "  make profile KERNEL=rows|cyclic|staged|thread|tiles|grid [ARGS=\"--n 64 --batch 65536\"] [NCU_ARGS=...]   Nsight Compute on one configuration"
 	@echo "  make load-test     a batch that fills the GPU, through the driver and the benchmark, beside another process"
 	@echo "  make clean         remove build/"
 	@echo "  make help          this text"
+
+# make format: the course's style (.clang-format) applied to every C, C++ and CUDA source of the course;
+# make format-check: the files it would change (exit 1 if any; the solution regions' lines are the
+# students' own and not checked: common/course/format_lines.py). clang-format is pinned, since another
+# version lays lines out otherwise: CLANG_FORMAT_PIN from PyPI into build/format-venv on first use
+# (common/course/clang_format.sh), or CLANG_FORMAT=PATH to a clang-format of that version.
+CLANG_FORMAT_PIN := 14.0.6
+FORMAT_FILES = $(sort $(wildcard common/*.[ch] common/*.cu common/*.cuh common/tests/*.c datasets/*.[ch] \
+	0*/*.[ch] 0*/*.cu 0*/*.cuh 0*/python/*.c))
+.PHONY: format format-check print-format-files print-clang-format-pin
+print-format-files: # for common/tests/test_format.sh
+	@echo $(FORMAT_FILES)
+print-clang-format-pin:
+	@echo $(CLANG_FORMAT_PIN)
+format:
+	@cf=$$(CLANG_FORMAT_PIN=$(CLANG_FORMAT_PIN) bash common/course/clang_format.sh) && $$cf -i $(FORMAT_FILES) && \
+		echo "formatted $(words $(FORMAT_FILES)) files with $$($$cf --version)"
+format-check:
+	@cf=$$(CLANG_FORMAT_PIN=$(CLANG_FORMAT_PIN) bash common/course/clang_format.sh) && bad=0 && \
+		for f in $(FORMAT_FILES); do $$cf --dry-run --Werror $$(python3 common/course/format_lines.py $$f) $$f >/dev/null 2>&1 \
+			|| { echo "not formatted: $$f"; bad=1; }; done && \
+		{ [ $$bad = 0 ] && echo "$(words $(FORMAT_FILES)) files formatted as .clang-format says" || { echo "make format fixes them"; exit 1; }; }
 
 # make sass [SASS_ARCH=sm_90] [FILES="06_tuning/rows_part0.cu ..."] [KERNEL=regex]: registers, spills and
 # shared memory of every kernel instance, from ptxas -v on each .cu with the build's own flags

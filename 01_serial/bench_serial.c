@@ -21,13 +21,19 @@ int main(int argc, char **argv)
     long long mb = 64;
     const char *usage = "usage: bench_serial [MB]   batch of about MB megabytes per n (default 64); BENCH_CSV=FILE\n";
     int args = cli_help_only(argc, argv, usage); /* -h, --help; refuses other options */
-    if (args > 1) { fprintf(stderr, "bench_serial: one argument at most (MB), got %d\n", args); return 2; }
-    if (args == 1 && !cli_parse_ll(argv[optind], 1, 1 << 20, &mb)) cli_bad_value("bench_serial", "MB", argv[optind], "an integer 1..1048576");
+    if (args > 1) {
+        fprintf(stderr, "bench_serial: one argument at most (MB), got %d\n", args);
+        return 2;
+    }
+    if (args == 1 && !cli_parse_ll(argv[optind], 1, 1 << 20, &mb))
+        cli_bad_value("bench_serial", "MB", argv[optind], "an integer 1..1048576");
     /* The batch and the benchmark's working copy: refuse what the machine cannot hold. */
     unsigned long long need = 2ull * (unsigned long long)mb << 20, have = cli_host_memory();
     if (have && need > have / 2) {
-        fprintf(stderr, "bench_serial: %lld MB per batch needs %.1f GiB of host memory (the batch and a working copy); "
-                        "this machine has %.1f GiB, so at most %llu MB\n", mb, need / 1073741824.0, have / 1073741824.0, have / 4 >> 20);
+        fprintf(stderr,
+                "bench_serial: %lld MB per batch needs %.1f GiB of host memory (the batch and a working copy); "
+                "this machine has %.1f GiB, so at most %llu MB\n",
+                mb, need / 1073741824.0, have / 1073741824.0, have / 4 >> 20);
         return 2;
     }
     char reason[256];
@@ -36,7 +42,8 @@ int main(int argc, char **argv)
     env_stamp_read(&e);
     env_stamp_print(&e);
     if (!gpu) printf("# %s: cuSOLVER columns skipped\n", reason);
-    printf("# stage 01: %lld MB of spd matrices per n (seed %u), %d OpenMP threads\n", mb, GEN_DEFAULT_SEED, omp_get_max_threads());
+    printf("# stage 01: %lld MB of spd matrices per n (seed %u), %d OpenMP threads\n", mb, GEN_DEFAULT_SEED,
+           omp_get_max_threads());
     gen_params p = gen_params_make(FAMILY_SPD, GEN_DEFAULT_SEED, 0, 0);
     for (int n = 20; n <= 100; n += 10) {
         size_t count = (size_t)(mb << 20) / ((size_t)n * n * sizeof(float)), bytes = count * n * n * sizeof(float);
@@ -49,7 +56,8 @@ int main(int argc, char **argv)
             CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
             timing_stats t = oracle_time_potrf_batched(n, count, d_A);
             t_cus = t.median_ms;
-            report_row(&e, "01", "cusolverDnSpotrfBatched", n, count, t, t_cus, time_copy_roofline(bytes, TIMING_REPEATS).median_ms);
+            report_row(&e, "01", "cusolverDnSpotrfBatched", n, count, t, t_cus,
+                       time_copy_roofline(bytes, TIMING_REPEATS).median_ms);
             CUDA_CHECK(cudaFree(d_A));
         }
         timing_stats ts = time_spotrf_cpu(n, count, A, 0, 5);

@@ -29,7 +29,12 @@ static void cpu_run(void *p)
 
 timing_stats time_spotrf_cpu(int n, size_t count, const float *A, int omp, int repeats)
 {
-    cpu_ctx c = {n, omp, count, A, host_alloc(count * n * n * sizeof(float), "the CPU benchmark buffers"), host_alloc(count * sizeof(int), "the CPU benchmark buffers")};
+    cpu_ctx c = {n,
+                 omp,
+                 count,
+                 A,
+                 host_alloc(count * n * n * sizeof(float), "the CPU benchmark buffers"),
+                 host_alloc(count * sizeof(int), "the CPU benchmark buffers")};
     timing_stats t = time_host(cpu_run, cpu_restore, &c, 1, repeats);
     t.verified = verify_sampled_host(n, count, A, c.work, c.info) ? TIMING_VERIFIED : TIMING_WRONG;
     free(c.work);

@@ -35,8 +35,11 @@ static void run_cpu(harness *h, int gpu, const char *gpu_reason)
             int n = sizes[s];
             size_t count = count_for(n), elems = count * n * n;
             gen_params p = gen_params_make((family_t)f, harness_seed(1000 + n), 1e4, 0);
-            float *A = host_alloc(elems * sizeof(float), "test buffers"), *L = host_alloc(elems * sizeof(float), "test buffers"), *C = host_alloc(elems * sizeof(float), "test buffers");
-            int *info = host_alloc(count * sizeof(int), "test buffers"), *cinfo = host_alloc(count * sizeof(int), "test buffers"), *expect = planted(&p, n, count);
+            float *A = host_alloc(elems * sizeof(float), "test buffers"),
+                  *L = host_alloc(elems * sizeof(float), "test buffers"),
+                  *C = host_alloc(elems * sizeof(float), "test buffers");
+            int *info = host_alloc(count * sizeof(int), "test buffers"),
+                *cinfo = host_alloc(count * sizeof(int), "test buffers"), *expect = planted(&p, n, count);
             gen_batch_host(&p, n, 0, count, A);
             for (int variant = 0; variant < 2; variant++) {
                 harness_group(h, variant ? "openmp" : "serial");
@@ -66,9 +69,15 @@ static void run_cpu(harness *h, int gpu, const char *gpu_reason)
                 /* ... and the whole batch through cusolverDnSpotrfBatched. */
                 oracle_potrf_batched_host(n, count, A, C, cinfo);
                 if (!bad) bad = compare_factors(n, count, A, L, info, C, cinfo, detail, sizeof detail, &md);
-                harness_check(h, bad == 0, name, "%s potrf and potrfBatched: max rel diff %.2g", detail, md > md1 ? md : md1);
+                harness_check(h, bad == 0, name, "%s potrf and potrfBatched: max rel diff %.2g", detail,
+                              md > md1 ? md : md1);
             }
-            free(A); free(L); free(C); free(info); free(cinfo); free(expect);
+            free(A);
+            free(L);
+            free(C);
+            free(info);
+            free(cinfo);
+            free(expect);
         }
 }
 
@@ -78,7 +87,8 @@ static void run_nan(harness *h)
     int n = 20;
     size_t count = 5, nn = (size_t)n * n;
     gen_params p = gen_params_make(FAMILY_SPD, harness_seed(77), 0, 0);
-    float *A = host_alloc(count * nn * sizeof(float), "test buffers"), *L = host_alloc(count * nn * sizeof(float), "test buffers");
+    float *A = host_alloc(count * nn * sizeof(float), "test buffers"),
+          *L = host_alloc(count * nn * sizeof(float), "test buffers");
     int info[5];
     gen_batch_host(&p, n, 0, count, A);
     A[2 * nn + 9 * n + 4] = A[2 * nn + 4 * n + 9] = NAN; /* matrix 2, element (9, 4) */
@@ -88,15 +98,21 @@ static void run_nan(harness *h)
     size_t bad = check_batch(n, count, A, L, info, NULL, &first, NULL, NULL);
     harness_group(h, "serial");
     harness_check(h, bad == 0 && info[2] == 10 && info[1] == 0 && info[3] == 0, "NaN matrix fails alone",
-                  "infos %d %d %d %d %d (want 0 0 10 0 0) %s", info[0], info[1], info[2], info[3], info[4], bad ? first.detail : "");
-    free(A); free(L);
+                  "infos %d %d %d %d %d (want 0 0 10 0 0) %s", info[0], info[1], info[2], info[3], info[4],
+                  bad ? first.detail : "");
+    free(A);
+    free(L);
 }
 
 int main(void)
 {
     harness h;
     harness_begin(&h, "stage-1");
-    if (harness_extra()) { sizes[NSIZES++] = 5; sizes[NSIZES++] = 47; sizes[NSIZES++] = 97; }
+    if (harness_extra()) {
+        sizes[NSIZES++] = 5;
+        sizes[NSIZES++] = 47;
+        sizes[NSIZES++] = 97;
+    }
     harness_plan(&h, "serial", FAMILY_COUNT * NSIZES + 1);
     harness_plan(&h, "openmp", FAMILY_COUNT * NSIZES);
     harness_plan(&h, "cuSOLVER agreement", FAMILY_COUNT * NSIZES);

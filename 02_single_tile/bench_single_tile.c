@@ -46,12 +46,13 @@ static timing_stats time_tile(int nb, int pad, int n, size_t count, const float 
 
 int main(int argc, char **argv)
 {
-    cli_no_arguments(argc, argv, "usage: bench_single_tile   (stage 02 benchmark; BENCH_CSV=FILE appends its rows there)\n");
+    cli_no_arguments(argc, argv,
+                     "usage: bench_single_tile   (stage 02 benchmark; BENCH_CSV=FILE appends its rows there)\n");
     env_stamp e;
     if (!bench_begin_gpu("stage-2", &e)) return 0;
     gen_params p = gen_params_make(FAMILY_SPD, GEN_DEFAULT_SEED, 0, 0);
     char variant[64];
-    for (int n = 16; n <= 32; n *= 2) {         /* 1. one matrix: latency */
+    for (int n = 16; n <= 32; n *= 2) { /* 1. one matrix: latency */
         float *A = host_alloc((size_t)n * n * sizeof(float), "a test matrix"), *d_A;
         gen_batch_host(&p, n, 0, 1, A);
         CUDA_CHECK(cudaMalloc((void **)&d_A, (size_t)n * n * sizeof(float)));
@@ -60,11 +61,12 @@ int main(int argc, char **argv)
         report_row(&e, "02", "cusolverDnSpotrf (1 matrix)", n, 1, tc, tc.median_ms, 0);
         snprintf(variant, sizeof variant, "single tile NB=%d", n);
         report_row(&e, "02", variant, n, 1, time_tile(n, 1, n, 1, d_A), tc.median_ms, 0);
-        report_row(&e, "02", "serial (CPU, 1 matrix)", n, 1, time_spotrf_cpu(n, 1, A, 0, TIMING_REPEATS), tc.median_ms, 0);
+        report_row(&e, "02", "serial (CPU, 1 matrix)", n, 1, time_spotrf_cpu(n, 1, A, 0, TIMING_REPEATS), tc.median_ms,
+                   0);
         CUDA_CHECK(cudaFree(d_A));
         free(A);
     }
-    for (int n = 16; n <= 32; n *= 2) {         /* 2. many matrices: padding */
+    for (int n = 16; n <= 32; n *= 2) { /* 2. many matrices: padding */
         size_t count = (256u << 20) / ((size_t)n * n * sizeof(float)), bytes = count * n * n * sizeof(float);
         float *d_A;
         CUDA_CHECK(cudaMalloc((void **)&d_A, bytes));

@@ -11,7 +11,8 @@
 
 int main(int argc, char **argv)
 {
-    cli_no_arguments(argc, argv, "usage: sanitize_single_tile   (small runs of every stage 02 kernel, for compute-sanitizer)\n");
+    cli_no_arguments(argc, argv,
+                     "usage: sanitize_single_tile   (small runs of every stage 02 kernel, for compute-sanitizer)\n");
     const size_t count = 3;
     float *d_A, *d_in, *d_out;
     int *d_info;
@@ -32,7 +33,8 @@ int main(int argc, char **argv)
                 char what[64];
                 snprintf(what, sizeof what, "single tile NB=%d pad=%d n=%d", nb, pad, n);
                 small_check(what, n, count, A, L, info);
-                free(A); free(L);
+                free(A);
+                free(L);
             }
         }
     /* The helpers alone: three tiles in, one out (the unit tests check the values). */
@@ -50,6 +52,9 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaDeviceSynchronize());
         free(T);
     }
-    CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_in)); CUDA_CHECK(cudaFree(d_out)); CUDA_CHECK(cudaFree(d_info));
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(d_info));
     return small_runs_end("sanitize_single_tile");
 }

@@ -9,23 +9,22 @@
 #include "tile_helpers.cuh"
 #include "tile_rowmajor.cuh"
 
-template <int NB, int PAD>
-__global__ void __launch_bounds__(NB * NB) potrf_single_tile_kernel(float *A, int n, int *info)
+template <int NB, int PAD> __global__ void __launch_bounds__(NB *NB)
+    potrf_single_tile_kernel(float *A, int n, int *info)
 {
     constexpr int LD = tile_ld<NB, PAD>();
     __shared__ float S[NB * LD];
-    __shared__ int s_info;                     // one per block = one per matrix
+    __shared__ int s_info; // one per block = one per matrix
     rowmajor_matrix matrix = {A + (size_t)blockIdx.x * n * n, n};
     if (tile_row() == 0 && tile_col() == 0) s_info = 0;
     load_tile<NB, LD>(S, matrix, 0, 0);
-    __syncthreads();                           // tile and s_info ready
+    __syncthreads(); // tile and s_info ready
     spotrf_tile<NB, LD>(S, &s_info, 0);
     store_tile<NB, LD>(S, matrix, 0, 0);
     if (tile_row() == 0 && tile_col() == 0) info[blockIdx.x] = s_info;
 }
 
-template <int NB, int PAD>
-static void launch(int n, float *d_A, size_t count, int *d_info)
+template <int NB, int PAD> static void launch(int n, float *d_A, size_t count, int *d_info)
 {
     /* One matrix per block; more than a grid holds go in several launches (launch_split.cuh). */
     launch_split(count, [&](unsigned k, size_t first) {
@@ -36,7 +35,8 @@ static void launch(int n, float *d_A, size_t count, int *d_info)
 extern "C" int potrf_single_tile(int nb, int pad, int n, float *d_A, size_t count, int *d_info)
 {
     if (n < 1 || n > nb || (pad != 0 && pad != 1)) {
-        fprintf(stderr, "potrf_single_tile: need 1 <= n <= nb and pad 0 or 1 (got n = %d, nb = %d, pad = %d)\n", n, nb, pad);
+        fprintf(stderr, "potrf_single_tile: need 1 <= n <= nb and pad 0 or 1 (got n = %d, nb = %d, pad = %d)\n", n, nb,
+                pad);
         return -1;
     }
     switch (nb * 2 + pad) {
@@ -55,8 +55,7 @@ extern "C" int potrf_single_tile(int nb, int pad, int n, float *d_A, size_t coun
 
 /* ---- unit-test kernel: every helper, every NB from 1 to 32 ---------------------------------- */
 
-template <int NB>
-__global__ void helper_test_kernel(int op, const float *in, float *out, int *info)
+template <int NB> __global__ void helper_test_kernel(int op, const float *in, float *out, int *info)
 {
     constexpr int LD = tile_ld<NB, 1>();
     __shared__ float T[3][NB * LD];
@@ -73,8 +72,7 @@ __global__ void helper_test_kernel(int op, const float *in, float *out, int *inf
     if (tx == 0 && ty == 0) *info = s_info;
 }
 
-template <int NB>
-static int helper_dispatch(int nb, int op, const float *d_in, float *d_out, int *d_info)
+template <int NB> static int helper_dispatch(int nb, int op, const float *d_in, float *d_out, int *d_info)
 {
     if (nb != NB) return helper_dispatch<NB - 1>(nb, op, d_in, d_out, d_info);
     helper_test_kernel<NB><<<1, dim3(1, NB, NB)>>>(op, d_in, d_out, d_info);
@@ -82,8 +80,7 @@ static int helper_dispatch(int nb, int op, const float *d_in, float *d_out, int 
     return 0;
 }
 
-template <>
-int helper_dispatch<0>(int, int, const float *, float *, int *) { return -1; }
+template <> int helper_dispatch<0>(int, int, const float *, float *, int *) { return -1; }
 
 extern "C" int tile_helper_test(int nb, int op, const float *d_in, float *d_out, int *d_info)
 {

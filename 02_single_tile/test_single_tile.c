@@ -23,16 +23,23 @@ static void helper_reference(int nb, int op, const float *in, double *want, doub
 {
     const float *T0 = in, *T1 = in + nb * nb, *T2 = in + 2 * nb * nb;
     const double u = FLT_EPSILON / 2, g = 4.0 * (nb + 2) * u;
-    for (int i = 0; i < nb * nb; i++) { want[i] = T0[i]; bound[i] = 0; }
+    for (int i = 0; i < nb * nb; i++) {
+        want[i] = T0[i];
+        bound[i] = 0;
+    }
     if (op == 0) {
         ref_potrf_d(nb, want);
         for (int i = 0; i < nb; i++)
-            for (int j = 0; j <= i; j++) bound[i * nb + j] = g * sqrt(fabs((double)T0[i * nb + i]) * fabs((double)T0[j * nb + j]));
+            for (int j = 0; j <= i; j++)
+                bound[i * nb + j] = g * sqrt(fabs((double)T0[i * nb + i]) * fabs((double)T0[j * nb + j]));
     } else if (op == 1) { /* X L^T = B, row by row, and |X| |L^T| for the bound */
         for (int r = 0; r < nb; r++)
             for (int j = 0; j < nb; j++) {
                 double s = T0[r * nb + j], a = fabs((double)T0[r * nb + j]);
-                for (int k = 0; k < j; k++) { s -= want[r * nb + k] * T1[j * nb + k]; a += fabs(want[r * nb + k] * T1[j * nb + k]); }
+                for (int k = 0; k < j; k++) {
+                    s -= want[r * nb + k] * T1[j * nb + k];
+                    a += fabs(want[r * nb + k] * T1[j * nb + k]);
+                }
                 want[r * nb + j] = s / T1[j * nb + j];
                 bound[r * nb + j] = 64 * g * a / fabs((double)T1[j * nb + j]);
             }
@@ -42,7 +49,10 @@ static void helper_reference(int nb, int op, const float *in, double *want, doub
             for (int j = 0; j < nb; j++) {
                 if (op == 2 && j > i) continue; /* ssyrk: lower part only, upper untouched */
                 double s = T0[i * nb + j], a = fabs(s);
-                for (int k = 0; k < nb; k++) { s -= (double)T1[i * nb + k] * B[j * nb + k]; a += fabs((double)T1[i * nb + k] * B[j * nb + k]); }
+                for (int k = 0; k < nb; k++) {
+                    s -= (double)T1[i * nb + k] * B[j * nb + k];
+                    a += fabs((double)T1[i * nb + k] * B[j * nb + k]);
+                }
                 want[i * nb + j] = s;
                 bound[i * nb + j] = g * a;
             }
@@ -51,8 +61,11 @@ static void helper_reference(int nb, int op, const float *in, double *want, doub
 
 static void test_helpers(harness *h)
 {
-    float *in = host_alloc(3 * 32 * 32 * sizeof(float), "test buffers"), *out = host_alloc(32 * 32 * sizeof(float), "test buffers"), *d_in, *d_out;
-    double *want = host_alloc(32 * 32 * sizeof(double), "test buffers"), *bound = host_alloc(32 * 32 * sizeof(double), "test buffers"), *L = host_alloc(32 * 32 * sizeof(double), "test buffers");
+    float *in = host_alloc(3 * 32 * 32 * sizeof(float), "test buffers"),
+          *out = host_alloc(32 * 32 * sizeof(float), "test buffers"), *d_in, *d_out;
+    double *want = host_alloc(32 * 32 * sizeof(double), "test buffers"),
+           *bound = host_alloc(32 * 32 * sizeof(double), "test buffers"),
+           *L = host_alloc(32 * 32 * sizeof(double), "test buffers");
     int *d_info, info;
     CUDA_CHECK(cudaMalloc((void **)&d_in, 3 * 32 * 32 * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&d_out, 32 * 32 * sizeof(float)));
@@ -64,7 +77,8 @@ static void test_helpers(harness *h)
             /* T0: SPD for spotrf, random otherwise; T1: a factored SPD tile for strsm, random otherwise. */
             for (int i = 0; i < nb; i++)
                 for (int j = 0; j < nb; j++) {
-                    in[i * nb + j] = op == 0 ? gen_element(&spd, nb, 0, i, j) : gen_sym_uniform(gen_bits(s0, op, i, j, 0));
+                    in[i * nb + j] =
+                        op == 0 ? gen_element(&spd, nb, 0, i, j) : gen_sym_uniform(gen_bits(s0, op, i, j, 0));
                     L[i * nb + j] = gen_element(&spd, nb, 1, i, j);
                     in[nb * nb + i * nb + j] = gen_sym_uniform(gen_bits(s1, op, i, j, 0));
                     in[2 * nb * nb + i * nb + j] = gen_sym_uniform(gen_bits(s2, op, i, j, 0));
@@ -83,16 +97,28 @@ static void test_helpers(harness *h)
             for (int i = 0; i < nb && ok; i++)
                 for (int j = 0; j < nb && ok; j++) {
                     if ((op == 0 || op == 2) && j > i) continue; /* upper part unspecified in a tile */
-                    if (!(fabs(out[i * nb + j] - want[i * nb + j]) <= bound[i * nb + j] + 1e-30)) { ok = 0; wi = i; wj = j; }
+                    if (!(fabs(out[i * nb + j] - want[i * nb + j]) <= bound[i * nb + j] + 1e-30)) {
+                        ok = 0;
+                        wi = i;
+                        wj = j;
+                    }
                 }
             char name[64];
             harness_group(h, op_names[op]);
             snprintf(name, sizeof name, "%s NB=%d", op_names[op], nb);
-            harness_check(h, ok, name, ok ? "within the rounding bound" : "rc %d info %d; at (%d, %d): got %.9g, want %.9g (bound %.3g)",
+            harness_check(h, ok, name,
+                          ok ? "within the rounding bound"
+                             : "rc %d info %d; at (%d, %d): got %.9g, want %.9g (bound %.3g)",
                           rc, info, wi, wj, (double)out[wi * nb + wj], want[wi * nb + wj], bound[wi * nb + wj]);
         }
-    CUDA_CHECK(cudaFree(d_in)); CUDA_CHECK(cudaFree(d_out)); CUDA_CHECK(cudaFree(d_info));
-    free(in); free(out); free(want); free(bound); free(L);
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(d_info));
+    free(in);
+    free(out);
+    free(want);
+    free(bound);
+    free(L);
 }
 
 /* The sizes n = 1, 2, 3, NB-1, NB without repeats (for NB = 4, 3 comes once). */
@@ -126,7 +152,9 @@ static void test_kernel(harness *h)
                     int n = ns[s];
                     size_t count = 5, elems = count * n * n;
                     gen_params p = gen_params_make(fams[f], harness_seed(40 + n), 1e4, 0);
-                    float *A = host_alloc(elems * sizeof(float), "test buffers"), *L = host_alloc(elems * sizeof(float), "test buffers"), *C = host_alloc(elems * sizeof(float), "test buffers"), *d_A;
+                    float *A = host_alloc(elems * sizeof(float), "test buffers"),
+                          *L = host_alloc(elems * sizeof(float), "test buffers"),
+                          *C = host_alloc(elems * sizeof(float), "test buffers"), *d_A;
                     int info[5], cinfo[5], *d_info;
                     gen_batch_host(&p, n, 0, count, A);
                     CUDA_CHECK(cudaMalloc((void **)&d_A, elems * sizeof(float)));
@@ -142,7 +170,8 @@ static void test_kernel(harness *h)
                     size_t bad = rc ? count : check_batch(n, count, A, L, info, NULL, &first, &mr, NULL);
                     if (!bad) {
                         int one = oracle_potrf_host(n, A + n * n, C); /* one matrix through cusolverDnSpotrf */
-                        bad = compare_factors(n, 1, A + n * n, L + n * n, info + 1, C, &one, detail, sizeof detail, &md);
+                        bad =
+                            compare_factors(n, 1, A + n * n, L + n * n, info + 1, C, &one, detail, sizeof detail, &md);
                         oracle_potrf_batched_host(n, count, A, C, cinfo);
                         if (!bad) bad = compare_factors(n, count, A, L, info, C, cinfo, detail, sizeof detail, &md);
                     } else {
@@ -151,8 +180,11 @@ static void test_kernel(harness *h)
                     char name[96];
                     snprintf(name, sizeof name, "single tile NB=%d pad=%d %s n=%d", nb, pad, family_name(fams[f]), n);
                     harness_check(h, bad == 0, name, "%s max resid %.2g, max diff to cuSOLVER %.2g", detail, mr, md);
-                    CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_info));
-                    free(A); free(L); free(C);
+                    CUDA_CHECK(cudaFree(d_A));
+                    CUDA_CHECK(cudaFree(d_info));
+                    free(A);
+                    free(L);
+                    free(C);
                 }
             }
 }
@@ -167,7 +199,8 @@ static void test_bad_arguments(harness *h)
     harness_check(h, potrf_single_tile(12, 1, 5, d_A, 1, d_info) == -1, "refuses an NB not compiled in", "NB = 12");
     harness_check(h, potrf_single_tile(8, 1, 0, d_A, 1, d_info) == -1, "refuses n = 0", "n = 0");
     harness_check(h, tile_helper_test(33, 0, d_A, d_A, d_info) == -1, "helper test refuses NB = 33", "NB = 33");
-    CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_info));
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_info));
 }
 
 int main(void)

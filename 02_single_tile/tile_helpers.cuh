@@ -29,8 +29,7 @@
 #ifndef TILE_HELPERS_CUH
 #define TILE_HELPERS_CUH
 
-template <int NB, int PAD>
-__host__ __device__ constexpr int tile_ld() { return PAD ? (NB | 1) : NB; }
+template <int NB, int PAD> __host__ __device__ constexpr int tile_ld() { return PAD ? (NB | 1) : NB; }
 
 /* The element of the tile the calling thread owns (see above for why x is not used). */
 __device__ __forceinline__ int tile_row() { return (int)threadIdx.z; }
@@ -39,45 +38,42 @@ __device__ __forceinline__ int tile_col() { return (int)threadIdx.y; }
 /* In-place Cholesky of the diagonal tile. *info (shared, one per matrix, 0 on entry) receives
  * base + k + 1 for the first pivot k that is <= 0 or NaN; base is the tile's first row in the
  * whole matrix. After a failure the tile holds NaNs; callers stop when *info != 0. */
-template <int NB, int LD>
-__device__ void spotrf_tile(float *A, int *info, int base)
+template <int NB, int LD> __device__ void spotrf_tile(float *A, int *info, int base)
 {
     // BEGIN SOLUTION: Cholesky of the NB x NB diagonal tile, one element per thread, column by column; record the first bad pivot
     const int tx = tile_col(), ty = tile_row();
     for (int k = 0; k < NB; k++) {
-        if (ty == k && tx == k) {               // one thread takes the pivot's square root
+        if (ty == k && tx == k) { // one thread takes the pivot's square root
             float d = A[k * LD + k];
             if (!(d > 0.0f) && *info == 0) *info = base + k + 1;
-            A[k * LD + k] = sqrtf(d);           // NaN for a bad pivot: propagates, harmless
+            A[k * LD + k] = sqrtf(d); // NaN for a bad pivot: propagates, harmless
         }
-        __syncthreads();                        // the pivot is ready for the column
+        __syncthreads(); // the pivot is ready for the column
         if (tx == k && ty > k) A[ty * LD + k] /= A[k * LD + k];
-        __syncthreads();                        // column k of L is ready for the update
+        __syncthreads(); // column k of L is ready for the update
         if (tx > k && tx <= ty) A[ty * LD + tx] -= A[ty * LD + k] * A[tx * LD + k];
-        __syncthreads();                        // trailing lower triangle updated before pivot k+1
+        __syncthreads(); // trailing lower triangle updated before pivot k+1
     }
     // END SOLUTION
 }
 
 /* B <- B L^-T: solve X L^T = B row by row; thread (ty, tx) computes x[ty][tx]. Column j of X
  * needs columns 0..j-1, so the sweep goes column by column. */
-template <int NB, int LD>
-__device__ void strsm_tile(float *B, const float *L)
+template <int NB, int LD> __device__ void strsm_tile(float *B, const float *L)
 {
     // BEGIN SOLUTION: B <- B L^-T, column by column
     const int tx = tile_col(), ty = tile_row();
     for (int j = 0; j < NB; j++) {
         if (tx == j) B[ty * LD + j] /= L[j * LD + j];
-        __syncthreads();                        // x[.][j] final before the others use it
+        __syncthreads(); // x[.][j] final before the others use it
         if (tx > j) B[ty * LD + tx] -= B[ty * LD + j] * L[tx * LD + j];
-        __syncthreads();                        // column j's contribution applied everywhere
+        __syncthreads(); // column j's contribution applied everywhere
     }
     // END SOLUTION
 }
 
 /* C <- C - A A^T on the lower triangle of a diagonal tile. */
-template <int NB, int LD>
-__device__ void ssyrk_tile(float *C, const float *A)
+template <int NB, int LD> __device__ void ssyrk_tile(float *C, const float *A)
 {
     // BEGIN SOLUTION: C <- C - A A^T on the lower triangle
     const int tx = tile_col(), ty = tile_row();
@@ -87,13 +83,12 @@ __device__ void ssyrk_tile(float *C, const float *A)
         for (int k = 0; k < NB; k++) s += A[ty * LD + k] * A[tx * LD + k];
         C[ty * LD + tx] -= s;
     }
-    __syncthreads();                            // C complete before anyone reads it
+    __syncthreads(); // C complete before anyone reads it
     // END SOLUTION
 }
 
 /* C <- C - A B^T for a full off-diagonal tile. */
-template <int NB, int LD>
-__device__ void sgemm_tile(float *C, const float *A, const float *B)
+template <int NB, int LD> __device__ void sgemm_tile(float *C, const float *A, const float *B)
 {
     // BEGIN SOLUTION: C <- C - A B^T
     const int tx = tile_col(), ty = tile_row();
@@ -101,7 +96,7 @@ __device__ void sgemm_tile(float *C, const float *A, const float *B)
 #pragma unroll
     for (int k = 0; k < NB; k++) s += A[ty * LD + k] * B[tx * LD + k];
     C[ty * LD + tx] -= s;
-    __syncthreads();                            // C complete before anyone reads it
+    __syncthreads(); // C complete before anyone reads it
     // END SOLUTION
 }
 

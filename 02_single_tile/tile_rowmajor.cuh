@@ -19,16 +19,14 @@ struct rowmajor_matrix {
     int n;
 };
 
-template <int NB, int LD>
-__device__ void load_tile(float *S, rowmajor_matrix M, int ti, int tj)
+template <int NB, int LD> __device__ void load_tile(float *S, rowmajor_matrix M, int ti, int tj)
 {
     const int ty = tile_row(), tx = tile_col(), i = ti * NB + ty, j = tj * NB + tx;
     S[ty * LD + tx] = (i < M.n && j < M.n) ? M.A[(size_t)i * M.n + j] : (i == j ? 1.0f : 0.0f);
 }
 
 /* The strict upper part of a diagonal tile is written as zero (the course's output contract). */
-template <int NB, int LD>
-__device__ void store_tile(const float *S, rowmajor_matrix M, int ti, int tj)
+template <int NB, int LD> __device__ void store_tile(const float *S, rowmajor_matrix M, int ti, int tj)
 {
     const int ty = tile_row(), tx = tile_col(), i = ti * NB + ty, j = tj * NB + tx;
     if (i < M.n && j < M.n) M.A[(size_t)i * M.n + j] = j > i ? 0.0f : S[ty * LD + tx];

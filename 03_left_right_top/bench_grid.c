@@ -52,18 +52,20 @@ static int verified(int n, const float *A, const float *d_A, const grid_ctx *c, 
     CUDA_CHECK(cudaMemcpy(&info, c->d_info, sizeof info, cudaMemcpyDeviceToHost));
     int ok = info == 0 && check_sampled_residual(n, A, L, 1024, detail, sizeof detail, &worst);
     if (!ok) fprintf(stderr, "n = %d: info %d, %s\n", n, info, info ? "want 0" : detail);
-    else printf("  accuracy n=%d %s: worst sampled |A - L L^T|_ij / (|l_i| |l_j|) = %.3g (= %.2f n eps)\n", n, variant, worst,
-                worst / (n * 1.1920929e-7));
+    else
+        printf("  accuracy n=%d %s: worst sampled |A - L L^T|_ij / (|l_i| |l_j|) = %.3g (= %.2f n eps)\n", n, variant,
+               worst, worst / (n * 1.1920929e-7));
     free(L);
     return ok ? TIMING_VERIFIED : TIMING_WRONG;
 }
 
 int main(int argc, char **argv)
 {
-    cli_no_arguments(argc, argv,
-                     "usage: bench_grid   (stage 03 whole-GPU benchmark)\n"
-                     "  BENCH_NS=\"1024 8192\"   the orders, 1..32768 (default 16 32 64 100 128 256 512 1024 2048 4096 8192 16384)\n"
-                     "  BENCH_CSV=FILE         append the rows there (default build/bench.csv)\n");
+    cli_no_arguments(
+        argc, argv,
+        "usage: bench_grid   (stage 03 whole-GPU benchmark)\n"
+        "  BENCH_NS=\"1024 8192\"   the orders, 1..32768 (default 16 32 64 100 128 256 512 1024 2048 4096 8192 16384)\n"
+        "  BENCH_CSV=FILE         append the rows there (default build/bench.csv)\n");
     int ns[16] = {16, 32, 64, 100, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}, count = 12;
     int given = cli_env_ints("BENCH_NS", 1, 32768, ns, 16);
     if (given) count = given;
@@ -98,14 +100,16 @@ int main(int argc, char **argv)
             c.math = v < GRID_MODE_COUNT ? GRID_FP32 : GRID_TF32X3;
             const int is_default = c.mode == grid_default_mode(n) && c.math == grid_default_math(n, 1);
             char variant[64];
-            snprintf(variant, sizeof variant, "grid %s%s%s", grid_mode_name(c.mode), c.math == GRID_FP32 ? "" : " tf32x3",
-                     is_default ? " (default)" : "");
+            snprintf(variant, sizeof variant, "grid %s%s%s", grid_mode_name(c.mode),
+                     c.math == GRID_FP32 ? "" : " tf32x3", is_default ? " (default)" : "");
             timing_stats t = time_gpu_restoring(run_grid, &c, c.d_L, d_A, bytes);
             t.verified = verified(n, A, d_A, &c, variant);
             report_row(&e, "03", variant, n, 1, t, tc.median_ms, 0);
         }
         if (c.d_work) CUDA_CHECK(cudaFree(c.d_work));
-        CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(c.d_L)); CUDA_CHECK(cudaFree(c.d_info));
+        CUDA_CHECK(cudaFree(d_A));
+        CUDA_CHECK(cudaFree(c.d_L));
+        CUDA_CHECK(cudaFree(c.d_info));
         free(A);
     }
     return 0;

@@ -44,31 +44,48 @@ typedef struct {
     const char *input, *output;
     family_t family;
     unsigned long long seed;
-    int mode;                                   /* a grid_mode, MODE_BLOCK, or MODE_DEFAULT */
-    int math;                                   /* a grid_math, or MODE_DEFAULT */
+    int mode; /* a grid_mode, MODE_BLOCK, or MODE_DEFAULT */
+    int math; /* a grid_math, or MODE_DEFAULT */
 } options;
 
 enum { MODE_BLOCK = GRID_MODE_COUNT, MODE_DEFAULT = -1 };
 
-static void bad(const char *opt, const char *value, const char *allowed) { cli_bad_value("cholesky_one", opt, value, allowed); }
+static void bad(const char *opt, const char *value, const char *allowed)
+{
+    cli_bad_value("cholesky_one", opt, value, allowed);
+}
 
 static options parse(int argc, char **argv)
 {
     options o = {0, NULL, NULL, FAMILY_SPD, GEN_DEFAULT_SEED, MODE_DEFAULT, MODE_DEFAULT};
-    static const struct option longs[] = {
-        {"n", required_argument, 0, 'n'},      {"input", required_argument, 0, 'i'}, {"family", required_argument, 0, 'f'},
-        {"seed", required_argument, 0, 's'},   {"mode", required_argument, 0, 'm'},  {"output", required_argument, 0, 'o'},
-        {"math", required_argument, 0, 'M'},   {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    static const struct option longs[] = {{"n", required_argument, 0, 'n'},
+                                          {"input", required_argument, 0, 'i'},
+                                          {"family", required_argument, 0, 'f'},
+                                          {"seed", required_argument, 0, 's'},
+                                          {"mode", required_argument, 0, 'm'},
+                                          {"output", required_argument, 0, 'o'},
+                                          {"math", required_argument, 0, 'M'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
     int c;
     long long v;
     while ((c = cli_getopt(argc, argv, longs, "cholesky_one", usage)) != -1) {
         switch (c) {
-        case 'n': if (!cli_parse_ll(optarg, 1, GRID_MAX_N, &v)) bad("--n", optarg, "an integer 1..65536"); o.n = (int)v; break;
+        case 'n':
+            if (!cli_parse_ll(optarg, 1, GRID_MAX_N, &v)) bad("--n", optarg, "an integer 1..65536");
+            o.n = (int)v;
+            break;
         case 'i': o.input = optarg; break;
         case 'o': o.output = optarg; break;
-        case 'f': if (family_parse(optarg, &o.family) != 0) bad("--family", optarg, "spd, illcond, nonspd or hp3"); break;
-        case 's': if (!cli_parse_ull(optarg, &o.seed)) bad("--seed", optarg, "a non-negative integer"); break;
-        case 'M': if ((o.math = grid_math_parse(optarg)) < 0) bad("--math", optarg, "fp32 or tf32x3"); break;
+        case 'f':
+            if (family_parse(optarg, &o.family) != 0) bad("--family", optarg, "spd, illcond, nonspd or hp3");
+            break;
+        case 's':
+            if (!cli_parse_ull(optarg, &o.seed)) bad("--seed", optarg, "a non-negative integer");
+            break;
+        case 'M':
+            if ((o.math = grid_math_parse(optarg)) < 0) bad("--math", optarg, "fp32 or tf32x3");
+            break;
         case 'm':
             o.mode = !strcmp(optarg, "block") ? MODE_BLOCK : grid_mode_parse(optarg);
             if (o.mode < 0) bad("--mode", optarg, "block, stream, graph, lookahead, pairs or quads");
@@ -76,7 +93,9 @@ static options parse(int argc, char **argv)
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "cholesky_one: unexpected argument '%s' (everything is an option; cholesky_one --help shows them)\n", argv[optind]);
+        fprintf(stderr,
+                "cholesky_one: unexpected argument '%s' (everything is an option; cholesky_one --help shows them)\n",
+                argv[optind]);
         exit(2);
     }
     if (!o.n == !o.input) {
@@ -95,8 +114,9 @@ typedef struct {
 static void run(void *p)
 {
     run_ctx *c = p;
-    int rc = c->mode == MODE_BLOCK ? potrf_tiled(LOOK_RIGHT, c->n <= 16 ? 16 : 32, c->n, c->d_A, c->d_info)
-                                   : potrf_grid_math((grid_mode)c->mode, (grid_math)c->math, c->n, 1, c->d_A, c->d_work, c->d_info);
+    int rc = c->mode == MODE_BLOCK
+                 ? potrf_tiled(LOOK_RIGHT, c->n <= 16 ? 16 : 32, c->n, c->d_A, c->d_info)
+                 : potrf_grid_math((grid_mode)c->mode, (grid_math)c->math, c->n, 1, c->d_A, c->d_work, c->d_info);
     if (rc != 0) exit(2);
 }
 
@@ -127,13 +147,15 @@ int main(int argc, char **argv)
             return 2;
         }
         if (d.count != 1) {
-            fprintf(stderr, "cholesky_one: %s holds %zu matrices; this driver factors one (the batched drivers: stages 04-06)\n",
-                    o.input, d.count);
+            fprintf(
+                stderr,
+                "cholesky_one: %s holds %zu matrices; this driver factors one (the batched drivers: stages 04-06)\n",
+                o.input, d.count);
             dataset_free(&d);
             return 2;
         }
     }
-    if (!have_gpu) {                            /* the input was checked; nothing more to do here */
+    if (!have_gpu) { /* the input was checked; nothing more to do here */
         fprintf(stderr, "cholesky_one: SKIP (%s)\n", reason);
         dataset_free(&d);
         return 0;
@@ -149,7 +171,11 @@ int main(int argc, char **argv)
     if (o.mode == MODE_DEFAULT) o.mode = n <= 32 ? MODE_BLOCK : (int)grid_default_mode(n);
     if (o.math == MODE_DEFAULT) o.math = (int)grid_default_math(n, 1);
     const size_t bytes = (size_t)n * n * sizeof(float), work = grid_workspace_bytes(n);
-    run_ctx c = {o.mode, o.math, n, device_alloc(bytes, "the matrix"), work ? device_alloc(work, "the padded copy") : NULL,
+    run_ctx c = {o.mode,
+                 o.math,
+                 n,
+                 device_alloc(bytes, "the matrix"),
+                 work ? device_alloc(work, "the padded copy") : NULL,
                  device_alloc(sizeof(int), "info")};
     float *d_pristine = device_alloc(bytes, "a pristine copy"), *L = host_alloc(bytes, "the factor");
     CUDA_CHECK(cudaMemcpy(d_pristine, d.data, bytes, cudaMemcpyHostToDevice));
@@ -158,10 +184,10 @@ int main(int argc, char **argv)
     int info;
     CUDA_CHECK(cudaMemcpy(L, c.d_A, bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(&info, c.d_info, sizeof info, cudaMemcpyDeviceToHost));
-    printf("n = %d, mode %s: info %d; %s updates; %.4f ms (cusolverDnSpotrf %.4f ms, x cuSOLVER %.2f), %.1f GFLOP/s\n", n,
-           o.mode == MODE_BLOCK ? "block" : grid_mode_name((grid_mode)o.mode), info,
-           o.mode == MODE_BLOCK ? "fp32" : grid_math_name((grid_math)o.math), t.median_ms, tc.median_ms, tc.median_ms / t.median_ms,
-           potrf_flops(n) / (t.median_ms * 1e6));
+    printf("n = %d, mode %s: info %d; %s updates; %.4f ms (cusolverDnSpotrf %.4f ms, x cuSOLVER %.2f), %.1f GFLOP/s\n",
+           n, o.mode == MODE_BLOCK ? "block" : grid_mode_name((grid_mode)o.mode), info,
+           o.mode == MODE_BLOCK ? "fp32" : grid_math_name((grid_math)o.math), t.median_ms, tc.median_ms,
+           tc.median_ms / t.median_ms, potrf_flops(n) / (t.median_ms * 1e6));
     int ok;
     if (n <= 2048) {
         factor_check r;
@@ -180,12 +206,15 @@ int main(int argc, char **argv)
         dataset out = {n, 1, L};
         size_t len = strlen(o.output);
         dataset_format fmt = len > 4 && !strcmp(o.output + len - 4, ".txt") ? DATASET_TEXT : DATASET_BINARY;
-        if (dataset_make_parent_dirs(o.output, err, sizeof err) != 0 || dataset_write(o.output, &out, fmt, err, sizeof err) != 0) {
+        if (dataset_make_parent_dirs(o.output, err, sizeof err) != 0 ||
+            dataset_write(o.output, &out, fmt, err, sizeof err) != 0) {
             fprintf(stderr, "cholesky_one: %s\n", err);
             return 2;
         }
     }
-    CUDA_CHECK(cudaFree(c.d_A)); CUDA_CHECK(cudaFree(d_pristine)); CUDA_CHECK(cudaFree(c.d_info));
+    CUDA_CHECK(cudaFree(c.d_A));
+    CUDA_CHECK(cudaFree(d_pristine));
+    CUDA_CHECK(cudaFree(c.d_info));
     if (c.d_work) CUDA_CHECK(cudaFree(c.d_work));
     free(L);
     dataset_free(&d);

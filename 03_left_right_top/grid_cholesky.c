@@ -10,10 +10,7 @@
 
 static const char *const mode_names[GRID_MODE_COUNT] = {"stream", "graph", "lookahead", "pairs", "quads"};
 
-const char *grid_mode_name(grid_mode mode)
-{
-    return mode >= 0 && mode < GRID_MODE_COUNT ? mode_names[mode] : "?";
-}
+const char *grid_mode_name(grid_mode mode) { return mode >= 0 && mode < GRID_MODE_COUNT ? mode_names[mode] : "?"; }
 
 int grid_mode_parse(const char *name)
 {
@@ -24,10 +21,7 @@ int grid_mode_parse(const char *name)
 
 static const char *const math_names[GRID_MATH_COUNT] = {"fp32", "tf32x3"};
 
-const char *grid_math_name(grid_math math)
-{
-    return math >= 0 && math < GRID_MATH_COUNT ? math_names[math] : "?";
-}
+const char *grid_math_name(grid_math math) { return math >= 0 && math < GRID_MATH_COUNT ? math_names[math] : "?"; }
 
 int grid_math_parse(const char *name)
 {
@@ -74,15 +68,16 @@ size_t grid_batched_workspace_bytes(int n, size_t batch)
 
 /* Everything one factorization of a batch launches, in stream order on s (and side, for the
  * look-ahead): the matrices in groups of at most GRID_MAX_BATCH (a launch's grid in y). */
-static void enqueue_all(grid_mode mode, grid_math math, int n, size_t batch, float *d_A, float *d_work, int *d_info, cudaStream_t s,
-                        cudaStream_t side, cudaEvent_t events[2])
+static void enqueue_all(grid_mode mode, grid_math math, int n, size_t batch, float *d_A, float *d_work, int *d_info,
+                        cudaStream_t s, cudaStream_t side, cudaEvent_t events[2])
 {
     const size_t N = padded_order(n), nn = (size_t)n * n;
     CUDA_CHECK(cudaMemsetAsync(d_info, 0, batch * sizeof(int), s));
     for (size_t first = 0; first < batch; first += GRID_MAX_BATCH) {
         const int count = (int)(batch - first < GRID_MAX_BATCH ? batch - first : GRID_MAX_BATCH);
         float *A = d_A + first * nn;
-        grid_plan p = {d_work ? d_work + first * N * N : A, N, (int)(N / GRID_TILE), d_info + first, count, N * N, math};
+        grid_plan p = {
+            d_work ? d_work + first * N * N : A, N, (int)(N / GRID_TILE), d_info + first, count, N * N, math};
         if (d_work) launch_copy_in(A, n, p.A, p.ld, (int)N, count, s);
         if (mode == GRID_LOOKAHEAD) enqueue_lookahead(&p, s, side, events);
         else if (mode == GRID_PAIRS) enqueue_lookahead_pairs(&p, s, side, events);
@@ -96,7 +91,7 @@ static void enqueue_all(grid_mode mode, grid_math math, int n, size_t batch, flo
 /* Per host thread (the multi-GPU driver runs one per GPU): its streams and one cached graph,
  * rebuilt when anything it was captured with changes. */
 static _Thread_local struct {
-    int device;                                 /* the streams' GPU + 1 (0: none yet) */
+    int device; /* the streams' GPU + 1 (0: none yet) */
     cudaStream_t s, side;
     cudaEvent_t events[2];
     cudaGraphExec_t exec;
@@ -120,29 +115,33 @@ int potrf_grid_batched(grid_mode mode, int n, size_t batch, float *d_A, float *d
 
 int potrf_grid_math(grid_mode mode, grid_math math, int n, size_t batch, float *d_A, float *d_work, int *d_info)
 {
-    if (n < 1 || n > GRID_MAX_N || batch < 1 || mode < 0 || mode >= GRID_MODE_COUNT || math < 0 || math >= GRID_MATH_COUNT ||
-        !d_A || !d_info) {
-        fprintf(stderr, "potrf_grid: need 1 <= n <= %d, batch >= 1, a mode (stream, graph, lookahead, pairs, quads), a math (fp32, "
-                        "tf32x3) and device pointers (got n = %d, batch %zu, mode %d, math %d)\n", GRID_MAX_N, n, batch, (int)mode,
-                (int)math);
+    if (n < 1 || n > GRID_MAX_N || batch < 1 || mode < 0 || mode >= GRID_MODE_COUNT || math < 0 ||
+        math >= GRID_MATH_COUNT || !d_A || !d_info) {
+        fprintf(
+            stderr,
+            "potrf_grid: need 1 <= n <= %d, batch >= 1, a mode (stream, graph, lookahead, pairs, quads), a math (fp32, "
+            "tf32x3) and device pointers (got n = %d, batch %zu, mode %d, math %d)\n",
+            GRID_MAX_N, n, batch, (int)mode, (int)math);
         return -1;
     }
     size_t work = grid_batched_workspace_bytes(n, batch);
     if (work && !d_work) {
-        fprintf(stderr, "potrf_grid: n = %d is not a multiple of the tile %d: give a workspace of %zu bytes "
-                        "(grid_batched_workspace_bytes)\n", n, GRID_TILE, work);
+        fprintf(stderr,
+                "potrf_grid: n = %d is not a multiple of the tile %d: give a workspace of %zu bytes "
+                "(grid_batched_workspace_bytes)\n",
+                n, GRID_TILE, work);
         return -1;
     }
-    if (!work) d_work = NULL;                   /* in place */
+    if (!work) d_work = NULL; /* in place */
     int device;
     CUDA_CHECK(cudaGetDevice(&device));
     if (math == GRID_TF32X3 && !grid_tensor_cores(device)) {
         fprintf(stderr, "potrf_grid: the tf32x3 updates need a GPU of compute capability 8.0 or newer (use fp32)\n");
         return -1;
     }
-    if (cached.device != device + 1) {          /* blocking streams: ordered with the default stream */
+    if (cached.device != device + 1) { /* blocking streams: ordered with the default stream */
         if (cached.exec) CUDA_CHECK(cudaGraphExecDestroy(cached.exec));
-        cached.exec = NULL;                     /* (streams of another GPU are left to the process's end) */
+        cached.exec = NULL; /* (streams of another GPU are left to the process's end) */
         CUDA_CHECK(cudaStreamCreate(&cached.s));
         CUDA_CHECK(cudaStreamCreate(&cached.side));
         CUDA_CHECK(cudaEventCreateWithFlags(&cached.events[0], cudaEventDisableTiming));
@@ -150,14 +149,14 @@ int potrf_grid_math(grid_mode mode, grid_math math, int n, size_t batch, float *
         cached.device = device + 1;
     }
 #ifdef DEBUG_SYNC
-    mode = GRID_STREAM;                         /* make DEBUG=1 synchronizes after every launch: no capture */
+    mode = GRID_STREAM; /* make DEBUG=1 synchronizes after every launch: no capture */
 #endif
     if (mode == GRID_STREAM) {
         enqueue_all(mode, math, n, batch, d_A, d_work, d_info, cached.s, cached.side, cached.events);
         return 0;
     }
-    if (!cached.exec || cached.mode != mode || cached.math != math || cached.n != n || cached.batch != batch || cached.A != d_A ||
-        cached.work != d_work || cached.info != d_info) {
+    if (!cached.exec || cached.mode != mode || cached.math != math || cached.n != n || cached.batch != batch ||
+        cached.A != d_A || cached.work != d_work || cached.info != d_info) {
         if (cached.exec) CUDA_CHECK(cudaGraphExecDestroy(cached.exec));
         cached.exec = NULL;
         cudaGraph_t graph;
@@ -166,8 +165,13 @@ int potrf_grid_math(grid_mode mode, grid_math math, int n, size_t batch, float *
         CUDA_CHECK(cudaStreamEndCapture(cached.s, &graph));
         CUDA_CHECK(cudaGraphInstantiate(&cached.exec, graph, 0));
         CUDA_CHECK(cudaGraphDestroy(graph));
-        cached.mode = mode; cached.math = math; cached.n = n; cached.batch = batch;
-        cached.A = d_A; cached.work = d_work; cached.info = d_info;
+        cached.mode = mode;
+        cached.math = math;
+        cached.n = n;
+        cached.batch = batch;
+        cached.A = d_A;
+        cached.work = d_work;
+        cached.info = d_info;
     }
     CUDA_CHECK(cudaGraphLaunch(cached.exec, cached.s));
     return 0;

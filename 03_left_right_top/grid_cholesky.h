@@ -12,21 +12,21 @@ extern "C" {
 
 /* How the tasks are launched: the road from one launch per task kind and step to a graph. */
 typedef enum {
-    GRID_STREAM = 0,     /* enqueue_right_looking on one stream, launched every call */
-    GRID_GRAPH = 1,      /* the same launches captured once as a CUDA Graph, replayed */
-    GRID_LOOKAHEAD = 2,  /* enqueue_lookahead (two streams), captured as a CUDA Graph */
-    GRID_PAIRS = 3,      /* enqueue_lookahead_pairs (two panels per update), captured as a CUDA Graph */
-    GRID_QUADS = 4,      /* enqueue_lookahead_quads (four panels per update), captured as a CUDA Graph */
+    GRID_STREAM = 0,    /* enqueue_right_looking on one stream, launched every call */
+    GRID_GRAPH = 1,     /* the same launches captured once as a CUDA Graph, replayed */
+    GRID_LOOKAHEAD = 2, /* enqueue_lookahead (two streams), captured as a CUDA Graph */
+    GRID_PAIRS = 3,     /* enqueue_lookahead_pairs (two panels per update), captured as a CUDA Graph */
+    GRID_QUADS = 4,     /* enqueue_lookahead_quads (four panels per update), captured as a CUDA Graph */
     GRID_MODE_COUNT = 5
 } grid_mode;
 
-const char *grid_mode_name(grid_mode mode);        /* "stream", "graph", "lookahead", "pairs", "quads" */
-int grid_mode_parse(const char *name);             /* the mode, or -1 */
+const char *grid_mode_name(grid_mode mode); /* "stream", "graph", "lookahead", "pairs", "quads" */
+int grid_mode_parse(const char *name);      /* the mode, or -1 */
 
 #define GRID_MAX_N 65536
 
-const char *grid_math_name(grid_math math);        /* "fp32", "tf32x3" */
-int grid_math_parse(const char *name);             /* the math, or -1 */
+const char *grid_math_name(grid_math math); /* "fp32", "tf32x3" */
+int grid_math_parse(const char *name);      /* the math, or -1 */
 
 /* The fastest mode for n, measured on the H100: the look-ahead up to n = 4096 (its critical path
  * is shorter), the pairs above (the updates, most of the work there, run 1.25x faster with K = 2T),

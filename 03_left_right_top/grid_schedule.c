@@ -23,21 +23,21 @@ void enqueue_lookahead(const grid_plan *p, cudaStream_t main, cudaStream_t side,
     // BEGIN SOLUTION: panel and next column on main; the rest of the update on side
     // stub: (void)p; (void)main; (void)side; (void)events;
     cudaEvent_t panel_done = events[0], rest_done = events[1];
-    int rest_pending = 0;                       /* side has work that main has not waited for */
+    int rest_pending = 0; /* side has work that main has not waited for */
     for (int k = 0; k < p->nt; k++) {
-        launch_potrf_task(p, k, main);          /* column k is up to date: main updated it last */
+        launch_potrf_task(p, k, main); /* column k is up to date: main updated it last */
         launch_trsm_tasks(p, k, main);
-        if (k + 2 < p->nt) {                    /* columns k+2.. on the side, after the panel */
+        if (k + 2 < p->nt) { /* columns k+2.. on the side, after the panel */
             CUDA_CHECK(cudaEventRecord(panel_done, main));
             CUDA_CHECK(cudaStreamWaitEvent(side, panel_done, 0));
         }
-        if (rest_pending) {                     /* column k+1 got step k-1's update on the side */
+        if (rest_pending) { /* column k+1 got step k-1's update on the side */
             CUDA_CHECK(cudaStreamWaitEvent(main, rest_done, 0));
             rest_pending = 0;
         }
-        launch_update_tasks(p, k, k + 1, k + 2, main);      /* the next panel's column */
+        launch_update_tasks(p, k, k + 1, k + 2, main); /* the next panel's column */
         if (k + 2 < p->nt) {
-            launch_update_tasks(p, k, k + 2, p->nt, side);  /* the bulk, overlapping the next panel */
+            launch_update_tasks(p, k, k + 2, p->nt, side); /* the bulk, overlapping the next panel */
             CUDA_CHECK(cudaEventRecord(rest_done, side));
             rest_pending = 1;
         }
@@ -52,25 +52,25 @@ void enqueue_lookahead_pairs(const grid_plan *p, cudaStream_t main, cudaStream_t
     // stub: (void)p; (void)main; (void)side; (void)events;
     cudaEvent_t panels_done = events[0], rest_done = events[1];
     int rest_pending = 0;
-    for (int k = 0; k < p->nt; k += 2) {        /* columns k, k+1 are up to date: main did them last */
+    for (int k = 0; k < p->nt; k += 2) { /* columns k, k+1 are up to date: main did them last */
         launch_potrf_task(p, k, main);
         launch_trsm_tasks(p, k, main);
-        if (k + 1 < p->nt) {                    /* the second panel needs the first one's update */
+        if (k + 1 < p->nt) { /* the second panel needs the first one's update */
             launch_update_tasks(p, k, k + 1, k + 2, main);
             launch_potrf_task(p, k + 1, main);
             launch_trsm_tasks(p, k + 1, main);
         }
-        if (k + 4 < p->nt) {                    /* the bulk waits for both panels */
+        if (k + 4 < p->nt) { /* the bulk waits for both panels */
             CUDA_CHECK(cudaEventRecord(panels_done, main));
             CUDA_CHECK(cudaStreamWaitEvent(side, panels_done, 0));
         }
-        if (rest_pending) {                     /* columns k+2, k+3 got the previous round's bulk */
+        if (rest_pending) { /* columns k+2, k+3 got the previous round's bulk */
             CUDA_CHECK(cudaStreamWaitEvent(main, rest_done, 0));
             rest_pending = 0;
         }
-        if (k + 2 < p->nt) launch_update_pair_tasks(p, k, k + 2, k + 4, main);   /* the next two columns */
+        if (k + 2 < p->nt) launch_update_pair_tasks(p, k, k + 2, k + 4, main); /* the next two columns */
         if (k + 4 < p->nt) {
-            launch_update_pair_tasks(p, k, k + 4, p->nt, side);                  /* the rest, K = 2T */
+            launch_update_pair_tasks(p, k, k + 4, p->nt, side); /* the rest, K = 2T */
             CUDA_CHECK(cudaEventRecord(rest_done, side));
             rest_pending = 1;
         }
@@ -83,27 +83,28 @@ void enqueue_lookahead_quads(const grid_plan *p, cudaStream_t main, cudaStream_t
 {
     // BEGIN SOLUTION: four panels per round, left-looking inside it; the next four columns on main, the rest on side with K = 4T
     // stub: enqueue_lookahead_pairs(p, main, side, events); /* optional: until you write it, the pairs' schedule */
-    enum { G = 4 };                             /* panels per round */
+    enum { G = 4 }; /* panels per round */
     cudaEvent_t panels_done = events[0], rest_done = events[1];
     int rest_pending = 0;
-    for (int k = 0; k < p->nt; k += G) {        /* columns k .. k+G-1 have every update from before the round */
+    for (int k = 0; k < p->nt; k += G) { /* columns k .. k+G-1 have every update from before the round */
         const int panels = p->nt - k < G ? p->nt - k : G;
         for (int j = 0; j < panels; j++) {
-            if (j > 0) launch_update_group_tasks(p, k, j, k + j, k + j + 1, main);  /* by the round's panels so far */
+            if (j > 0) launch_update_group_tasks(p, k, j, k + j, k + j + 1, main); /* by the round's panels so far */
             launch_potrf_task(p, k + j, main);
             launch_trsm_tasks(p, k + j, main);
         }
-        if (k + 2 * G < p->nt) {                /* the bulk waits for the round's panels */
+        if (k + 2 * G < p->nt) { /* the bulk waits for the round's panels */
             CUDA_CHECK(cudaEventRecord(panels_done, main));
             CUDA_CHECK(cudaStreamWaitEvent(side, panels_done, 0));
         }
-        if (rest_pending) {                     /* the next G columns got the previous round's bulk */
+        if (rest_pending) { /* the next G columns got the previous round's bulk */
             CUDA_CHECK(cudaStreamWaitEvent(main, rest_done, 0));
             rest_pending = 0;
         }
-        if (k + G < p->nt) launch_update_group_tasks(p, k, panels, k + G, k + 2 * G, main);  /* the next round's columns */
+        if (k + G < p->nt)
+            launch_update_group_tasks(p, k, panels, k + G, k + 2 * G, main); /* the next round's columns */
         if (k + 2 * G < p->nt) {
-            launch_update_group_tasks(p, k, panels, k + 2 * G, p->nt, side);             /* the rest, K = GT */
+            launch_update_group_tasks(p, k, panels, k + 2 * G, p->nt, side); /* the rest, K = GT */
             CUDA_CHECK(cudaEventRecord(rest_done, side));
             rest_pending = 1;
         }

@@ -61,8 +61,7 @@ __device__ __forceinline__ void load_part(float (&x)[T / TASK_Q], const float *r
     }
 }
 
-template <int T>
-__device__ __forceinline__ void store_part(const float (&x)[T / TASK_Q], float *row, int q)
+template <int T> __device__ __forceinline__ void store_part(const float (&x)[T / TASK_Q], float *row, int q)
 {
 #pragma unroll
     for (int j = 0; j < T / TASK_Q; j++) row[TASK_Q * j + q] = x[j];
@@ -93,10 +92,9 @@ __device__ __forceinline__ void update_part(float (&x)[T / TASK_Q], float f, con
  * enough (a thread cannot write column J+2's buffer before all passed column J+1's barrier).
  * Rows above J compute values nobody reads. A recursive template rather than a loop so that every
  * index into x[] is a compile-time constant whatever the compiler's unrolling limits. */
-template <int T, int J>
-struct potrf_columns {
-    static __device__ __forceinline__ void run(float (&x)[T / TASK_Q], float (*column)[task_shape<T>::VEC], int r, int q, int k,
-                                               int *info, bool &reported)
+template <int T, int J> struct potrf_columns {
+    static __device__ __forceinline__ void run(float (&x)[T / TASK_Q], float (*column)[task_shape<T>::VEC], int r,
+                                               int q, int k, int *info, bool &reported)
     {
         typedef task_shape<T> S;
         constexpr int OWNER = J % TASK_Q, JL = J / TASK_Q;
@@ -110,23 +108,25 @@ struct potrf_columns {
         }
         /* 1/sqrt in one instruction (2 ulp), nothing slower on the chain: the correctly rounded
          * __frsqrt_rn made the task 1.5x slower (23 us vs 15 us, Nsight Compute, H100). */
-        const float inv = rsqrtf(pivot), l = mine * inv;        // l_rJ (row J: the pivot's root)
+        const float inv = rsqrtf(pivot), l = mine * inv; // l_rJ (row J: the pivot's root)
         if (q == OWNER) x[JL] = l;
-        update_part<T, J>(x, l * inv, col + (q * S::S), q);     // a_rc -= l_rJ * a_cJ / s = l_rJ l_cJ
+        update_part<T, J>(x, l * inv, col + (q * S::S), q); // a_rc -= l_rJ * a_cJ / s = l_rJ l_cJ
         potrf_columns<T, J + 1>::run(x, column, r, q, k, info, reported);
     }
 };
-template <int T>
-struct potrf_columns<T, T> {
-    static __device__ __forceinline__ void run(float (&)[T / TASK_Q], float (*)[task_shape<T>::VEC], int, int, int, int *, bool &) {}
+template <int T> struct potrf_columns<T, T> {
+    static __device__ __forceinline__ void run(float (&)[T / TASK_Q], float (*)[task_shape<T>::VEC], int, int, int,
+                                               int *, bool &)
+    {
+    }
 };
 
-template <int T>
-__global__ void __launch_bounds__(T * TASK_Q) potrf_task_kernel(float *A, size_t ld, size_t stride, int k, int *info)
+template <int T> __global__ void __launch_bounds__(T *TASK_Q)
+    potrf_task_kernel(float *A, size_t ld, size_t stride, int k, int *info)
 {
     __shared__ __align__(16) float column[2][task_shape<T>::VEC];
     const int r = threadIdx.x / TASK_Q, q = threadIdx.x % TASK_Q;
-    A += blockIdx.y * stride;                                   // the batch: matrix blockIdx.y, its own info
+    A += blockIdx.y * stride; // the batch: matrix blockIdx.y, its own info
     info += blockIdx.y;
     float *row = tile_at(A, ld, T, k, k) + (size_t)r * ld;
     float x[T / TASK_Q];
@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(T * TASK_Q) potrf_task_kernel(float *A, size_t
     potrf_columns<T, 0>::run(x, column, r, q, k, info, reported);
 #pragma unroll
     for (int j = 0; j < T / TASK_Q; j++)
-        if (TASK_Q * j + q > r) x[j] = 0.0f;                    // the output contract: zero above
+        if (TASK_Q * j + q > r) x[j] = 0.0f; // the output contract: zero above
     store_part<T>(x, row, q);
 }
 
@@ -144,8 +144,7 @@ __global__ void __launch_bounds__(T * TASK_Q) potrf_task_kernel(float *A, size_t
  * it to the other three threads of its row by a shuffle (they are neighbouring lanes): no barrier
  * on the chain. L_kk goes to shared memory by columns, dealt like the rows (Lt[C] holds l_cC for
  * c = Q j + q at [q][j]), so that a thread's values of one step are contiguous. */
-template <int T, int C>
-struct trsm_columns {                                           // recursive for the reason potrf_columns is
+template <int T, int C> struct trsm_columns { // recursive for the reason potrf_columns is
     static __device__ __forceinline__ void run(float (&x)[T / TASK_Q], const float *Lt, const float *inv_diag, int q)
     {
         typedef task_shape<T> S;
@@ -156,16 +155,15 @@ struct trsm_columns {                                           // recursive for
         trsm_columns<T, C + 1>::run(x, Lt, inv_diag, q);
     }
 };
-template <int T>
-struct trsm_columns<T, T> {
+template <int T> struct trsm_columns<T, T> {
     static __device__ __forceinline__ void run(float (&)[T / TASK_Q], const float *, const float *, int) {}
 };
 
-template <int T>
-__global__ void __launch_bounds__(T * TASK_Q) trsm_task_kernel(float *A, size_t ld, size_t stride, int k)
+template <int T> __global__ void __launch_bounds__(T *TASK_Q)
+    trsm_task_kernel(float *A, size_t ld, size_t stride, int k)
 {
     typedef task_shape<T> S;
-    extern __shared__ __align__(16) float Lt[];                 // T columns of VEC floats
+    extern __shared__ __align__(16) float Lt[]; // T columns of VEC floats
     __shared__ float inv_diag[T];
     const int r = threadIdx.x / TASK_Q, q = threadIdx.x % TASK_Q;
     A += blockIdx.y * stride;
@@ -175,7 +173,7 @@ __global__ void __launch_bounds__(T * TASK_Q) trsm_task_kernel(float *A, size_t 
 #pragma unroll
         for (int j = 0; j < T / TASK_Q; j++) {
             const int c = TASK_Q * j + q;
-            Lt[c * S::VEC + S::at(r)] = l[j];                   // l_rc: column c, row r
+            Lt[c * S::VEC + S::at(r)] = l[j]; // l_rc: column c, row r
             if (c == r) inv_diag[r] = 1.0f / l[j];
         }
     }
@@ -208,11 +206,11 @@ constexpr int UPDATE_THREADS = 256, UPDATE_BK = 8;
 /* Two blocks per SM: at most 128 registers a thread. Without the bound the compiler took 137 when
  * the batch index came in, which left one block per SM and made every factorization 1.2-1.25x
  * slower on the H100 (n = 4096 look-ahead 2.60 vs 2.21 ms, n = 8192 pairs 12.5 vs 10.0 ms). */
-template <int BM, int KT>
-__global__ void __launch_bounds__(UPDATE_THREADS, 2) update_task_kernel(float *A, size_t ld, size_t stride, int N, int kcol, int origin, int column_only)
+template <int BM, int KT> __global__ void __launch_bounds__(UPDATE_THREADS, 2)
+    update_task_kernel(float *A, size_t ld, size_t stride, int N, int kcol, int origin, int column_only)
 {
     A += blockIdx.y * stride;
-    constexpr int R = BM / 16, Q = R / 4, LDS = BM + 4;  // LDS: +4 spreads the transposed stores over the banks
+    constexpr int R = BM / 16, Q = R / 4, LDS = BM + 4; // LDS: +4 spreads the transposed stores over the banks
     constexpr int V = UPDATE_BK / 4;                    // float4 per row of a BK-wide slice
     constexpr int LOADS = (V * BM + UPDATE_THREADS - 1) / UPDATE_THREADS; // float4 per thread per operand
     static_assert(BM == 64 || BM == 128, "update blocks are 64 or 128");
@@ -223,22 +221,24 @@ __global__ void __launch_bounds__(UPDATE_THREADS, 2) update_task_kernel(float *A
     if (!column_only) {
         const int b = blockIdx.x;
         p = (int)((sqrtf(8.0f * b + 1.0f) - 1.0f) * 0.5f);
-        while ((p + 1) * (p + 2) / 2 <= b) p++;          // float rounding, either way
+        while ((p + 1) * (p + 2) / 2 <= b) p++; // float rounding, either way
         while (p * (p + 1) / 2 > b) p--;
         q = b - p * (p + 1) / 2;
     }
-    const int i0 = origin + p * BM, j0 = origin + q * BM;  // the block's first row and column
+    const int i0 = origin + p * BM, j0 = origin + q * BM; // the block's first row and column
     const float *Ag = A + (size_t)i0 * ld + kcol, *Bg = A + (size_t)j0 * ld + kcol;
     const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
 
     float4 ra[LOADS], rb[LOADS];
-    auto fetch = [&](int s) {                           // columns 8s..8s+7 of both panel blocks
+    auto fetch = [&](int s) { // columns 8s..8s+7 of both panel blocks
 #pragma unroll
         for (int l = 0; l < LOADS; l++) {
             const int f = tid + l * UPDATE_THREADS, row = f / V, c = s * UPDATE_BK + (f % V) * 4;
             if (f < V * BM) {
-                ra[l] = i0 + row < N ? *reinterpret_cast<const float4 *>(Ag + (size_t)row * ld + c) : make_float4(0, 0, 0, 0);
-                rb[l] = j0 + row < N ? *reinterpret_cast<const float4 *>(Bg + (size_t)row * ld + c) : make_float4(0, 0, 0, 0);
+                ra[l] = i0 + row < N ? *reinterpret_cast<const float4 *>(Ag + (size_t)row * ld + c)
+                                     : make_float4(0, 0, 0, 0);
+                rb[l] = j0 + row < N ? *reinterpret_cast<const float4 *>(Bg + (size_t)row * ld + c)
+                                     : make_float4(0, 0, 0, 0);
             }
         }
     };
@@ -247,10 +247,14 @@ __global__ void __launch_bounds__(UPDATE_THREADS, 2) update_task_kernel(float *A
         for (int l = 0; l < LOADS; l++) {
             const int f = tid + l * UPDATE_THREADS, row = f / V, c = (f % V) * 4;
             if (f < V * BM) {
-                As[buf][c][row] = ra[l].x; As[buf][c + 1][row] = ra[l].y;
-                As[buf][c + 2][row] = ra[l].z; As[buf][c + 3][row] = ra[l].w;
-                Bs[buf][c][row] = rb[l].x; Bs[buf][c + 1][row] = rb[l].y;
-                Bs[buf][c + 2][row] = rb[l].z; Bs[buf][c + 3][row] = rb[l].w;
+                As[buf][c][row] = ra[l].x;
+                As[buf][c + 1][row] = ra[l].y;
+                As[buf][c + 2][row] = ra[l].z;
+                As[buf][c + 3][row] = ra[l].w;
+                Bs[buf][c][row] = rb[l].x;
+                Bs[buf][c + 1][row] = rb[l].y;
+                Bs[buf][c + 2][row] = rb[l].z;
+                Bs[buf][c + 3][row] = rb[l].w;
             }
         }
     };
@@ -268,7 +272,7 @@ __global__ void __launch_bounds__(UPDATE_THREADS, 2) update_task_kernel(float *A
 #pragma unroll 1
     for (int s = 0; s < STEPS; s++) {
         const int buf = s & 1;
-        if (s + 1 < STEPS) fetch(s + 1);                // in flight while we compute
+        if (s + 1 < STEPS) fetch(s + 1); // in flight while we compute
 #pragma unroll
         for (int kk = 0; kk < UPDATE_BK; kk++) {
             float a[R], bv[R];
@@ -276,15 +280,21 @@ __global__ void __launch_bounds__(UPDATE_THREADS, 2) update_task_kernel(float *A
             for (int qq = 0; qq < Q; qq++) {
                 float4 va = *reinterpret_cast<const float4 *>(&As[buf][kk][qq * 64 + ty * 4]);
                 float4 vb = *reinterpret_cast<const float4 *>(&Bs[buf][kk][qq * 64 + tx * 4]);
-                a[4 * qq] = va.x; a[4 * qq + 1] = va.y; a[4 * qq + 2] = va.z; a[4 * qq + 3] = va.w;
-                bv[4 * qq] = vb.x; bv[4 * qq + 1] = vb.y; bv[4 * qq + 2] = vb.z; bv[4 * qq + 3] = vb.w;
+                a[4 * qq] = va.x;
+                a[4 * qq + 1] = va.y;
+                a[4 * qq + 2] = va.z;
+                a[4 * qq + 3] = va.w;
+                bv[4 * qq] = vb.x;
+                bv[4 * qq + 1] = vb.y;
+                bv[4 * qq + 2] = vb.z;
+                bv[4 * qq + 3] = vb.w;
             }
 #pragma unroll
             for (int x = 0; x < R; x++)
 #pragma unroll
                 for (int y = 0; y < R; y++) acc[x][y] += a[x] * bv[y];
         }
-        if (s + 1 < STEPS) stash(buf ^ 1);              // the other buffer: nobody reads it now
+        if (s + 1 < STEPS) stash(buf ^ 1); // the other buffer: nobody reads it now
         __syncthreads();
     }
 
@@ -318,9 +328,12 @@ __global__ void __launch_bounds__(UPDATE_THREADS, 2) update_task_kernel(float *A
                 if (j0 + col >= N || (diagonal && col > row)) continue;
                 float4 *cp = reinterpret_cast<float4 *>(A + (size_t)(i0 + row) * ld + j0 + col);
                 float4 c = cv[x - x0][qq];
-                c.x -= acc[x][4 * qq]; c.y -= acc[x][4 * qq + 1]; c.z -= acc[x][4 * qq + 2]; c.w -= acc[x][4 * qq + 3];
+                c.x -= acc[x][4 * qq];
+                c.y -= acc[x][4 * qq + 1];
+                c.z -= acc[x][4 * qq + 2];
+                c.w -= acc[x][4 * qq + 3];
                 if (!diagonal || col + 3 <= row) *cp = c;
-                else {                                  // the diagonal crosses this float4
+                else { // the diagonal crosses this float4
                     float *e = reinterpret_cast<float *>(cp);
                     e[0] = c.x;
                     if (col + 1 <= row) e[1] = c.y;
@@ -344,8 +357,8 @@ __global__ void __launch_bounds__(UPDATE_THREADS, 2) update_task_kernel(float *A
  * reference arithmetic. */
 constexpr int COLUMN_KC = 64, COLUMN_LD = COLUMN_KC + 4; /* K staged per round; a staged row, padded */
 
-template <int KT>
-__global__ void __launch_bounds__(256) update_column_kernel(float *A, size_t ld, size_t stride, int kcol, int origin)
+template <int KT> __global__ void __launch_bounds__(256)
+    update_column_kernel(float *A, size_t ld, size_t stride, int kcol, int origin)
 {
     constexpr int T = GRID_TILE, V = COLUMN_KC / 4, LOADS = T * V / 256; /* float4s per thread per operand */
     static_assert(T == 64 && KT % COLUMN_KC == 0, "tiles of 64, K a multiple of 64");
@@ -364,12 +377,12 @@ __global__ void __launch_bounds__(256) update_column_kernel(float *A, size_t ld,
     for (int k0 = 0; k0 < KT; k0 += COLUMN_KC) {
         float4 ra[LOADS], rb[LOADS];
 #pragma unroll
-        for (int l = 0; l < LOADS; l++) {             /* all loads of the round first: one round trip */
+        for (int l = 0; l < LOADS; l++) { /* all loads of the round first: one round trip */
             const int f = tid + 256 * l, row = f / V, c = f % V * 4;
             ra[l] = *reinterpret_cast<const float4 *>(A + (size_t)(i0 + row) * ld + kcol + k0 + c);
             rb[l] = *reinterpret_cast<const float4 *>(A + (size_t)(j0 + row) * ld + kcol + k0 + c);
         }
-        if (k0 > 0) __syncthreads();                  /* everyone is done with the last round's panels */
+        if (k0 > 0) __syncthreads(); /* everyone is done with the last round's panels */
 #pragma unroll
         for (int l = 0; l < LOADS; l++) {
             const int f = tid + 256 * l, row = f / V, c = f % V * 4;
@@ -410,15 +423,13 @@ __global__ void __launch_bounds__(256) update_column_kernel(float *A, size_t ld,
 
 /* ------------------------------------------------------------------ launchers */
 
-template <int T>
-static void potrf_launch(const grid_plan *p, int k, cudaStream_t s)
+template <int T> static void potrf_launch(const grid_plan *p, int k, cudaStream_t s)
 {
     potrf_task_kernel<T><<<dim3(1, p->batch), T * TASK_Q, 0, s>>>(p->A, p->ld, p->stride, k, p->info);
     KERNEL_CHECK();
 }
 
-template <int T>
-static void trsm_launch(const grid_plan *p, int k, cudaStream_t s)
+template <int T> static void trsm_launch(const grid_plan *p, int k, cudaStream_t s)
 {
     const size_t shared = (size_t)T * task_shape<T>::VEC * sizeof(float); // 20 KiB for T = 64
     trsm_task_kernel<T><<<dim3(p->nt - k - 1, p->batch), T * TASK_Q, shared, s>>>(p->A, p->ld, p->stride, k);
@@ -431,12 +442,12 @@ typedef void (*update_kernel)(float *, size_t, size_t, int, int, int, int);
 
 static void allow_shared(update_kernel kernel, size_t bytes)
 {
-    if (bytes > 48 * 1024) CUDA_CHECK(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    if (bytes > 48 * 1024)
+        CUDA_CHECK(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
 }
 
 /* The update kernel for blocks of BM x BM in the plan's math, and the shared memory it asks for. */
-template <int BM, int KT>
-static update_kernel update_kernel_for(const grid_plan *p, size_t *shared)
+template <int BM, int KT> static update_kernel update_kernel_for(const grid_plan *p, size_t *shared)
 {
     if (p->math == GRID_TF32X3) {
         *shared = tc_shared_bytes<BM>();
@@ -451,15 +462,15 @@ static update_kernel update_kernel_for(const grid_plan *p, size_t *shared)
  * One column: update_column_kernel, a block per tile down it. Up to the last column: the region's
  * lower triangle in blocks of 128 x 128. A band of columns that ends before the last one: blocks of
  * 128 x 128 down each two of them (a launch per two columns; one column left over: the column kernel). */
-template <int T, int KT>
-static void update_launch(const grid_plan *p, int k, int first, int last, cudaStream_t s)
+template <int T, int KT> static void update_launch(const grid_plan *p, int k, int first, int last, cudaStream_t s)
 {
     const int N = (int)p->ld, threads = p->math == GRID_TF32X3 ? TC_THREADS : UPDATE_THREADS;
     size_t shared;
     const update_kernel kernel = update_kernel_for<128, KT>(p, &shared);
     if (last == p->nt && last > first + 1) { /* the trailing triangle */
         const int origin = first * T, blocks128 = (N - origin + 127) / 128;
-        kernel<<<dim3(blocks128 * (blocks128 + 1) / 2, p->batch), threads, shared, s>>>(p->A, p->ld, p->stride, N, k * T, origin, 0);
+        kernel<<<dim3(blocks128 * (blocks128 + 1) / 2, p->batch), threads, shared, s>>>(p->A, p->ld, p->stride, N,
+                                                                                        k * T, origin, 0);
         KERNEL_CHECK();
         return;
     }
@@ -474,10 +485,7 @@ static void update_launch(const grid_plan *p, int k, int first, int last, cudaSt
     }
 }
 
-extern "C" void launch_potrf_task(const grid_plan *p, int k, cudaStream_t s)
-{
-    potrf_launch<GRID_TILE>(p, k, s);
-}
+extern "C" void launch_potrf_task(const grid_plan *p, int k, cudaStream_t s) { potrf_launch<GRID_TILE>(p, k, s); }
 
 extern "C" void launch_trsm_tasks(const grid_plan *p, int k, cudaStream_t s)
 {

@@ -40,12 +40,12 @@ typedef enum { GRID_FP32 = 0, GRID_TF32X3 = 1, GRID_MATH_COUNT = 2 } grid_math;
 /* What one factorization works on: `batch` matrices of the same order, factored together (every
  * launch runs its tasks for every matrix: blockIdx.y is the matrix). */
 typedef struct {
-    float *A;      /* the first N x N row-major matrix the tasks factor (the caller's, or the padded copy) */
-    size_t ld;     /* its row stride: N */
-    int nt;        /* tiles a side: N / GRID_TILE */
-    int *info;     /* device, one per matrix: the first failing minor (set by POTRF tasks; must start at 0) */
-    int batch;     /* matrices: 1 .. GRID_MAX_BATCH */
-    size_t stride; /* floats from one matrix to the next: N * N */
+    float *A;       /* the first N x N row-major matrix the tasks factor (the caller's, or the padded copy) */
+    size_t ld;      /* its row stride: N */
+    int nt;         /* tiles a side: N / GRID_TILE */
+    int *info;      /* device, one per matrix: the first failing minor (set by POTRF tasks; must start at 0) */
+    int batch;      /* matrices: 1 .. GRID_MAX_BATCH */
+    size_t stride;  /* floats from one matrix to the next: N * N */
     grid_math math; /* the updates' arithmetic */
 } grid_plan;
 

@@ -26,7 +26,8 @@
 #define TC_SUPPORTED 1
 #endif
 
-constexpr int TC_THREADS = 256, TC_BK = 32, TC_LDS = TC_BK + 4; /* +4: the 8 rows of an ldmatrix hit 32 different banks */
+constexpr int TC_THREADS = 256, TC_BK = 32,
+              TC_LDS = TC_BK + 4; /* +4: the 8 rows of an ldmatrix hit 32 different banks */
 
 __device__ __forceinline__ uint32_t to_tf32(float x)
 {
@@ -57,11 +58,14 @@ __device__ __forceinline__ void split_tf32(float x, uint32_t &hi, uint32_t &lo)
 __device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
 {
 #if TC_SUPPORTED
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #else
-    (void)d; (void)a; (void)b;
+    (void)d;
+    (void)a;
+    (void)b;
     __trap();
 #endif
 }
@@ -77,12 +81,13 @@ __device__ __forceinline__ void cp_async16(float *shared, const float *global)
 }
 #if TC_SUPPORTED
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;"); }
-template <int PENDING>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(PENDING)); }
+template <int PENDING> __device__ __forceinline__ void cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;" ::"n"(PENDING));
+}
 #else
 __device__ __forceinline__ void cp_async_commit() {}
-template <int PENDING>
-__device__ __forceinline__ void cp_async_wait() {}
+template <int PENDING> __device__ __forceinline__ void cp_async_wait() {}
 #endif
 
 /* Four 8 x 4-word matrices from shared memory in one instruction: lane l gives the address of
@@ -92,33 +97,32 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const float *share
 {
     const unsigned s = (unsigned)__cvta_generic_to_shared(shared);
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(s));
 }
 
 /* Two blocks per SM (at most 128 registers a thread), so one block's loads and stores overlap the
  * other's products; the slices need dynamic shared memory (2 x 2 x BM x 36 floats: 72 KiB at BM = 128). */
 constexpr int TC_MIN_BLOCKS = 2;
 
-template <int BM>
-constexpr size_t tc_shared_bytes() { return (size_t)2 * 2 * BM * TC_LDS * sizeof(float); }
+template <int BM> constexpr size_t tc_shared_bytes() { return (size_t)2 * 2 * BM * TC_LDS * sizeof(float); }
 
-template <int BM, int KT>
-__global__ void __launch_bounds__(TC_THREADS, TC_MIN_BLOCKS) update_tf32x3_kernel(float *A, size_t ld, size_t stride, int N, int kcol,
-                                                                                 int origin, int column_only)
+template <int BM, int KT> __global__ void __launch_bounds__(TC_THREADS, TC_MIN_BLOCKS)
+    update_tf32x3_kernel(float *A, size_t ld, size_t stride, int N, int kcol, int origin, int column_only)
 {
     A += blockIdx.y * stride;
-    constexpr int WM = BM / 2, WN = BM / 4;              /* a warp's piece */
-    constexpr int MT = WM / 16, NT = WN / 8;             /* its tensor-core tiles */
-    constexpr int V = TC_BK / 4;                         /* float4 per row of a slice */
-    constexpr int LOADS = V * BM / TC_THREADS;           /* float4 per thread per operand per slice */
+    constexpr int WM = BM / 2, WN = BM / 4;    /* a warp's piece */
+    constexpr int MT = WM / 16, NT = WN / 8;   /* its tensor-core tiles */
+    constexpr int V = TC_BK / 4;               /* float4 per row of a slice */
+    constexpr int LOADS = V * BM / TC_THREADS; /* float4 per thread per operand per slice */
     static_assert(BM == 64 || BM == 128, "update blocks are 64 or 128");
     static_assert(KT % TC_BK == 0 && LOADS >= 1 && NT % 2 == 0, "whole slices; B fragments come two tiles at a time");
     extern __shared__ __align__(16) float tc_shared[];
-    float(*As)[BM][TC_LDS] = reinterpret_cast<float(*)[BM][TC_LDS]>(tc_shared);            /* [2][BM][TC_LDS] */
+    float(*As)[BM][TC_LDS] = reinterpret_cast<float(*)[BM][TC_LDS]>(tc_shared); /* [2][BM][TC_LDS] */
     float(*Bs)[BM][TC_LDS] = reinterpret_cast<float(*)[BM][TC_LDS]>(tc_shared + 2 * BM * TC_LDS);
 
     int p = blockIdx.x, q = 0;
-    if (!column_only) {                                  /* the lower triangle, row by row (see update_task_kernel) */
+    if (!column_only) { /* the lower triangle, row by row (see update_task_kernel) */
         const int b = blockIdx.x;
         p = (int)((sqrtf(8.0f * b + 1.0f) - 1.0f) * 0.5f);
         while ((p + 1) * (p + 2) / 2 <= b) p++;
@@ -151,7 +155,8 @@ __global__ void __launch_bounds__(TC_THREADS, TC_MIN_BLOCKS) update_tf32x3_kerne
      * from DRAM (BM rows of BM floats: BM / 32 lines of 128 bytes a row, a few per thread). */
     for (int line = tid; line < BM * (BM / 32); line += TC_THREADS) {
         const int row = line / (BM / 32), col = (line % (BM / 32)) * 32;
-        if (i0 + row < N && j0 + col < N) asm volatile("prefetch.global.L2 [%0];" ::"l"(A + (size_t)(i0 + row) * ld + j0 + col));
+        if (i0 + row < N && j0 + col < N)
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(A + (size_t)(i0 + row) * ld + j0 + col));
     }
 
     float acc[MT][NT][4];
@@ -167,22 +172,23 @@ __global__ void __launch_bounds__(TC_THREADS, TC_MIN_BLOCKS) update_tf32x3_kerne
 #pragma unroll 1
     for (int s = 0; s < SLICES; s++) {
         const int buf = s & 1;
-        if (s + 1 < SLICES) {                            /* the next slice flies while this one is used */
+        if (s + 1 < SLICES) { /* the next slice flies while this one is used */
             load_slice(s + 1, buf ^ 1);
             cp_async_wait<1>();
         } else {
             cp_async_wait<0>();
         }
-        __syncthreads();                                 /* every thread's copies of slice s have landed */
+        __syncthreads(); /* every thread's copies of slice s have landed */
 #pragma unroll
         for (int k8 = 0; k8 < TC_BK; k8 += 8) {
             uint32_t bhi[NT][2], blo[NT][2];
 #pragma unroll
-            for (int n = 0; n < NT; n += 2) {            /* B fragments of tiles n and n+1 */
+            for (int n = 0; n < NT; n += 2) { /* B fragments of tiles n and n+1 */
                 uint32_t r[4];
                 ldmatrix_x4(r, &Bs[buf][wn0 + n * 8 + b_row][k8 + b_col]);
 #pragma unroll
-                for (int e = 0; e < 4; e++) split_tf32(__uint_as_float(r[e]), bhi[n + e / 2][e % 2], blo[n + e / 2][e % 2]);
+                for (int e = 0; e < 4; e++)
+                    split_tf32(__uint_as_float(r[e]), bhi[n + e / 2][e % 2], blo[n + e / 2][e % 2]);
             }
 #pragma unroll
             for (int m = 0; m < MT; m++) {
@@ -191,14 +197,14 @@ __global__ void __launch_bounds__(TC_THREADS, TC_MIN_BLOCKS) update_tf32x3_kerne
 #pragma unroll
                 for (int e = 0; e < 4; e++) split_tf32(__uint_as_float(r[e]), ahi[e], alo[e]);
 #pragma unroll
-                for (int n = 0; n < NT; n++) {           /* the small terms first, then the large one */
+                for (int n = 0; n < NT; n++) { /* the small terms first, then the large one */
                     mma_tf32(acc[m][n], alo, bhi[n]);
                     mma_tf32(acc[m][n], ahi, blo[n]);
                     mma_tf32(acc[m][n], ahi, bhi[n]);
                 }
             }
         }
-        __syncthreads();                                 /* everyone is done with buf before it is refilled */
+        __syncthreads(); /* everyone is done with buf before it is refilled */
     }
 
     /* C -= acc. The accumulator of tile (m, n) holds rows g and g+8, columns 2t and 2t+1. A block
@@ -232,7 +238,7 @@ __global__ void __launch_bounds__(TC_THREADS, TC_MIN_BLOCKS) update_tf32x3_kerne
                     c.x -= acc[m][n][2 * h];
                     c.y -= acc[m][n][2 * h + 1];
                     if (!diagonal || col + 1 <= row) *cp = c;
-                    else cp->x = c.x;                    /* col = row: the diagonal element only */
+                    else cp->x = c.x; /* col = row: the diagonal element only */
                 }
     }
 }

@@ -49,13 +49,13 @@ __device__ void right_looking(Matrix M, int nt, float *Sd, float *Sc, float *Sa,
         __syncthreads();
         spotrf_tile<NB, LD>(Sd, s_info, k * NB);
         STORE(Sd, k, k);
-        for (int i = k + 1; i < nt; i++) {      // the panel below the diagonal tile
+        for (int i = k + 1; i < nt; i++) { // the panel below the diagonal tile
             LOAD(Sc, i, k);
             __syncthreads();
             strsm_tile<NB, LD>(Sc, Sd);
             STORE(Sc, i, k);
         }
-        for (int i = k + 1; i < nt; i++)        // the trailing matrix
+        for (int i = k + 1; i < nt; i++) // the trailing matrix
             for (int j = k + 1; j <= i; j++) {
                 LOAD(Sc, i, j);
                 LOAD(Sa, i, k);
@@ -98,7 +98,7 @@ __device__ void update_and_solve_offdiagonal(Matrix M, int i, int j, float *Sd, 
         __syncthreads();
         sgemm_tile<NB, LD>(Sc, Sa, Sb);
     }
-    __syncthreads();                            // Sc (and Sd) loaded before the solve reads them
+    __syncthreads(); // Sc (and Sd) loaded before the solve reads them
     strsm_tile<NB, LD>(Sc, Sd);
     STORE(Sc, i, j);
 }
@@ -108,8 +108,8 @@ __device__ void left_looking(Matrix M, int nt, float *Sd, float *Sc, float *Sa, 
 {
     // BEGIN SOLUTION: left-looking: for each tile column k, the diagonal tile, then the tiles below it
     for (int k = 0; k < nt; k++) {
-        update_and_factor_diagonal<NB, LD>(M, k, Sd, Sa, s_info);              // column k's top
-        for (int i = k + 1; i < nt; i++)                                        // and below it
+        update_and_factor_diagonal<NB, LD>(M, k, Sd, Sa, s_info); // column k's top
+        for (int i = k + 1; i < nt; i++)                          // and below it
             update_and_solve_offdiagonal<NB, LD>(M, i, k, Sd, Sc, Sa, Sb);
     }
     // END SOLUTION
@@ -120,19 +120,18 @@ __device__ void top_looking(Matrix M, int nt, float *Sd, float *Sc, float *Sa, f
 {
     // BEGIN SOLUTION: top-looking: for each tile row k, the tiles left of the diagonal, then the diagonal tile
     for (int k = 0; k < nt; k++) {
-        for (int j = 0; j < k; j++) {           // row k, left of the diagonal
-            LOAD(Sd, j, j);                     // the factored diagonal tile above (k,j)
+        for (int j = 0; j < k; j++) { // row k, left of the diagonal
+            LOAD(Sd, j, j);           // the factored diagonal tile above (k,j)
             update_and_solve_offdiagonal<NB, LD>(M, k, j, Sd, Sc, Sa, Sb);
         }
-        update_and_factor_diagonal<NB, LD>(M, k, Sd, Sa, s_info);              // then (k,k)
+        update_and_factor_diagonal<NB, LD>(M, k, Sd, Sa, s_info); // then (k,k)
     }
     // END SOLUTION
 }
 
 /* Tiles above the diagonal are never touched by the orders: write them as zero (the output
  * contract). store_tile writes zero above the diagonal, so storing any tile there does it. */
-template <int NB, int LD, typename Matrix>
-__device__ void zero_upper_tiles(Matrix M, int nt, const float *S)
+template <int NB, int LD, typename Matrix> __device__ void zero_upper_tiles(Matrix M, int nt, const float *S)
 {
     for (int i = 0; i < nt; i++)
         for (int j = i + 1; j < nt; j++) STORE(S, i, j);
@@ -142,7 +141,7 @@ __device__ void zero_upper_tiles(Matrix M, int nt, const float *S)
 template <int NB, int LD, looking_order ORDER, typename Matrix>
 __device__ void factor_tiled(Matrix M, int n, float *Sd, float *Sc, float *Sa, float *Sb, int *s_info)
 {
-    const int nt = (n + NB - 1) / NB;           // ceil: the remainder tile is NOT dropped
+    const int nt = (n + NB - 1) / NB; // ceil: the remainder tile is NOT dropped
     if (ORDER == LOOK_RIGHT) right_looking<NB, LD>(M, nt, Sd, Sc, Sa, Sb, s_info);
     if (ORDER == LOOK_LEFT) left_looking<NB, LD>(M, nt, Sd, Sc, Sa, Sb, s_info);
     if (ORDER == LOOK_TOP) top_looking<NB, LD>(M, nt, Sd, Sc, Sa, Sb, s_info);

@@ -15,7 +15,8 @@
 
 int main(int argc, char **argv)
 {
-    cli_no_arguments(argc, argv, "usage: sanitize_tiled   (small runs of every stage 03 kernel, for compute-sanitizer)\n");
+    cli_no_arguments(argc, argv,
+                     "usage: sanitize_tiled   (small runs of every stage 03 kernel, for compute-sanitizer)\n");
     const int ns[] = {1, 7, 33, 45};
     float *d_A;
     int *d_info;
@@ -34,7 +35,8 @@ int main(int argc, char **argv)
                 char what[64];
                 snprintf(what, sizeof what, "%s-looking NB=%d n=%d", looking_name((looking_order)order), nb, n);
                 small_check(what, n, 1, A, L, &info);
-                free(A); free(L);
+                free(A);
+                free(L);
             }
     CUDA_CHECK(cudaFree(d_A));
     const int grid_ns[] = {1, 64, 130, 300, 520};
@@ -54,11 +56,13 @@ int main(int argc, char **argv)
                 CUDA_CHECK(cudaMemcpy(L, d_A, bytes, cudaMemcpyDeviceToHost));
                 CUDA_CHECK(cudaMemcpy(&info, d_info, sizeof info, cudaMemcpyDeviceToHost));
                 char what[64];
-                snprintf(what, sizeof what, "whole GPU %s %s n=%d", grid_mode_name((grid_mode)mode), grid_math_name((grid_math)math), n);
+                snprintf(what, sizeof what, "whole GPU %s %s n=%d", grid_mode_name((grid_mode)mode),
+                         grid_math_name((grid_math)math), n);
                 small_check(what, n, 1, A, L, &info);
                 CUDA_CHECK(cudaFree(d_A));
                 if (d_work) CUDA_CHECK(cudaFree(d_work));
-                free(A); free(L);
+                free(A);
+                free(L);
             }
     CUDA_CHECK(cudaFree(d_info));
     return small_runs_end("sanitize_tiled");

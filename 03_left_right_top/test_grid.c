@@ -46,7 +46,7 @@ static int run_grid(grid_mode mode, grid_math math, int n, const float *A, float
     CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
     if (work) {
         CUDA_CHECK(cudaMalloc((void **)&d_work, work));
-        CUDA_CHECK(cudaMemset(d_work, 0xff, work));             /* NaN everywhere: nothing may read it unwritten */
+        CUDA_CHECK(cudaMemset(d_work, 0xff, work)); /* NaN everywhere: nothing may read it unwritten */
     }
     CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(d_info, 0x7f, sizeof(int)));
@@ -54,7 +54,8 @@ static int run_grid(grid_mode mode, grid_math math, int n, const float *A, float
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(L, d_A, bytes, cudaMemcpyDeviceToHost));
     if (info != -999) CUDA_CHECK(cudaMemcpy(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_info));
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_info));
     if (d_work) CUDA_CHECK(cudaFree(d_work));
     return info;
 }
@@ -66,16 +67,19 @@ static int run_grid(grid_mode mode, grid_math math, int n, const float *A, float
  * the checks of fp32 (the other two modes would only repeat the look-ahead's tasks). */
 static int modes_checked(grid_math math) { return math == GRID_FP32 ? GRID_MODE_COUNT : 3; }
 
-static void check_matrix(harness *h, grid_math math, const char *what, int n, const float *A, int planted, int nan_input)
+static void check_matrix(harness *h, grid_math math, const char *what, int n, const float *A, int planted,
+                         int nan_input)
 {
     size_t nn = (size_t)n * n, bytes = nn * sizeof(float);
-    float *C = host_alloc(bytes, "test buffers"), *Lref = host_alloc(bytes, "test buffers"), *L = host_alloc(bytes, "test buffers");
+    float *C = host_alloc(bytes, "test buffers"), *Lref = host_alloc(bytes, "test buffers"),
+          *L = host_alloc(bytes, "test buffers");
     double tol;
     int cinfo = oracle_potrf_host(n, A, C);
     compare_tolerances(n, 1, A, &tol);
     const int ref_info = run_grid(GRID_LOOKAHEAD, math, n, A, Lref);
-    int ref_ok = 0;                             /* the look-ahead result passed its full check */
-    for (int m = GRID_MODE_COUNT - 1; m >= GRID_MODE_COUNT - modes_checked(math); m--) { /* quads, pairs, look-ahead, then the two that must equal it */
+    int ref_ok = 0; /* the look-ahead result passed its full check */
+    for (int m = GRID_MODE_COUNT - 1; m >= GRID_MODE_COUNT - modes_checked(math);
+         m--) { /* quads, pairs, look-ahead, then the two that must equal it */
         /* The look-ahead, the pairs and the quads (other summation orders: K = 2T, 4T) get the full check; stream
          * and graph launch the look-ahead's tasks in another order and must equal it bit for bit. */
         const int full = m == GRID_LOOKAHEAD || m == GRID_PAIRS || m == GRID_QUADS;
@@ -88,10 +92,14 @@ static void check_matrix(harness *h, grid_math math, const char *what, int n, co
         if (full) {
             check_factor(n, A, mine, info, &r);
             ok = r.ok && info == planted && (info == cinfo || nan_input);
-            snprintf(detail, sizeof detail, "%s", !r.ok ? r.detail : ok ? "" : "info is not the planted minor or cuSOLVER's");
-            if (ok && !nan_input) ok = compare_factors_tol(n, 1, &tol, mine, &info, C, &cinfo, detail, sizeof detail, &md) == 0;
+            snprintf(detail, sizeof detail, "%s",
+                     !r.ok ? r.detail
+                     : ok  ? ""
+                           : "info is not the planted minor or cuSOLVER's");
+            if (ok && !nan_input)
+                ok = compare_factors_tol(n, 1, &tol, mine, &info, C, &cinfo, detail, sizeof detail, &md) == 0;
             if (m == GRID_LOOKAHEAD) ref_ok = ok;
-        } else if (!ref_ok) {                   /* equal to a wrong result proves nothing */
+        } else if (!ref_ok) { /* equal to a wrong result proves nothing */
             ok = 0;
             snprintf(detail, sizeof detail, "the look-ahead result this one must equal failed its check");
         } else {
@@ -99,15 +107,18 @@ static void check_matrix(harness *h, grid_math math, const char *what, int n, co
             if (!ok) {
                 size_t e = 0;
                 while (e < nn && !memcmp(L + e, Lref + e, sizeof(float))) e++;
-                snprintf(detail, sizeof detail, "differs from the look-ahead result: info %d vs %d, first at (%zu, %zu)",
-                         info, ref_info, e / n, e % n);
+                snprintf(detail, sizeof detail,
+                         "differs from the look-ahead result: info %d vs %d, first at (%zu, %zu)", info, ref_info,
+                         e / n, e % n);
             }
         }
         snprintf(name, sizeof name, "%s%s %s", grid_mode_name((grid_mode)m), math == GRID_FP32 ? "" : " tf32x3", what);
-        harness_check(h, ok, name, "%s info %d (cuSOLVER %d, planted %d), resid %.2g, diff to cuSOLVER %.2g", detail, info,
-                      cinfo, planted, r.resid, md);
+        harness_check(h, ok, name, "%s info %d (cuSOLVER %d, planted %d), resid %.2g, diff to cuSOLVER %.2g", detail,
+                      info, cinfo, planted, r.resid, md);
     }
-    free(C); free(Lref); free(L);
+    free(C);
+    free(Lref);
+    free(L);
 }
 
 static float *make_matrix(family_t fam, int n, int fail_at, unsigned long long seed)
@@ -171,7 +182,8 @@ static void check_large(harness *h, grid_math math, int n, int fail_at)
 {
     size_t nn = (size_t)n * n, bytes = nn * sizeof(float);
     gen_params p = gen_params_make(fail_at ? FAMILY_NONSPD : FAMILY_SPD, harness_seed(3400 + n), 0, fail_at);
-    float *A = host_alloc(bytes, "test buffers"), *C = host_alloc(bytes, "test buffers"), *L = host_alloc(bytes, "test buffers");
+    float *A = host_alloc(bytes, "test buffers"), *C = host_alloc(bytes, "test buffers"),
+          *L = host_alloc(bytes, "test buffers");
     gen_batch_host(&p, n, 0, 1, A);
     int cinfo = oracle_potrf_host(n, A, C);
     for (int m = GRID_MODE_COUNT - modes_checked(math); m < GRID_MODE_COUNT; m++) {
@@ -187,14 +199,17 @@ static void check_large(harness *h, grid_math math, int n, int fail_at)
             norm += (double)C[e] * C[e];
         }
         if (ok && info == 0 && !(sqrt(diff / norm) <= 2 * fwd_tol(n, 2.0 * n + 2))) {
-            snprintf(detail, sizeof detail, "differs from cuSOLVER by %.3g > %.3g", sqrt(diff / norm), 2 * fwd_tol(n, 2.0 * n + 2));
+            snprintf(detail, sizeof detail, "differs from cuSOLVER by %.3g > %.3g", sqrt(diff / norm),
+                     2 * fwd_tol(n, 2.0 * n + 2));
             ok = 0;
         }
         snprintf(name, sizeof name, "%s%s %s n=%d", grid_mode_name((grid_mode)m), math == GRID_FP32 ? "" : " tf32x3",
                  fail_at ? "nonspd" : "spd", n);
         harness_check(h, ok, name, "%s (worst sampled residual %.3g)", detail, worst);
     }
-    free(A); free(C); free(L);
+    free(A);
+    free(C);
+    free(L);
 }
 
 /* A batch through potrf_grid_batched: matrix 1 is not positive definite (minor planted inside a
@@ -210,15 +225,18 @@ static const int batched_sizes[] = {1, 33, 65, 200, 256};
 static void check_batched(harness *h, grid_mode mode, grid_math math, int n, size_t batch)
 {
     const size_t nn = (size_t)n * n, total = (batch + 2) * nn;
-    float *A = host_alloc(batch * nn * sizeof(float), "test buffers"), *L = host_alloc(total * sizeof(float), "test buffers");
+    float *A = host_alloc(batch * nn * sizeof(float), "test buffers"),
+          *L = host_alloc(total * sizeof(float), "test buffers");
     float *C = host_alloc(batch * nn * sizeof(float), "test buffers");
-    int *planted = host_alloc_array(batch, sizeof(int), "test buffers"), *info = host_alloc_array(batch + 2, sizeof(int), "test buffers");
+    int *planted = host_alloc_array(batch, sizeof(int), "test buffers"),
+        *info = host_alloc_array(batch + 2, sizeof(int), "test buffers");
     int *cinfo = host_alloc_array(batch, sizeof(int), "test buffers");
     double *tol = host_alloc_array(batch, sizeof(double), "test buffers");
     for (size_t b = 0; b < batch; b++) {
         const int bad = batch > 1 && b == 1 && n > 2, nan = batch > 3 && b == 3 && n > 2;
         planted[b] = bad ? n / 2 + 1 : nan ? n - 1 + 1 : 0;
-        gen_params p = gen_params_make(bad ? FAMILY_NONSPD : FAMILY_SPD, harness_seed(3500 + n), 0, bad ? planted[b] : 0);
+        gen_params p =
+            gen_params_make(bad ? FAMILY_NONSPD : FAMILY_SPD, harness_seed(3500 + n), 0, bad ? planted[b] : 0);
         gen_batch_host(&p, n, b, 1, A + b * nn);
         if (nan) A[b * nn + (size_t)(n - 1) * n + 1] = A[b * nn + (size_t)1 * n + (n - 1)] = NAN; /* row n-1: info n */
         cinfo[b] = oracle_potrf_host(n, A + b * nn, C + b * nn);
@@ -233,7 +251,7 @@ static void check_batched(harness *h, grid_mode mode, grid_math math, int n, siz
         CUDA_CHECK(cudaMalloc((void **)&d_work, work));
         CUDA_CHECK(cudaMemset(d_work, 0xff, work));
     }
-    for (size_t e = 0; e < total; e++) L[e] = GUARD_VALUE;     /* the guards, then the batch between them */
+    for (size_t e = 0; e < total; e++) L[e] = GUARD_VALUE; /* the guards, then the batch between them */
     memcpy(L + nn, A, batch * nn * sizeof(float));
     CUDA_CHECK(cudaMemcpy(d_A, L, total * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(d_info, 0x7f, (batch + 2) * sizeof(int)));
@@ -257,21 +275,31 @@ static void check_batched(harness *h, grid_mode mode, grid_math math, int n, siz
         const float *Lb = L + (b + 1) * nn;
         factor_check r;
         check_factor(n, A + b * nn, Lb, info[b + 1], &r);
-        const int nan = planted[b] && cinfo[b] != planted[b];   /* cuSOLVER's info on NaN is not required */
+        const int nan = planted[b] && cinfo[b] != planted[b]; /* cuSOLVER's info on NaN is not required */
         if (!r.ok) snprintf(detail, sizeof detail, "matrix %zu: %.200s", b, r.detail), ok = 0;
         else if (info[b + 1] != planted[b] || (!nan && info[b + 1] != cinfo[b]))
-            snprintf(detail, sizeof detail, "matrix %zu: info %d, planted %d, cuSOLVER %d", b, info[b + 1], planted[b], cinfo[b]), ok = 0;
-        else if (info[b + 1] == 0 &&
-                 compare_factors_tol(n, 1, tol + b, Lb, info + b + 1, C + b * nn, cinfo + b, detail, sizeof detail, &md) != 0)
+            snprintf(detail, sizeof detail, "matrix %zu: info %d, planted %d, cuSOLVER %d", b, info[b + 1], planted[b],
+                     cinfo[b]),
+                ok = 0;
+        else if (info[b + 1] == 0 && compare_factors_tol(n, 1, tol + b, Lb, info + b + 1, C + b * nn, cinfo + b, detail,
+                                                         sizeof detail, &md) != 0)
             ok = 0;
         if (r.ref_info == 0 && r.resid > worst) worst = r.resid;
     }
     char name[96];
-    snprintf(name, sizeof name, "batched %s%s n=%d x%zu", grid_mode_name(mode), math == GRID_FP32 ? "" : " tf32x3", n, batch);
+    snprintf(name, sizeof name, "batched %s%s n=%d x%zu", grid_mode_name(mode), math == GRID_FP32 ? "" : " tf32x3", n,
+             batch);
     harness_check(h, ok, name, "%s (max residual %.2g, diff to cuSOLVER %.2g)", detail, worst, md);
-    CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_info));
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_info));
     if (d_work) CUDA_CHECK(cudaFree(d_work));
-    free(A); free(L); free(C); free(planted); free(info); free(cinfo); free(tol);
+    free(A);
+    free(L);
+    free(C);
+    free(planted);
+    free(info);
+    free(cinfo);
+    free(tol);
 }
 
 /* The tests test_batched runs: every size and mode with BATCHED_COUNT matrices, and one batch
@@ -282,7 +310,8 @@ static void check_batched(harness *h, grid_mode mode, grid_math math, int n, siz
 static void test_batched(harness *h)
 {
     for (int s = 0; s < NBATCHED_SIZES; s++)
-        for (int m = 0; m < GRID_MODE_COUNT; m++) check_batched(h, (grid_mode)m, GRID_FP32, batched_sizes[s], BATCHED_COUNT);
+        for (int m = 0; m < GRID_MODE_COUNT; m++)
+            check_batched(h, (grid_mode)m, GRID_FP32, batched_sizes[s], BATCHED_COUNT);
     check_batched(h, GRID_LOOKAHEAD, GRID_FP32, 3, GRID_MAX_BATCH + 2);
 }
 
@@ -293,7 +322,10 @@ static void test_batched(harness *h)
  * 8x cuSOLVER's on the same matrix; plain TF32 is about 1000x off (planted on the H100). */
 static const int gram_sizes[] = {300, 700};
 #define NGRAM ((int)(sizeof gram_sizes / sizeof *gram_sizes))
-static const struct { grid_mode mode; grid_math math; } runs[] = {
+static const struct {
+    grid_mode mode;
+    grid_math math;
+} runs[] = {
     {GRID_LOOKAHEAD, GRID_FP32}, {GRID_LOOKAHEAD, GRID_TF32X3}, {GRID_PAIRS, GRID_TF32X3}, {GRID_QUADS, GRID_TF32X3}};
 #define NGRAM_RUNS ((int)(sizeof runs / sizeof *runs))
 #define NGRAM_TESTS (NGRAM * NGRAM_RUNS)
@@ -323,7 +355,8 @@ static void test_accuracy(harness *h)
 {
     for (int s = 0; s < NGRAM; s++) {
         const int n = gram_sizes[s];
-        float *A = gram_matrix(n, harness_seed(3600 + n)), *C = host_alloc((size_t)n * n * sizeof(float), "test buffers");
+        float *A = gram_matrix(n, harness_seed(3600 + n)),
+              *C = host_alloc((size_t)n * n * sizeof(float), "test buffers");
         float *L = host_alloc((size_t)n * n * sizeof(float), "test buffers");
         factor_check rc;
         const int cinfo = oracle_potrf_host(n, A, C);
@@ -335,12 +368,17 @@ static void test_accuracy(harness *h)
             const double bound = 8 * rc.fwd;
             const int ok = rc.ok && cinfo == 0 && mine.ok && info == 0 && mine.fwd <= bound;
             char name[96];
-            snprintf(name, sizeof name, "%s %s gram n=%d accuracy", grid_mode_name(runs[r].mode), grid_math_name(runs[r].math), n);
-            harness_check(h, ok, name, "forward error %.3g (cuSOLVER %.3g, bound %.3g), residual %.3g (cuSOLVER %.3g)%s%s", mine.fwd, rc.fwd,
-                          bound, mine.resid, rc.resid, mine.ok ? "" : ": ", mine.ok ? "" : mine.detail);
-            printf("  accuracy %s: forward error %.3g, residual %.3g; cuSOLVER %.3g, %.3g\n", name, mine.fwd, mine.resid, rc.fwd, rc.resid);
+            snprintf(name, sizeof name, "%s %s gram n=%d accuracy", grid_mode_name(runs[r].mode),
+                     grid_math_name(runs[r].math), n);
+            harness_check(h, ok, name,
+                          "forward error %.3g (cuSOLVER %.3g, bound %.3g), residual %.3g (cuSOLVER %.3g)%s%s", mine.fwd,
+                          rc.fwd, bound, mine.resid, rc.resid, mine.ok ? "" : ": ", mine.ok ? "" : mine.detail);
+            printf("  accuracy %s: forward error %.3g, residual %.3g; cuSOLVER %.3g, %.3g\n", name, mine.fwd,
+                   mine.resid, rc.fwd, rc.resid);
         }
-        free(A); free(C); free(L);
+        free(A);
+        free(C);
+        free(L);
     }
 }
 
@@ -371,20 +409,27 @@ static void test_bad_arguments(harness *h)
     harness_check(h, potrf_grid(GRID_STREAM, 0, d_A, NULL, d_info) == -1, "grid refuses n = 0", "n = 0");
     harness_check(h, potrf_grid(GRID_STREAM, GRID_MAX_N + 1, d_A, NULL, d_info) == -1, "grid refuses n too large", "n");
     harness_check(h, potrf_grid(GRID_GRAPH, 64, NULL, NULL, d_info) == -1, "grid refuses a NULL matrix", "d_A");
-    harness_check(h, potrf_grid((grid_mode)GRID_MODE_COUNT, 64, d_A, NULL, d_info) == -1, "grid refuses an unknown mode", "mode %d", GRID_MODE_COUNT);
-    harness_check(h, potrf_grid_batched(GRID_STREAM, 64, 0, d_A, NULL, d_info) == -1, "grid refuses batch 0", "batch 0");
+    harness_check(h, potrf_grid((grid_mode)GRID_MODE_COUNT, 64, d_A, NULL, d_info) == -1,
+                  "grid refuses an unknown mode", "mode %d", GRID_MODE_COUNT);
+    harness_check(h, potrf_grid_batched(GRID_STREAM, 64, 0, d_A, NULL, d_info) == -1, "grid refuses batch 0",
+                  "batch 0");
     harness_check(h, potrf_grid(GRID_STREAM, 7, d_A, NULL, d_info) == -1, "grid refuses a missing workspace", "n = 7");
     harness_check(h, potrf_grid_math(GRID_PAIRS, (grid_math)GRID_MATH_COUNT, 64, 1, d_A, NULL, d_info) == -1,
                   "grid refuses an unknown math", "math %d", GRID_MATH_COUNT);
-    CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_info));
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_info));
 }
 
 int main(void)
 {
     harness h;
     harness_begin(&h, "stage-3-grid");
-    if (harness_extra()) { spd_sizes[nspd_sizes++] = 47; spd_sizes[nspd_sizes++] = 97; spd_sizes[nspd_sizes++] = 1500; }
-    const int matrices = nspd_sizes + 2 + 3 + 2;  /* test_sizes (+ illcond) and test_failures */
+    if (harness_extra()) {
+        spd_sizes[nspd_sizes++] = 47;
+        spd_sizes[nspd_sizes++] = 97;
+        spd_sizes[nspd_sizes++] = 1500;
+    }
+    const int matrices = nspd_sizes + 2 + 3 + 2; /* test_sizes (+ illcond) and test_failures */
     harness_plan(&h, GROUP, modes_checked(GRID_FP32) * (matrices + 2));
     harness_plan(&h, BATCH_GROUP, NBATCHED_TESTS);
     harness_plan(&h, TENSOR_GROUP, modes_checked(GRID_TF32X3) * (matrices + 2) + NGRAM_TESTS + NTENSOR_BATCHED);

@@ -26,7 +26,10 @@ static const int nbs[] = {4, 8, 16, 32};
 static const char *const order_groups[LOOK_COUNT] = {"right-looking", "left-looking", "top-looking"};
 static const char *const one_tile_groups[LOOK_COUNT] = {"right-looking, one tile", "left-looking, one tile",
                                                         "top-looking, one tile"};
-static const char *variant_group(int order, int nb, int n) { return n <= nb ? one_tile_groups[order] : order_groups[order]; }
+static const char *variant_group(int order, int nb, int n)
+{
+    return n <= nb ? one_tile_groups[order] : order_groups[order];
+}
 enum { TEXT_N = 10 }; /* the seed-format file's matrix */
 static int family_sizes[16] = {1, 2, 7, 8, 9, 31, 32, 33, 64, 100, 127, 256, 1000}, nfamily_sizes = 13; /* + hidden */
 
@@ -60,11 +63,13 @@ static void check_all_variants(harness *h, const char *what, int n, const float 
             if (ok) ok = compare_factors(n, 1, A, L, &info, C, &cinfo, detail, sizeof detail, &md) == 0;
             char name[96];
             snprintf(name, sizeof name, "%s NB=%d %s", looking_name((looking_order)o), nbs[a], what);
-            harness_check(h, ok, name, "%s info %d (cuSOLVER %d), resid %.2g, diff to cuSOLVER %.2g", detail, info, cinfo,
-                          ok ? r.resid : 0.0, md);
+            harness_check(h, ok, name, "%s info %d (cuSOLVER %d), resid %.2g, diff to cuSOLVER %.2g", detail, info,
+                          cinfo, ok ? r.resid : 0.0, md);
         }
-    CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_info));
-    free(L); free(C);
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_info));
+    free(L);
+    free(C);
 }
 
 static void test_families(harness *h)
@@ -89,7 +94,10 @@ static void test_text_file(harness *h)
 {
     char path[] = "/tmp/cholesky-seed-XXXXXX";
     int fd = mkstemp(path);
-    if (fd < 0) { perror("mkstemp"); exit(1); }
+    if (fd < 0) {
+        perror("mkstemp");
+        exit(1);
+    }
     FILE *f = fdopen(fd, "w");
     int n = TEXT_N;
     gen_params p = gen_params_make(FAMILY_SPD, 4, 0, 0);
@@ -121,14 +129,19 @@ static void test_bad_arguments(harness *h)
     harness_check(h, potrf_tiled(LOOK_LEFT, 12, 5, d_A, d_info) == -1, "refuses an NB not compiled in", "NB = 12");
     harness_check(h, potrf_tiled(LOOK_TOP, 8, 0, d_A, d_info) == -1, "refuses n = 0", "n = 0");
     harness_check(h, potrf_tiled((looking_order)7, 8, 4, d_A, d_info) == -1, "refuses an unknown order", "order 7");
-    CUDA_CHECK(cudaFree(d_A)); CUDA_CHECK(cudaFree(d_info));
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_info));
 }
 
 int main(void)
 {
     harness h;
     harness_begin(&h, "stage-3");
-    if (harness_extra()) { family_sizes[nfamily_sizes++] = 5; family_sizes[nfamily_sizes++] = 47; family_sizes[nfamily_sizes++] = 97; }
+    if (harness_extra()) {
+        family_sizes[nfamily_sizes++] = 5;
+        family_sizes[nfamily_sizes++] = 47;
+        family_sizes[nfamily_sizes++] = 97;
+    }
     int one_tile = 0, tiled = 0; /* per order: the three families at every size, and the text file, for each NB */
     for (int a = 0; a < 4; a++) {
         for (int s = 0; s < nfamily_sizes; s++) *(family_sizes[s] <= nbs[a] ? &one_tile : &tiled) += 3;

@@ -6,14 +6,14 @@
  * Alone: make build/03_left_right_top/cholesky_one && build/03_left_right_top/cholesky_one --n 32 --mode block */
 #include <stdio.h>
 #include "cuda_check.h"
-#include "tile_rowmajor.cuh"   /* rowmajor_matrix and its load_tile / store_tile */
-#include "looking_orders.cuh"  /* the three orders, written once for stages 03-05 */
+#include "tile_rowmajor.cuh"  /* rowmajor_matrix and its load_tile / store_tile */
+#include "looking_orders.cuh" /* the three orders, written once for stages 03-05 */
 #include "tiled_cholesky.h"
 
 #define PAD 1
 
-template <int NB, looking_order ORDER>
-__global__ void __launch_bounds__(NB * NB) potrf_tiled_kernel(float *A, int n, int *info)
+template <int NB, looking_order ORDER> __global__ void __launch_bounds__(NB *NB)
+    potrf_tiled_kernel(float *A, int n, int *info)
 {
     constexpr int LD = tile_ld<NB, PAD>();
     __shared__ float Sd[NB * LD], Sc[NB * LD], Sa[NB * LD], Sb[NB * LD];
@@ -31,8 +31,7 @@ const char *looking_name(looking_order order)
     return order >= 0 && order < LOOK_COUNT ? names[order] : "?";
 }
 
-template <int NB>
-static void launch(looking_order order, int n, float *d_A, int *d_info)
+template <int NB> static void launch(looking_order order, int n, float *d_A, int *d_info)
 {
     if (order == LOOK_RIGHT) potrf_tiled_kernel<NB, LOOK_RIGHT><<<1, dim3(1, NB, NB)>>>(d_A, n, d_info);
     if (order == LOOK_LEFT) potrf_tiled_kernel<NB, LOOK_LEFT><<<1, dim3(1, NB, NB)>>>(d_A, n, d_info);

@@ -57,8 +57,10 @@ static void bench_full_gpu(const env_stamp *e, const char *stage, const bench_ca
                            size_t batch, const gen_params *p)
 {
     const size_t nn = (size_t)n * n, bytes = batch * nn * sizeof(float);
-    printf("# n=%d: the %.1f GiB batch leaves no room for a second copy: cuSOLVER, the copy roofline and the conversions"
-           " are not timed; each case runs on the batch regenerated in place\n", n, bytes / 1073741824.0);
+    printf(
+        "# n=%d: the %.1f GiB batch leaves no room for a second copy: cuSOLVER, the copy roofline and the conversions"
+        " are not timed; each case runs on the batch regenerated in place\n",
+        n, bytes / 1073741824.0);
     float *d_lay;
     int *d_info;
     CUDA_CHECK(cudaMalloc((void **)&d_lay, bytes));
@@ -68,7 +70,9 @@ static void bench_full_gpu(const env_stamp *e, const char *stage, const bench_ca
         bench_ctx c = {&cases[k].cfg, n, batch, chunk, NULL, d_lay, d_info, NULL, p};
         timing_stats t = time_gpu(run_factor, regenerate, &c, 1, 3);
         /* 8 samples across the whole batch, past 2^32 elements */
-        t.verified = verify_generated_batch(p, n, batch, chunk, d_lay, d_info, 8, "result check after timing") ? TIMING_VERIFIED : TIMING_WRONG;
+        t.verified = verify_generated_batch(p, n, batch, chunk, d_lay, d_info, 8, "result check after timing")
+                         ? TIMING_VERIFIED
+                         : TIMING_WRONG;
         char lname[48], cname[64], variant[128];
         layout_name(cases[k].chunk, lname, sizeof lname);
         snprintf(variant, sizeof variant, "%s: %s", lname, batched_config_name(&cases[k].cfg, cname, sizeof cname));
@@ -82,7 +86,8 @@ static void bench_full_gpu(const env_stamp *e, const char *stage, const bench_ca
 static int same_samples(int n, size_t batch, const float *d_x, const float *d_y)
 {
     size_t nn = (size_t)n * n;
-    float *x = host_alloc(nn * sizeof(float), "benchmark buffers"), *y = host_alloc(nn * sizeof(float), "benchmark buffers");
+    float *x = host_alloc(nn * sizeof(float), "benchmark buffers"),
+          *y = host_alloc(nn * sizeof(float), "benchmark buffers");
     int ok = 1;
     for (int s = 0; s < 4 && ok; s++) {
         size_t b = (size_t)((double)(batch - 1) * s / 3);
@@ -91,7 +96,8 @@ static int same_samples(int n, size_t batch, const float *d_x, const float *d_y)
         ok = memcmp(x, y, nn * sizeof(float)) == 0;
     }
     if (!ok) fprintf(stderr, "result check after timing: the conversion did not give back the input\n");
-    free(x); free(y);
+    free(x);
+    free(y);
     return ok;
 }
 
@@ -108,7 +114,8 @@ void bench_batched(const env_stamp *e, const char *stage, const bench_case *case
         for (; tok; tok = strtok(NULL, " ,")) {
             long long v;
             if (count == 16 || !cli_parse_ll(tok, 1, BATCHED_MAX_N, &v)) {
-                fprintf(stderr, "bad value for BENCH_NS: '%s' (at most 16 orders, each 1..%d)\n", env_ns, BATCHED_MAX_N);
+                fprintf(stderr, "bad value for BENCH_NS: '%s' (at most 16 orders, each 1..%d)\n", env_ns,
+                        BATCHED_MAX_N);
                 exit(2);
             }
             ns[count++] = (int)v;
@@ -160,7 +167,8 @@ void bench_batched(const env_stamp *e, const char *stage, const bench_case *case
                 back.d_out = d_scratch;
                 back.convert = to_rowmajor;
                 timing_stats tb = time_gpu(run_convert, nothing, &back, TIMING_WARMUP, TIMING_REPEATS);
-                if (custom) t.verified = tb.verified = same_samples(n, batch, d_rm, d_scratch) ? TIMING_VERIFIED : TIMING_WRONG;
+                if (custom)
+                    t.verified = tb.verified = same_samples(n, batch, d_rm, d_scratch) ? TIMING_VERIFIED : TIMING_WRONG;
                 snprintf(variant, sizeof variant, "convert%s row-major -> %s", custom ? " (tiled)" : "", lname);
                 report_row(e, stage, variant, n, batch, t, tc.median_ms, t_copy);
                 snprintf(variant, sizeof variant, "convert%s %s -> row-major", custom ? " (tiled)" : "", lname);
@@ -169,7 +177,10 @@ void bench_batched(const env_stamp *e, const char *stage, const bench_case *case
             rowmajor_to_chunked_device(n, batch, chunk, d_rm, d_lay); /* the pristine input, provided converter */
             c.d_out = d_work;
             timing_stats t = time_gpu_restoring(run_factor, &c, d_work, d_lay, bytes);
-            t.verified = verify_generated_batch(&p, n, batch, c.chunk, c.d_out, c.d_info, 4, "result check after timing") ? TIMING_VERIFIED : TIMING_WRONG;
+            t.verified =
+                verify_generated_batch(&p, n, batch, c.chunk, c.d_out, c.d_info, 4, "result check after timing")
+                    ? TIMING_VERIFIED
+                    : TIMING_WRONG;
             snprintf(variant, sizeof variant, "%s: %s", lname, batched_config_name(&cases[k].cfg, cname, sizeof cname));
             report_row(e, stage, variant, n, batch, t, tc.median_ms, t_copy);
         }

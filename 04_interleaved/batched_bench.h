@@ -22,10 +22,10 @@ typedef void (*layout_converter)(int n, size_t batch, size_t chunk, const float 
 
 /* BENCH_NS / BENCH_BYTES in the environment shrink the run (e.g. BENCH_NS="20 100"). The
  * conversion rows time to_layout / to_rowmajor (NULL: the provided converters of common/). */
-#define BENCH_BATCHED_USAGE(prog, stage)                                                              \
-    "usage: " prog "   (stage " stage " benchmark, configured by the environment)\n"                     \
-    "  BENCH_NS=\"20 60 100\"   the orders to run, 1..1024 (default 20 30 ... 100)\n"                     \
-    "  BENCH_BYTES=B           bytes per batch, 1 MiB .. 1 TiB (default 1 GiB)\n"                          \
+#define BENCH_BATCHED_USAGE(prog, stage)                                              \
+    "usage: " prog "   (stage " stage " benchmark, configured by the environment)\n"  \
+    "  BENCH_NS=\"20 60 100\"   the orders to run, 1..1024 (default 20 30 ... 100)\n" \
+    "  BENCH_BYTES=B           bytes per batch, 1 MiB .. 1 TiB (default 1 GiB)\n"     \
     "  BENCH_CSV=FILE          append the rows there (default build/bench.csv)\n"
 void bench_batched(const env_stamp *e, const char *stage, const bench_case *cases, int ncases,
                    layout_converter to_layout, layout_converter to_rowmajor);

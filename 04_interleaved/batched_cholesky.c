@@ -30,7 +30,8 @@ static int tiles_check(const batched_config *cfg, int n, char *msg, size_t len)
     else if (cfg->order < 0 || cfg->order >= LOOK_COUNT)
         snprintf(msg, len, "unknown looking order %d (right, left or top)", (int)cfg->order);
     else if (cfg->per_block < 1 || cfg->per_block * cfg->nb * cfg->nb > 1024)
-        snprintf(msg, len, "tile kernel: per_block x NB x NB threads must be 1..1024, so per_block <= %d for NB = %d (got %d)",
+        snprintf(msg, len,
+                 "tile kernel: per_block x NB x NB threads must be 1..1024, so per_block <= %d for NB = %d (got %d)",
                  1024 / (cfg->nb * cfg->nb), cfg->nb, cfg->per_block);
     return msg[0] ? -1 : 0;
 }
@@ -71,10 +72,24 @@ static void thread_describe(const batched_config *c, char *buf, size_t len)
     snprintf(buf, len, "thread NB=%d x%d u%d", c->nb, c->per_block, c->unroll);
 }
 
-static const batched_kernel_ops tiles_ops = {"tiles", "tile kernel", BATCHED_USES_ORDER | BATCHED_USES_NB, tiles_check,
-                                             tiles_launch, tiles_describe, BATCHED_MAX_N};
-static const batched_kernel_ops thread_ops = {"thread", "thread-per-matrix kernel", BATCHED_USES_NB | BATCHED_USES_UNROLL,
-                                              thread_check, thread_launch, thread_describe, BATCHED_MAX_N};
+static const batched_kernel_ops tiles_ops = {
+    .name = "tiles",
+    .group = "tile kernel",
+    .uses = BATCHED_USES_ORDER | BATCHED_USES_NB,
+    .check = tiles_check,
+    .launch = tiles_launch,
+    .describe = tiles_describe,
+    .max_n = BATCHED_MAX_N,
+};
+static const batched_kernel_ops thread_ops = {
+    .name = "thread",
+    .group = "thread-per-matrix kernel",
+    .uses = BATCHED_USES_NB | BATCHED_USES_UNROLL,
+    .check = thread_check,
+    .launch = thread_launch,
+    .describe = thread_describe,
+    .max_n = BATCHED_MAX_N,
+};
 static const batched_kernel_ops *kernels[BATCHED_MAX_KERNELS] = {&tiles_ops, &thread_ops};
 
 void batched_register_kernel(batched_kernel k, const batched_kernel_ops *ops)
@@ -95,10 +110,8 @@ int batched_config_check(const batched_config *cfg, int n, char *msg, size_t len
     if (n < 1 || n > most)
         snprintf(msg, len, "n = %d is not supported: the %s kernel takes 1 <= n <= %d (larger matrices: stage 03)", n,
                  ops ? ops->name : "batched", most);
-    else if (!ops)
-        snprintf(msg, len, "unknown kernel %d (tiles or thread)", (int)cfg->kernel);
-    else
-        ops->check(cfg, n, msg, len);
+    else if (!ops) snprintf(msg, len, "unknown kernel %d (tiles or thread)", (int)cfg->kernel);
+    else ops->check(cfg, n, msg, len);
     return msg[0] ? -1 : 0;
 }
 

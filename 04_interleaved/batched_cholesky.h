@@ -39,16 +39,21 @@ typedef struct {
  * a later stage adds its own (or wraps one of these) with batched_register_kernel, so the tests,
  * benchmarks and driver of this stage run its kernels too, while this stage never names them:
  * the include/link graph still climbs 04 -> 06. */
-enum { BATCHED_USES_ORDER = 1, BATCHED_USES_NB = 2, BATCHED_USES_UNROLL = 4, BATCHED_USES_THREADS = 8,
-       BATCHED_ROWMAJOR_ONLY = 16 /* (not a field) it takes row-major data only: chunk 1 */ };
+enum {
+    BATCHED_USES_ORDER = 1,
+    BATCHED_USES_NB = 2,
+    BATCHED_USES_UNROLL = 4,
+    BATCHED_USES_THREADS = 8,
+    BATCHED_ROWMAJOR_ONLY = 16 /* (not a field) it takes row-major data only: chunk 1 */
+};
 typedef struct {
     const char *name;  /* on the command line: "tiles" */
     const char *group; /* its test group (learning goal): "tile kernel" */
     unsigned uses;     /* BATCHED_USES_*: the fields of batched_config it reads besides per_block */
     int (*check)(const batched_config *cfg, int n, char *msg, size_t len); /* 0, or -1 and why */
     int (*launch)(const batched_config *cfg, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
-    void (*describe)(const batched_config *cfg, char *buf, size_t len);   /* "thread NB=4 x64 u2" */
-    int max_n;         /* the largest n it takes; 0: BATCHED_MAX_N (a kernel for large matrices says more) */
+    void (*describe)(const batched_config *cfg, char *buf, size_t len); /* "thread NB=4 x64 u2" */
+    int max_n; /* the largest n it takes; 0: BATCHED_MAX_N (a kernel for large matrices says more) */
 } batched_kernel_ops;
 #define BATCHED_MAX_KERNELS 8
 /* Register (or replace) kernel k; ops must outlive the program (a static). */
@@ -65,10 +70,14 @@ const batched_kernel_ops *batched_kernel_find(batched_kernel k);
  * field added later starts at 0):
  *   batched_config c = TILES_CONFIG(LOOK_RIGHT, 8, 16);   the tile kernel: order, NB, matrices per block
  *   batched_config d = THREAD_CONFIG(4, 64, 2);            one thread per matrix: NB, per block, unroll */
-#define TILES_CONFIG(order_, nb_, per_block_) \
-    {.kernel = BATCHED_TILES, .order = (order_), .nb = (nb_), .per_block = (per_block_), .unroll = 1}
-#define THREAD_CONFIG(nb_, per_block_, unroll_) \
-    {.kernel = BATCHED_THREAD, .order = LOOK_LEFT, .nb = (nb_), .per_block = (per_block_), .unroll = (unroll_)}
+#define TILES_CONFIG(order_, nb_, per_block_)                                                           \
+    {                                                                                                   \
+        .kernel = BATCHED_TILES, .order = (order_), .nb = (nb_), .per_block = (per_block_), .unroll = 1 \
+    }
+#define THREAD_CONFIG(nb_, per_block_, unroll_)                                                                   \
+    {                                                                                                             \
+        .kernel = BATCHED_THREAD, .order = LOOK_LEFT, .nb = (nb_), .per_block = (per_block_), .unroll = (unroll_) \
+    }
 
 /* A good default: the thread-per-matrix kernel, NB = 4, 64 matrices per block, unroll 2. */
 batched_config batched_config_default(void);
@@ -90,7 +99,8 @@ int looking_order_parse(const char *s, looking_order *o);
 int potrf_batched(const batched_config *cfg, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
 
 /* The two launchers behind potrf_batched (arguments already checked). */
-int potrf_batched_tiles(looking_order order, int nb, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+int potrf_batched_tiles(looking_order order, int nb, int per_block, int n, size_t batch, size_t chunk, float *d_A,
+                        int *d_info);
 int potrf_batched_thread(int nb, int unroll, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
 
 #ifdef __cplusplus

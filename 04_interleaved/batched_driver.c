@@ -39,35 +39,43 @@ static const char *usage_text(const batched_driver_hooks *hooks)
         const batched_kernel_ops *ops = batched_kernel_find((batched_kernel)k);
         if (!ops) continue;
         snprintf(kernels + strlen(kernels), sizeof kernels - strlen(kernels), "%s%s", kernels[0] ? "|" : "", ops->name);
-        if (ops->uses & BATCHED_USES_ORDER) snprintf(order + strlen(order), sizeof order - strlen(order), " %s", ops->name);
-        if (ops->uses & BATCHED_USES_UNROLL) snprintf(unroll + strlen(unroll), sizeof unroll - strlen(unroll), " %s", ops->name);
+        if (ops->uses & BATCHED_USES_ORDER)
+            snprintf(order + strlen(order), sizeof order - strlen(order), " %s", ops->name);
+        if (ops->uses & BATCHED_USES_UNROLL)
+            snprintf(unroll + strlen(unroll), sizeof unroll - strlen(unroll), " %s", ops->name);
         if (ops->uses & BATCHED_USES_NB) snprintf(nb + strlen(nb), sizeof nb - strlen(nb), " %s", ops->name);
     }
-    int w = snprintf(text, sizeof text,
-            "usage: %s (--input FILE | --n N --batch B [--family spd|illcond|nonspd|hp3] [--seed S] [--kappa K])\n"
-            "       [--kernel %s%s] [--order left|right|top] [--nb NB] [--per-block M] [--unroll U]%s\n"
-            "       [--chunk C] [--check K] [--output FILE [--format bin|txt]] [--info FILE] [--max-gpu-memory SIZE]\n"
-            "       [--gpus all|N|LIST]\n"
-            "  (--opt value and --opt=value both work; -h, --help: this text)\n",
-            hooks->prog, hooks->choose ? "auto|" : "", kernels, hooks->choose ? " [--threads T]" : "");
+    int w = snprintf(
+        text, sizeof text,
+        "usage: %s (--input FILE | --n N --batch B [--family spd|illcond|nonspd|hp3] [--seed S] [--kappa K])\n"
+        "       [--kernel %s%s] [--order left|right|top] [--nb NB] [--per-block M] [--unroll U]%s\n"
+        "       [--chunk C] [--check K] [--output FILE [--format bin|txt]] [--info FILE] [--max-gpu-memory SIZE]\n"
+        "       [--gpus all|N|LIST]\n"
+        "  (--opt value and --opt=value both work; -h, --help: this text)\n",
+        hooks->prog, hooks->choose ? "auto|" : "", kernels, hooks->choose ? " [--threads T]" : "");
     w += snprintf(text + w, sizeof text - w, "%s", hooks->help ? hooks->help : "");
-    snprintf(text + w, sizeof text - w,
-            "  --input FILE  binary or text dataset; NaN/Inf and non-SPD matrices are factored and flagged by info\n"
-            "  --output      write the factors, row-major, in --format (default: the input file's format, else binary);\n"
-            "                a matrix that failed (info > 0) is written as zeros\n"
-            "  --info FILE   write every matrix's info, one per line (0 = factored; k > 0 = minor k not positive definite)\n"
-            "  --chunk C     chunked interleaved layout with chunks of C matrices; 1 = row-major, the data as they come, no\n"
-            "                conversion (default: simple interleaved, or the kernel's own default)\n"
-            "  --kernel      thread: one thread per matrix, register tiles%s; tiles: stage 02 helpers, NB x NB threads per matrix\n"
-            "  --order       left (default), right or top; read by:%s\n"
-            "  --unroll      read by:%s; --nb read by:%s\n"
-            "  defaults      thread NB=4, 64 matrices per block, unroll 2; tiles NB=8, 8 matrices per block\n"
-            "  --check K     check K matrices spread over the batch against the float64 reference (default 8)\n"
-            "  --max-gpu-memory SIZE  use at most SIZE bytes of GPU memory (suffix K, M or G; default 90%% of what is free);\n"
-            "                a larger batch goes through in slices, copies overlapped with the factorization\n"
-            "  --gpus        all (default): every visible GPU takes slices in turn, each with its own streams; N: the\n"
-            "                first N; a list such as 0,1 (a GPU may repeat). Results are those of one GPU, bit for bit\n",
-            hooks->choose ? "" : " (default)", order, unroll, nb);
+    snprintf(
+        text + w, sizeof text - w,
+        "  --input FILE  binary or text dataset; NaN/Inf and non-SPD matrices are factored and flagged by info\n"
+        "  --output      write the factors, row-major, in --format (default: the input file's format, else binary);\n"
+        "                a matrix that failed (info > 0) is written as zeros\n"
+        "  --info FILE   write every matrix's info, one per line (0 = factored; k > 0 = minor k not positive "
+        "definite)\n"
+        "  --chunk C     chunked interleaved layout with chunks of C matrices; 1 = row-major, the data as they come, "
+        "no\n"
+        "                conversion (default: simple interleaved, or the kernel's own default)\n"
+        "  --kernel      thread: one thread per matrix, register tiles%s; tiles: stage 02 helpers, NB x NB threads per "
+        "matrix\n"
+        "  --order       left (default), right or top; read by:%s\n"
+        "  --unroll      read by:%s; --nb read by:%s\n"
+        "  defaults      thread NB=4, 64 matrices per block, unroll 2; tiles NB=8, 8 matrices per block\n"
+        "  --check K     check K matrices spread over the batch against the float64 reference (default 8)\n"
+        "  --max-gpu-memory SIZE  use at most SIZE bytes of GPU memory (suffix K, M or G; default 90%% of what is "
+        "free);\n"
+        "                a larger batch goes through in slices, copies overlapped with the factorization\n"
+        "  --gpus        all (default): every visible GPU takes slices in turn, each with its own streams; N: the\n"
+        "                first N; a list such as 0,1 (a GPU may repeat). Results are those of one GPU, bit for bit\n",
+        hooks->choose ? "" : " (default)", order, unroll, nb);
     return text;
 }
 
@@ -100,11 +108,17 @@ static int write_infos(const char *path, const int *info, size_t batch, char *er
 {
     if (dataset_make_parent_dirs(path, err, len) != 0) return -1;
     FILE *f = fopen(path, "w");
-    if (!f) { snprintf(err, len, "%s: cannot create: %s", path, strerror(errno)); return -1; }
+    if (!f) {
+        snprintf(err, len, "%s: cannot create: %s", path, strerror(errno));
+        return -1;
+    }
     int ok = 1;
     for (size_t b = 0; b < batch && ok; b++) ok = fprintf(f, "%d\n", info[b]) > 0;
     if (fclose(f) != 0) ok = 0;
-    if (!ok) { snprintf(err, len, "%s: write error: %s", path, strerror(errno)); return -1; }
+    if (!ok) {
+        snprintf(err, len, "%s: write error: %s", path, strerror(errno));
+        return -1;
+    }
     return 0;
 }
 
@@ -149,30 +163,69 @@ typedef struct {
 /* Parse: every option's value checked on its own (cli_getopt and cli_bad_value exit 2). */
 static driver_options parse_options(int argc, char **argv, const batched_driver_hooks *hooks)
 {
-    enum { O_INPUT = 256, O_OUTPUT, O_INFO, O_FORMAT, O_N, O_BATCH, O_FAMILY, O_SEED, O_KAPPA, O_KERNEL, O_ORDER, O_NB,
-           O_PER_BLOCK, O_UNROLL, O_CHUNK, O_CHECK, O_MAX_GPU_MEMORY, O_GPUS, O_THREADS };
-    struct option longs[] = {
-        {"input", required_argument, 0, O_INPUT},   {"output", required_argument, 0, O_OUTPUT},
-        {"info", required_argument, 0, O_INFO},     {"format", required_argument, 0, O_FORMAT},
-        {"n", required_argument, 0, O_N},           {"batch", required_argument, 0, O_BATCH},
-        {"family", required_argument, 0, O_FAMILY}, {"seed", required_argument, 0, O_SEED},
-        {"kappa", required_argument, 0, O_KAPPA},   {"kernel", required_argument, 0, O_KERNEL},
-        {"order", required_argument, 0, O_ORDER},   {"nb", required_argument, 0, O_NB},
-        {"per-block", required_argument, 0, O_PER_BLOCK}, {"unroll", required_argument, 0, O_UNROLL},
-        {"chunk", required_argument, 0, O_CHUNK},   {"check", required_argument, 0, O_CHECK},
-        {"max-gpu-memory", required_argument, 0, O_MAX_GPU_MEMORY}, {"gpus", required_argument, 0, O_GPUS},
-        {"help", no_argument, 0, 'h'},
-        {"threads", required_argument, 0, O_THREADS}, {0, 0, 0, 0}};
-    if (!hooks->choose) longs[sizeof longs / sizeof *longs - 2] = longs[sizeof longs / sizeof *longs - 1]; /* no --threads */
+    enum {
+        O_INPUT = 256,
+        O_OUTPUT,
+        O_INFO,
+        O_FORMAT,
+        O_N,
+        O_BATCH,
+        O_FAMILY,
+        O_SEED,
+        O_KAPPA,
+        O_KERNEL,
+        O_ORDER,
+        O_NB,
+        O_PER_BLOCK,
+        O_UNROLL,
+        O_CHUNK,
+        O_CHECK,
+        O_MAX_GPU_MEMORY,
+        O_GPUS,
+        O_THREADS
+    };
+    struct option longs[] = {{"input", required_argument, 0, O_INPUT},
+                             {"output", required_argument, 0, O_OUTPUT},
+                             {"info", required_argument, 0, O_INFO},
+                             {"format", required_argument, 0, O_FORMAT},
+                             {"n", required_argument, 0, O_N},
+                             {"batch", required_argument, 0, O_BATCH},
+                             {"family", required_argument, 0, O_FAMILY},
+                             {"seed", required_argument, 0, O_SEED},
+                             {"kappa", required_argument, 0, O_KAPPA},
+                             {"kernel", required_argument, 0, O_KERNEL},
+                             {"order", required_argument, 0, O_ORDER},
+                             {"nb", required_argument, 0, O_NB},
+                             {"per-block", required_argument, 0, O_PER_BLOCK},
+                             {"unroll", required_argument, 0, O_UNROLL},
+                             {"chunk", required_argument, 0, O_CHUNK},
+                             {"check", required_argument, 0, O_CHECK},
+                             {"max-gpu-memory", required_argument, 0, O_MAX_GPU_MEMORY},
+                             {"gpus", required_argument, 0, O_GPUS},
+                             {"help", no_argument, 0, 'h'},
+                             {"threads", required_argument, 0, O_THREADS},
+                             {0, 0, 0, 0}};
+    if (!hooks->choose)
+        longs[sizeof longs / sizeof *longs - 2] = longs[sizeof longs / sizeof *longs - 1]; /* no --threads */
     const char *prog = hooks->prog, *usage = usage_text(hooks);
-    driver_options o = {.cfg = batched_config_default(), .check = 8, .kernel_auto = hooks->choose != NULL,
-                        .nb = -1, .per_block = -1, .unroll = -1, .threads = -1, /* -1: not given */
-                        .seed = GEN_DEFAULT_SEED, .kappa = GEN_DEFAULT_KAPPA, .family = FAMILY_SPD,
-                        .fmt = DATASET_BINARY, .gpus = "all"};
+    driver_options o = {.cfg = batched_config_default(),
+                        .check = 8,
+                        .kernel_auto = hooks->choose != NULL,
+                        .nb = -1,
+                        .per_block = -1,
+                        .unroll = -1,
+                        .threads = -1, /* -1: not given */
+                        .seed = GEN_DEFAULT_SEED,
+                        .kappa = GEN_DEFAULT_KAPPA,
+                        .family = FAMILY_SPD,
+                        .fmt = DATASET_BINARY,
+                        .gpus = "all"};
     char kernels[160] = "";
     for (int k = 0; k < BATCHED_MAX_KERNELS; k++) {
         const batched_kernel_ops *ops = batched_kernel_find((batched_kernel)k);
-        if (ops) snprintf(kernels + strlen(kernels), sizeof kernels - strlen(kernels), "%s%s", kernels[0] ? ", " : "", ops->name);
+        if (ops)
+            snprintf(kernels + strlen(kernels), sizeof kernels - strlen(kernels), "%s%s", kernels[0] ? ", " : "",
+                     ops->name);
     }
     char kernel_list[192], n_range[48];
     snprintf(n_range, sizeof n_range, "an integer 1..%d", DATASET_MAX_N);
@@ -188,44 +241,70 @@ static driver_options parse_options(int argc, char **argv, const batched_driver_
         case O_INPUT: o.input = v; break;
         case O_OUTPUT: o.output = v; break;
         case O_INFO: o.info_path = v; break;
-        case O_FORMAT: if (dataset_format_parse(v, &o.fmt) != 0) cli_bad_value(prog, dashed, v, "bin or txt"); o.fmt_given = 1; break;
-        case O_N: if (!cli_parse_ll(v, 1, DATASET_MAX_N, &o.n)) cli_bad_value(prog, dashed, v, n_range); break;
-        case O_BATCH: if (!cli_parse_ll(v, 1, (long long)1 << 40, &o.batch)) cli_bad_value(prog, dashed, v, "an integer >= 1"); break;
+        case O_FORMAT:
+            if (dataset_format_parse(v, &o.fmt) != 0) cli_bad_value(prog, dashed, v, "bin or txt");
+            o.fmt_given = 1;
+            break;
+        case O_N:
+            if (!cli_parse_ll(v, 1, DATASET_MAX_N, &o.n)) cli_bad_value(prog, dashed, v, n_range);
+            break;
+        case O_BATCH:
+            if (!cli_parse_ll(v, 1, (long long)1 << 40, &o.batch)) cli_bad_value(prog, dashed, v, "an integer >= 1");
+            break;
         case O_FAMILY:
             if (family_parse(v, &o.family) != 0) cli_bad_value(prog, dashed, v, "spd, illcond, nonspd or hp3");
             o.gen_given = 1;
             break;
-        case O_SEED: if (!cli_parse_ull(v, &o.seed)) cli_bad_value(prog, dashed, v, "an integer >= 0"); o.gen_given = 1; break;
+        case O_SEED:
+            if (!cli_parse_ull(v, &o.seed)) cli_bad_value(prog, dashed, v, "an integer >= 0");
+            o.gen_given = 1;
+            break;
         case O_KAPPA:
-            if (!cli_parse_double(v, 1.0, 1e12, &o.kappa) || !(o.kappa > 1.0)) cli_bad_value(prog, dashed, v, "a number > 1, at most 1e12");
+            if (!cli_parse_double(v, 1.0, 1e12, &o.kappa) || !(o.kappa > 1.0))
+                cli_bad_value(prog, dashed, v, "a number > 1, at most 1e12");
             o.kappa_given = 1;
             break;
         case O_KERNEL:
             o.kernel_auto = hooks->choose && !strcmp(v, "auto");
-            if (!o.kernel_auto && batched_kernel_parse(v, &o.cfg.kernel) != 0) cli_bad_value(prog, dashed, v, kernel_list);
+            if (!o.kernel_auto && batched_kernel_parse(v, &o.cfg.kernel) != 0)
+                cli_bad_value(prog, dashed, v, kernel_list);
             break;
-        case O_THREADS: if (!cli_parse_ll(v, 1, 1024, &o.threads)) cli_bad_value(prog, dashed, v, "an integer 1..1024"); break;
+        case O_THREADS:
+            if (!cli_parse_ll(v, 1, 1024, &o.threads)) cli_bad_value(prog, dashed, v, "an integer 1..1024");
+            break;
         case O_ORDER:
             if (looking_order_parse(v, &o.cfg.order) != 0) cli_bad_value(prog, dashed, v, "left, right or top");
             o.order_given = 1;
             break;
-        case O_NB: if (!cli_parse_ll(v, 1, 1024, &o.nb)) cli_bad_value(prog, dashed, v, "an integer 1..1024"); break;
-        case O_PER_BLOCK: if (!cli_parse_ll(v, 1, 1024, &o.per_block)) cli_bad_value(prog, dashed, v, "an integer 1..1024"); break;
-        case O_UNROLL: if (!cli_parse_ll(v, 0, 64, &o.unroll)) cli_bad_value(prog, dashed, v, "an integer 0..64"); break;
-        case O_CHUNK: if (!cli_parse_ll(v, 1, (long long)1 << 40, &o.chunk)) cli_bad_value(prog, dashed, v, "an integer >= 1"); break;
-        case O_CHECK: if (!cli_parse_ll(v, 0, 1 << 20, &o.check)) cli_bad_value(prog, dashed, v, "an integer 0..1048576"); break;
+        case O_NB:
+            if (!cli_parse_ll(v, 1, 1024, &o.nb)) cli_bad_value(prog, dashed, v, "an integer 1..1024");
+            break;
+        case O_PER_BLOCK:
+            if (!cli_parse_ll(v, 1, 1024, &o.per_block)) cli_bad_value(prog, dashed, v, "an integer 1..1024");
+            break;
+        case O_UNROLL:
+            if (!cli_parse_ll(v, 0, 64, &o.unroll)) cli_bad_value(prog, dashed, v, "an integer 0..64");
+            break;
+        case O_CHUNK:
+            if (!cli_parse_ll(v, 1, (long long)1 << 40, &o.chunk)) cli_bad_value(prog, dashed, v, "an integer >= 1");
+            break;
+        case O_CHECK:
+            if (!cli_parse_ll(v, 0, 1 << 20, &o.check)) cli_bad_value(prog, dashed, v, "an integer 0..1048576");
+            break;
         case O_GPUS:
             if (strcmp(v, "all") && parse_gpus(v, NULL) < 0)
                 cli_bad_value(prog, dashed, v, "all; a count 1..16; or GPU numbers such as 0,1 or 1,");
             o.gpus = v;
             break;
         case O_MAX_GPU_MEMORY:
-            if (!parse_size(v, &o.budget)) cli_bad_value(prog, dashed, v, "bytes, at least 1 MiB, with an optional K, M or G");
+            if (!parse_size(v, &o.budget))
+                cli_bad_value(prog, dashed, v, "bytes, at least 1 MiB, with an optional K, M or G");
             break;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "%s: unexpected argument '%s' (everything is an option; %s --help shows them)\n", prog, argv[optind], prog);
+        fprintf(stderr, "%s: unexpected argument '%s' (everything is an option; %s --help shows them)\n", prog,
+                argv[optind], prog);
         exit(2);
     }
     return o;
@@ -236,31 +315,41 @@ static driver_options parse_options(int argc, char **argv, const batched_driver_
 static int check_options(driver_options *o, const batched_driver_hooks *hooks, dataset *d, char *why, size_t why_len)
 {
     const char *prog = hooks->prog, *refused = NULL;
-    if (o->input && (o->gen_given || o->kappa_given)) refused = "--family, --seed and --kappa describe a generated batch, not --input";
+    if (o->input && (o->gen_given || o->kappa_given))
+        refused = "--family, --seed and --kappa describe a generated batch, not --input";
     else if (o->kappa_given && o->family != FAMILY_ILLCOND) refused = "--kappa applies only to --family illcond";
     else if (o->fmt_given && !o->output) refused = "--format applies only to --output";
-    else if (o->kernel_auto && (o->order_given || o->nb > 0 || o->per_block > 0 || o->unroll >= 0 || o->threads > 0 || o->chunk))
-        refused = "--order, --nb, --per-block, --unroll, --threads and --chunk pick a configuration by hand: give --kernel too";
+    else if (o->kernel_auto &&
+             (o->order_given || o->nb > 0 || o->per_block > 0 || o->unroll >= 0 || o->threads > 0 || o->chunk))
+        refused = "--order, --nb, --per-block, --unroll, --threads and --chunk pick a configuration by hand: give "
+                  "--kernel too";
     if (!refused && !o->kernel_auto) {
         unsigned uses = batched_kernel_find(o->cfg.kernel)->uses;
         if (o->order_given && !(uses & BATCHED_USES_ORDER))
-            refused = o->cfg.kernel == BATCHED_THREAD ? "--order applies only to --kernel tiles (the thread kernel is left-looking)"
-                                                      : "--order does not apply to this kernel";
+            refused = o->cfg.kernel == BATCHED_THREAD
+                          ? "--order applies only to --kernel tiles (the thread kernel is left-looking)"
+                          : "--order does not apply to this kernel";
         else if (o->unroll >= 0 && !(uses & BATCHED_USES_UNROLL)) refused = "--unroll applies only to --kernel thread";
         else if (o->threads > 0 && !(uses & BATCHED_USES_THREADS)) refused = "--threads does not apply to this kernel";
         else if (o->nb > 0 && !(uses & BATCHED_USES_NB)) refused = "--nb does not apply to this kernel";
     }
     if (!refused && (!o->input == !o->n || (!o->input && !o->batch) || (o->input && o->batch)))
         refused = "give either --input FILE or both --n and --batch";
-    if (refused) { fprintf(stderr, "%s: %s\n", prog, refused); return 2; }
+    if (refused) {
+        fprintf(stderr, "%s: %s\n", prog, refused);
+        return 2;
+    }
     size_t default_chunk = 0;
     if (!o->kernel_auto) { /* the named kernel's defaults, then the options given override them */
         if (hooks->defaults) hooks->defaults(&o->cfg, &default_chunk);
-        else if (o->cfg.kernel == BATCHED_TILES) { o->cfg.nb = 8; o->cfg.per_block = 8; }
+        else if (o->cfg.kernel == BATCHED_TILES) {
+            o->cfg.nb = 8;
+            o->cfg.per_block = 8;
+        }
         if (!o->chunk) o->chunk = (long long)default_chunk;
         if (o->chunk != 1 && (batched_kernel_find(o->cfg.kernel)->uses & BATCHED_ROWMAJOR_ONLY)) {
-            fprintf(stderr, "%s: bad value for --chunk: '%lld' (the %s kernel reads row-major data only: --chunk 1)\n", prog,
-                    o->chunk, batched_kernel_find(o->cfg.kernel)->name);
+            fprintf(stderr, "%s: bad value for --chunk: '%lld' (the %s kernel reads row-major data only: --chunk 1)\n",
+                    prog, o->chunk, batched_kernel_find(o->cfg.kernel)->name);
             return 2;
         }
     }
@@ -277,7 +366,8 @@ static int check_options(driver_options *o, const batched_driver_hooks *hooks, d
         }
         o->n = d->n;
         o->batch = (long long)d->count;
-        if (!o->fmt_given) o->fmt = file_is_binary(o->input) ? DATASET_BINARY : DATASET_TEXT; /* factors as the input came */
+        if (!o->fmt_given)
+            o->fmt = file_is_binary(o->input) ? DATASET_BINARY : DATASET_TEXT; /* factors as the input came */
     }
     if (o->kernel_auto) {
         size_t tuned_chunk = 0;
@@ -288,7 +378,10 @@ static int check_options(driver_options *o, const batched_driver_hooks *hooks, d
         o->chunk = (long long)tuned_chunk;
     }
     char msg[256];
-    if (batched_config_check(&o->cfg, (int)o->n, msg, sizeof msg) != 0) { fprintf(stderr, "%s: %s\n", prog, msg); return 2; }
+    if (batched_config_check(&o->cfg, (int)o->n, msg, sizeof msg) != 0) {
+        fprintf(stderr, "%s: %s\n", prog, msg);
+        return 2;
+    }
     return 0;
 }
 
@@ -327,13 +420,12 @@ static int plan_gpus(const driver_options *o, const char *prog, gpu_plan *g)
     if (!strcmp(o->gpus, "all")) {
         g->workers = visible < SLICED_MAX_WORKERS ? visible : SLICED_MAX_WORKERS;
         for (int k = 0; k < g->workers; k++) g->devices[k] = k;
-    } else
-        g->workers = parse_gpus(o->gpus, g->devices);
+    } else g->workers = parse_gpus(o->gpus, g->devices);
     size_t free_b = (size_t)-1, total_b = 0;
     for (int w = 0; w < g->workers; w++) {
         if (g->devices[w] >= visible) {
-            fprintf(stderr, "%s: --gpus %s: there is no GPU %d (this machine shows %d: 0..%d)\n", prog, o->gpus, g->devices[w],
-                    visible, visible - 1);
+            fprintf(stderr, "%s: --gpus %s: there is no GPU %d (this machine shows %d: 0..%d)\n", prog, o->gpus,
+                    g->devices[w], visible, visible - 1);
             return 2;
         }
         int sharing = 0;
@@ -347,7 +439,8 @@ static int plan_gpus(const driver_options *o, const char *prog, gpu_plan *g)
     g->budget = o->budget ? o->budget : (unsigned long long)(free_b * 0.9);
     if (g->budget > free_b) {
         fprintf(stderr, "%s: --max-gpu-memory %.2f GiB, but only %.2f GiB of %.2f GiB are free%s\n", prog,
-                g->budget / 1073741824.0, free_b / 1073741824.0, total_b / 1073741824.0, g->workers > 1 ? " (per worker)" : "");
+                g->budget / 1073741824.0, free_b / 1073741824.0, total_b / 1073741824.0,
+                g->workers > 1 ? " (per worker)" : "");
         return 2;
     }
     return 0;
@@ -355,16 +448,16 @@ static int plan_gpus(const driver_options *o, const char *prog, gpu_plan *g)
 
 /* The host side of a run. */
 typedef struct {
-    size_t nn, bytes;      /* floats per matrix, bytes of the whole batch */
-    float *host;           /* the factors: the file's data (factored in place), an output buffer, or NULL */
-    int owns_host;         /* host is ours to free (not the file's data) */
-    int *info;             /* pinned, one per matrix */
-    long long check;       /* matrices to check, spread over the batch */
-    int sampled_check;     /* past CHECK_FULL_MAX_N: by sampled residuals */
-    size_t *sample;        /* their indices */
-    float *sample_A;       /* their inputs, kept before the factorization overwrites them */
-    float *sample_L;       /* their factors, when the factors are not kept on the host (pinned) */
-    size_t nonfinite;      /* matrices of the file that hold NaN or Inf */
+    size_t nn, bytes;  /* floats per matrix, bytes of the whole batch */
+    float *host;       /* the factors: the file's data (factored in place), an output buffer, or NULL */
+    int owns_host;     /* host is ours to free (not the file's data) */
+    int *info;         /* pinned, one per matrix */
+    long long check;   /* matrices to check, spread over the batch */
+    int sampled_check; /* past CHECK_FULL_MAX_N: by sampled residuals */
+    size_t *sample;    /* their indices */
+    float *sample_A;   /* their inputs, kept before the factorization overwrites them */
+    float *sample_L;   /* their factors, when the factors are not kept on the host (pinned) */
+    size_t nonfinite;  /* matrices of the file that hold NaN or Inf */
 } run_buffers;
 
 static void run_buffers_alloc(const driver_options *o, const dataset *d, const gen_params *p, run_buffers *r)
@@ -422,32 +515,34 @@ static void print_measured(const driver_options *o, const run_buffers *r, const 
 {
     const int n = (int)o->n, host = r->host != NULL;
     if (rep->slices > 1)
-        printf("  %zu slices of %zu matrices (GPU budget %.2f GiB)%s\n", rep->slices, rep->slice, g->budget / 1073741824.0,
-               rep->pinned || !host ? "" : "; host buffer not pinned, copies not overlapped");
+        printf("  %zu slices of %zu matrices (GPU budget %.2f GiB)%s\n", rep->slices, rep->slice,
+               g->budget / 1073741824.0, rep->pinned || !host ? "" : "; host buffer not pinned, copies not overlapped");
     double moved = (double)(rep->bytes_in + rep->bytes_out);
-    printf("  end to end in %.3f ms (one cold run; make bench-stage-4 times the kernels properly): %.1f GFLOP/s", rep->wall_ms,
-           potrf_flops(n) * o->batch / (rep->wall_ms * 1e6));
+    printf("  end to end in %.3f ms (one cold run; make bench-stage-4 times the kernels properly): %.1f GFLOP/s",
+           rep->wall_ms, potrf_flops(n) * o->batch / (rep->wall_ms * 1e6));
     if (host) printf(", %.2f GB/s over the host link%s", moved / (rep->wall_ms * 1e6), rep->workers > 1 ? "s" : "");
     printf("\n");
     for (int w = 0; rep->workers > 1 && w < rep->workers; w++) { /* each GPU's share, and its own link */
         const sliced_worker_report *wr = &rep->worker[w];
-        printf("    GPU %d: %zu matrices in %zu slices, %.3f ms, %.1f GFLOP/s", wr->device, wr->matrices, wr->slices, wr->wall_ms,
-               potrf_flops(n) * wr->matrices / (wr->wall_ms * 1e6));
+        printf("    GPU %d: %zu matrices in %zu slices, %.3f ms, %.1f GFLOP/s", wr->device, wr->matrices, wr->slices,
+               wr->wall_ms, potrf_flops(n) * wr->matrices / (wr->wall_ms * 1e6));
         if (host)
             printf(", %.2f GB/s over its link (measured %.1f GB/s in, %.1f out)",
                    2.0 * wr->matrices * r->nn * sizeof(float) / (wr->wall_ms * 1e6), wr->h2d_gbs, wr->d2h_gbs);
         printf("\n");
     }
     if (host || rep->slices > 1) /* what overlapping bought: the stages' sum against the wall time */
-        printf("  stages summed over the slices: copy in %.3f ms, %s %.3f ms, copy out %.3f ms; overlap %.2fx\n", rep->h2d_ms,
-               host ? "factor (with conversions)" : "generate and factor", rep->compute_ms, rep->d2h_ms,
+        printf("  stages summed over the slices: copy in %.3f ms, %s %.3f ms, copy out %.3f ms; overlap %.2fx\n",
+               rep->h2d_ms, host ? "factor (with conversions)" : "generate and factor", rep->compute_ms, rep->d2h_ms,
                (rep->h2d_ms + rep->compute_ms + rep->d2h_ms) / rep->wall_ms);
     if (rep->h2d_gbs > 0) {
         /* The link is full duplex: copies in and out can run at the same time. */
         double bound = fmax(rep->bytes_in / (rep->h2d_gbs * 1e6), rep->bytes_out / (rep->d2h_gbs * 1e6));
-        printf("  copy bandwidth measured%s: %.1f GB/s in, %.1f GB/s out; the copies alone need %.3f ms: %.0f %% of that bound"
-               " (pinning took %.1f ms, not counted)\n", rep->workers > 1 ? ", summed over the GPUs' links" : "", rep->h2d_gbs,
-               rep->d2h_gbs, bound, 100.0 * bound / rep->wall_ms, rep->pin_ms);
+        printf("  copy bandwidth measured%s: %.1f GB/s in, %.1f GB/s out; the copies alone need %.3f ms: %.0f %% of "
+               "that bound"
+               " (pinning took %.1f ms, not counted)\n",
+               rep->workers > 1 ? ", summed over the GPUs' links" : "", rep->h2d_gbs, rep->d2h_gbs, bound,
+               100.0 * bound / rep->wall_ms, rep->pin_ms);
     }
 }
 
@@ -483,21 +578,23 @@ static int check_samples(const driver_options *o, const run_buffers *r)
         factor_check fc;
         if (r->sampled_check) { /* a failed matrix's minor would need the O(n^3) reference: not checked */
             double resid = 0;
-            if (r->info[m] != 0) { unchecked++; continue; }
+            if (r->info[m] != 0) {
+                unchecked++;
+                continue;
+            }
             fc.ok = check_sampled_residual(n, A, L, 4096, fc.detail, sizeof fc.detail, &resid);
             fc.ref_info = 0;
             fc.resid = resid;
-        } else
-            check_factor(n, A, L, r->info[m], &fc);
+        } else check_factor(n, A, L, r->info[m], &fc);
         if (!fc.ok) {
             if (bad++ == 0) printf("  CHECK FAILED matrix %zu: %s\n", m, fc.detail);
-        } else if (fc.ref_info == 0 && fc.resid > worst)
-            worst = fc.resid;
+        } else if (fc.ref_info == 0 && fc.resid > worst) worst = fc.resid;
     }
     if (r->sampled_check)
         printf("  checked %lld matrices by 4096 sampled entries of A - L L^T each (n > %d: a float64 factor would take "
-               "minutes): %s (worst scaled residual %.2g)%s\n", r->check - unchecked, CHECK_FULL_MAX_N, bad ? "FAILED" : "ok",
-               worst, unchecked ? "; matrices with info != 0 not checked" : "");
+               "minutes): %s (worst scaled residual %.2g)%s\n",
+               r->check - unchecked, CHECK_FULL_MAX_N, bad ? "FAILED" : "ok", worst,
+               unchecked ? "; matrices with info != 0 not checked" : "");
     else
         printf("  checked %lld matrices against the float64 reference: %s (max residual %.2g, bound %.2g)\n", r->check,
                bad ? "FAILED" : "ok", worst, RESID_TOL);
@@ -509,12 +606,18 @@ static int write_files(const driver_options *o, const char *prog, const run_buff
 {
     char err[DATASET_ERR_LEN];
     if (o->info_path) {
-        if (write_infos(o->info_path, r->info, (size_t)o->batch, err, sizeof err) != 0) { fprintf(stderr, "%s: %s\n", prog, err); return 2; }
+        if (write_infos(o->info_path, r->info, (size_t)o->batch, err, sizeof err) != 0) {
+            fprintf(stderr, "%s: %s\n", prog, err);
+            return 2;
+        }
         printf("  wrote %lld infos to %s (%zu nonzero)\n", o->batch, o->info_path, failed);
     }
     if (o->output) {
         dataset out = {(int)o->n, (size_t)o->batch, r->host};
-        if (dataset_write(o->output, &out, o->fmt, err, sizeof err) != 0) { fprintf(stderr, "%s: %s\n", prog, err); return 2; }
+        if (dataset_write(o->output, &out, o->fmt, err, sizeof err) != 0) {
+            fprintf(stderr, "%s: %s\n", prog, err);
+            return 2;
+        }
         printf("  wrote the factors to %s\n", o->output);
     }
     return 0;
@@ -524,17 +627,30 @@ static int run_batch(driver_options *o, const batched_driver_hooks *hooks, datas
 {
     const char *prog = hooks->prog;
     char reason[256];
-    if (!gpu_available(reason, sizeof reason)) { fprintf(stderr, "%s: no GPU: %s\n", prog, reason); return 2; }
+    if (!gpu_available(reason, sizeof reason)) {
+        fprintf(stderr, "%s: no GPU: %s\n", prog, reason);
+        return 2;
+    }
     gpu_plan g;
     if (plan_gpus(o, prog, &g) != 0) return 2;
     gen_params p = gen_params_make(o->family, o->seed, o->kappa, 0);
     run_buffers r;
     run_buffers_alloc(o, d, &p, &r);
     print_header(o, &r, why);
-    sliced_job job = {.cfg = &o->cfg, .n = (int)o->n, .batch = (size_t)o->batch, .chunk = (size_t)o->chunk, .host = r.host,
-                      .gen = o->input ? NULL : &p, .info = r.info, .nsamples = r.host ? 0 : (size_t)r.check,
-                      .sample_index = r.sample, .sample_out = r.sample_L, .gpu_budget = (size_t)g.budget,
-                      .to_layout = hooks->to_layout, .from_layout = hooks->from_layout, .devices = g.devices,
+    sliced_job job = {.cfg = &o->cfg,
+                      .n = (int)o->n,
+                      .batch = (size_t)o->batch,
+                      .chunk = (size_t)o->chunk,
+                      .host = r.host,
+                      .gen = o->input ? NULL : &p,
+                      .info = r.info,
+                      .nsamples = r.host ? 0 : (size_t)r.check,
+                      .sample_index = r.sample,
+                      .sample_out = r.sample_L,
+                      .gpu_budget = (size_t)g.budget,
+                      .to_layout = hooks->to_layout,
+                      .from_layout = hooks->from_layout,
+                      .devices = g.devices,
                       .workers = g.workers};
     sliced_report rep;
     int status = sliced_run(&job, &rep) != 0 ? 2 : 0;

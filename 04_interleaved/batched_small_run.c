@@ -22,8 +22,13 @@ void small_run_batched(const batched_config *cfg, int n, size_t batch, size_t ch
     CUDA_CHECK(cudaMemcpy(L, d_rm, bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(info, d_info, batch * sizeof(int), cudaMemcpyDeviceToHost));
     char what[128], name[64];
-    snprintf(what, sizeof what, "%s n=%d batch=%zu chunk=%zu", batched_config_name(cfg, name, sizeof name), n, batch, chunk);
+    snprintf(what, sizeof what, "%s n=%d batch=%zu chunk=%zu", batched_config_name(cfg, name, sizeof name), n, batch,
+             chunk);
     small_check(what, n, batch, A, L, info);
-    CUDA_CHECK(cudaFree(d_rm)); CUDA_CHECK(cudaFree(d_lay)); CUDA_CHECK(cudaFree(d_info));
-    free(A); free(L); free(info);
+    CUDA_CHECK(cudaFree(d_rm));
+    CUDA_CHECK(cudaFree(d_lay));
+    CUDA_CHECK(cudaFree(d_info));
+    free(A);
+    free(L);
+    free(info);
 }

@@ -11,9 +11,9 @@
 #include "batched_testing.h"
 #include "host_alloc.h"
 
-#define GUARD 4096            /* floats / ints after each device array that must stay untouched */
-#define GUARD_BYTE 0x5a       /* 0x5a5a5a5a: 1.5e16 as a float, 1515870810 as an int */
-#define POISON_BYTE 0x7f      /* infos start as 0x7f7f7f7f, never a valid info */
+#define GUARD 4096       /* floats / ints after each device array that must stay untouched */
+#define GUARD_BYTE 0x5a  /* 0x5a5a5a5a: 1.5e16 as a float, 1515870810 as an int */
+#define POISON_BYTE 0x7f /* infos start as 0x7f7f7f7f, never a valid info */
 
 void test_batch_mixed(test_batch *t, int n, size_t batch, uint64_t seed)
 {
@@ -27,7 +27,7 @@ void test_batch_mixed(test_batch *t, int n, size_t batch, uint64_t seed)
     t->tol = host_alloc(batch * sizeof(double), "test buffers");
     gen_params spd = gen_params_make(FAMILY_SPD, seed, 0, 0), ill = gen_params_make(FAMILY_ILLCOND, seed + 1, 1e4, 0),
                bad = gen_params_make(FAMILY_NONSPD, seed + 2, 0, 0);
-    #pragma omp parallel for schedule(dynamic, 64)
+    _Pragma("omp parallel for schedule(dynamic, 64)")
     for (long long b = 0; b < (long long)batch; b++) {
         const gen_params *p = b % 6 == 3 ? &ill : b % 6 == 5 ? &bad : &spd;
         gen_batch_host(p, n, (size_t)b, 1, t->A + (size_t)b * nn);
@@ -53,7 +53,11 @@ void test_batch_mixed(test_batch *t, int n, size_t batch, uint64_t seed)
 
 void test_batch_free(test_batch *t)
 {
-    free(t->A); free(t->C); free(t->planted); free(t->cinfo); free(t->tol);
+    free(t->A);
+    free(t->C);
+    free(t->planted);
+    free(t->cinfo);
+    free(t->tol);
 }
 
 static size_t independent_index(int n, size_t batch, size_t chunk, size_t b, int i, int j)
@@ -64,7 +68,7 @@ static size_t independent_index(int n, size_t batch, size_t chunk, size_t b, int
 
 void pack_chunked_independent(int n, size_t batch, size_t chunk, const float *rowmajor, float *packed)
 {
-    #pragma omp parallel for schedule(static)
+    _Pragma("omp parallel for schedule(static)")
     for (long long b = 0; b < (long long)batch; b++)
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++)
@@ -73,7 +77,7 @@ void pack_chunked_independent(int n, size_t batch, size_t chunk, const float *ro
 
 void unpack_chunked_independent(int n, size_t batch, size_t chunk, const float *packed, float *rowmajor)
 {
-    #pragma omp parallel for schedule(static)
+    _Pragma("omp parallel for schedule(static)")
     for (long long b = 0; b < (long long)batch; b++)
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++)
@@ -101,7 +105,10 @@ void layout_run_end(layout_run *r)
 {
     CUDA_CHECK(cudaFree(r->d_base));
     CUDA_CHECK(cudaFree(r->d_info));
-    free(r->packed); free(r->out); free(r->L); free(r->info);
+    free(r->packed);
+    free(r->out);
+    free(r->L);
+    free(r->info);
 }
 
 static int guard_intact(const void *p)
@@ -157,8 +164,8 @@ int layout_run_check(layout_run *r, const batched_config *cfg, char *detail, siz
         factor_check fc;
         check_factor(n, t->A + b * nn, r->L + b * nn, r->info[b], &fc);
         if (!fc.ok || r->info[b] != t->planted[b]) {
-            snprintf(detail, len, "matrix %zu: %s (info %d, planted %d)", b, fc.ok ? "wrong info" : fc.detail, r->info[b],
-                     t->planted[b]);
+            snprintf(detail, len, "matrix %zu: %s (info %d, planted %d)", b, fc.ok ? "wrong info" : fc.detail,
+                     r->info[b], t->planted[b]);
             return 0;
         }
     }
@@ -177,8 +184,10 @@ void test_configs(harness *h, const char *prefix, const batched_config *cfgs, in
             for (size_t b = 0; b < t.batch; b++) agree &= b == t.nan_matrix || t.cinfo[b] == t.planted[b];
             char name[160], detail[320];
             harness_group(h, "cuSOLVER agreement");
-            snprintf(name, sizeof name, "%s cuSOLVER finds the planted infos n=%d batch=%zu", prefix, ns[a], batches[bi]);
-            harness_check(h, agree, name, "cusolverDnSpotrfBatched vs the generator (on the NaN matrix it says %d, LAPACK %d)",
+            snprintf(name, sizeof name, "%s cuSOLVER finds the planted infos n=%d batch=%zu", prefix, ns[a],
+                     batches[bi]);
+            harness_check(h, agree, name,
+                          "cusolverDnSpotrfBatched vs the generator (on the NaN matrix it says %d, LAPACK %d)",
                           t.nan_matrix == (size_t)-1 ? 0 : t.cusolver_nan_info, t.nan_matrix == (size_t)-1 ? 0 : t.n);
             for (int ci = 0; ci < nc; ci++) {
                 size_t chunk = chunks[ci] ? chunks[ci] : t.batch;
@@ -202,8 +211,8 @@ void test_configs(harness *h, const char *prefix, const batched_config *cfgs, in
         }
 }
 
-void add_hidden_sizes(int *ns, int *nn, size_t *batches, int *nb, size_t *chunks, int *nc,
-                      batched_config *cfgs, int *ncfg)
+void add_hidden_sizes(int *ns, int *nn, size_t *batches, int *nb, size_t *chunks, int *nc, batched_config *cfgs,
+                      int *ncfg)
 {
     if (!harness_extra()) return;
     ns[(*nn)++] = 5;
@@ -229,20 +238,22 @@ int count_kernel_configs(const batched_config *cfgs, int ncfg, batched_kernel k)
     return count;
 }
 
-void test_large_batch(harness *h, const char *group, const batched_config *cfg, int n, size_t chunk, size_t bytes, int samples)
+void test_large_batch(harness *h, const char *group, const batched_config *cfg, int n, size_t chunk, size_t bytes,
+                      int samples)
 {
     harness_group(h, group);
     size_t nn = (size_t)n * n, batch = (bytes + nn * sizeof(float) - 1) / (nn * sizeof(float)), elems = batch * nn;
     char name[160], cname[64];
     snprintf(name, sizeof name, "%.1f GiB batch (%zu matrices, %.2g floats) %s n=%d chunk=%zu, sampled",
-             (double)elems * sizeof(float) / (1 << 30), batch, (double)elems, batched_config_name(cfg, cname, sizeof cname), n,
-             chunk ? chunk : batch);
+             (double)elems * sizeof(float) / (1 << 30), batch, (double)elems,
+             batched_config_name(cfg, cname, sizeof cname), n, chunk ? chunk : batch);
     if (!chunk) chunk = batch;
     size_t free_b, total_b, need = 2 * elems * sizeof(float) + batch * sizeof(int) + (256u << 20);
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     if (need > free_b) {
         char reason[160];
-        snprintf(reason, sizeof reason, "needs %.1f GiB of GPU memory, %.1f GiB free", need / 1073741824.0, free_b / 1073741824.0);
+        snprintf(reason, sizeof reason, "needs %.1f GiB of GPU memory, %.1f GiB free", need / 1073741824.0,
+                 free_b / 1073741824.0);
         harness_skip(h, name, reason);
         return;
     }
@@ -265,11 +276,14 @@ void test_large_batch(harness *h, const char *group, const batched_config *cfg, 
             if (info[b] != 0 && bad++ == 0) first_bad = b;
         if (bad) {
             ok = 0;
-            snprintf(detail, sizeof detail, "%zu matrices with info != 0, first %zu (info %d)", bad, first_bad, info[first_bad]);
+            snprintf(detail, sizeof detail, "%zu matrices with info != 0, first %zu (info %d)", bad, first_bad,
+                     info[first_bad]);
         }
-        float *A = host_alloc(samples * nn * sizeof(float), "test buffers"), *L = host_alloc(samples * nn * sizeof(float), "test buffers"),
+        float *A = host_alloc(samples * nn * sizeof(float), "test buffers"),
+              *L = host_alloc(samples * nn * sizeof(float), "test buffers"),
               *C = host_alloc(samples * nn * sizeof(float), "test buffers");
-        int *cinfo = host_alloc(samples * sizeof(int), "test buffers"), *sinfo = host_alloc(samples * sizeof(int), "test buffers");
+        int *cinfo = host_alloc(samples * sizeof(int), "test buffers"),
+            *sinfo = host_alloc(samples * sizeof(int), "test buffers");
         for (int s = 0; s < samples; s++) { /* evenly spread, first and last included */
             size_t b = samples > 1 ? (size_t)((double)(batch - 1) * s / (samples - 1)) : 0;
             gen_batch_host(&p, n, b, 1, A + s * nn);
@@ -284,8 +298,15 @@ void test_large_batch(harness *h, const char *group, const batched_config *cfg, 
         }
         double md = 0;
         if (ok && compare_factors(n, samples, A, L, sinfo, C, cinfo, detail, sizeof detail, &md) != 0) ok = 0;
-        if (ok) snprintf(detail, sizeof detail, "all infos 0; %d samples match float64 and cuSOLVER (max diff %.2g)", samples, md);
-        free(info); free(A); free(L); free(C); free(cinfo); free(sinfo);
+        if (ok)
+            snprintf(detail, sizeof detail, "all infos 0; %d samples match float64 and cuSOLVER (max diff %.2g)",
+                     samples, md);
+        free(info);
+        free(A);
+        free(L);
+        free(C);
+        free(cinfo);
+        free(sinfo);
     }
     harness_check(h, ok, name, "%s", detail);
     CUDA_CHECK(cudaFree(d_A));

@@ -13,13 +13,13 @@
 typedef struct {
     int n;
     size_t batch;
-    float *A;      /* row-major input */
-    int *planted;  /* the info the generator planted: 0, the failing minor, or n for the NaN */
-    float *C;      /* cusolverDnSpotrfBatched's factors (strict upper set to zero) and infos */
+    float *A;     /* row-major input */
+    int *planted; /* the info the generator planted: 0, the failing minor, or n for the NaN */
+    float *C;     /* cusolverDnSpotrfBatched's factors (strict upper set to zero) and infos */
     int *cinfo;
-    double *tol;   /* per matrix: how far our factor may be from cuSOLVER's (compare_tolerances) */
-    size_t nan_matrix;      /* the matrix holding a NaN ((size_t)-1: none); cinfo there is set to */
-    int cusolver_nan_info;  /* the LAPACK answer n, and this is what cuSOLVER said (0: see .c) */
+    double *tol;           /* per matrix: how far our factor may be from cuSOLVER's (compare_tolerances) */
+    size_t nan_matrix;     /* the matrix holding a NaN ((size_t)-1: none); cinfo there is set to */
+    int cusolver_nan_info; /* the LAPACK answer n, and this is what cuSOLVER said (0: see .c) */
 } test_batch;
 
 void test_batch_mixed(test_batch *t, int n, size_t batch, uint64_t seed);
@@ -35,10 +35,10 @@ void unpack_chunked_independent(int n, size_t batch, size_t chunk, const float *
 typedef struct {
     const test_batch *t;
     size_t chunk;
-    float *packed;           /* host: the input in the layout */
-    float *d_base, *d_A;     /* device: the allocation; the batch at d_A, then GUARD floats that must stay untouched */
-    int *d_info;             /* device: batch infos, then GUARD ints */
-    float *out, *L;          /* host: the result in the layout and unpacked */
+    float *packed;       /* host: the input in the layout */
+    float *d_base, *d_A; /* device: the allocation; the batch at d_A, then GUARD floats that must stay untouched */
+    int *d_info;         /* device: batch infos, then GUARD ints */
+    float *out, *L;      /* host: the result in the layout and unpacked */
     int *info;
 } layout_run;
 
@@ -57,7 +57,8 @@ void layout_run_end(layout_run *r);
  * and checked by sampling: every info must be 0, and `samples` matrices spread over the batch
  * (first and last included) are regenerated on the host and checked against the float64
  * reference and cuSOLVER. Adds its test to h; skips when the GPU lacks the memory. */
-void test_large_batch(harness *h, const char *group, const batched_config *cfg, int n, size_t chunk, size_t bytes, int samples);
+void test_large_batch(harness *h, const char *group, const batched_config *cfg, int n, size_t chunk, size_t bytes,
+                      int samples);
 
 /* Every cfg in cfgs over every n in ns x batch in batches, in layout chunk (0: interleaved,
  * i.e. chunk = batch), each one harness test named "<prefix> <cfg> n=.. batch=..", in the
@@ -69,8 +70,8 @@ void test_configs(harness *h, const char *prefix, const batched_config *cfgs, in
 /* The sizes the stage 04 and 05 tests run: n, batch (and chunk) lists, extended by the hidden
  * grading sizes when harness_extra() (n 5, 47, 97; batch 2049; chunk 17), and the configurations,
  * extended by two with 7 matrices per block. The arrays must have room for 4 more entries. */
-void add_hidden_sizes(int *ns, int *nn, size_t *batches, int *nb, size_t *chunks, int *nc,
-                      batched_config *cfgs, int *ncfg);
+void add_hidden_sizes(int *ns, int *nn, size_t *batches, int *nb, size_t *chunks, int *nc, batched_config *cfgs,
+                      int *ncfg);
 
 /* "tile kernel" or "thread-per-matrix kernel": the test group (learning goal) of a kernel. */
 const char *batched_group_name(batched_kernel k);

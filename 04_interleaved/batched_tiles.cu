@@ -11,20 +11,21 @@
 #include "batched_cholesky.h"
 #include "cuda_check.h"
 #include "launch_split.cuh"
-#include "tile_batched.cuh"    /* batched_matrix and its load_tile / store_tile */
-#include "looking_orders.cuh"  /* the three orders of stage 03 */
+#include "tile_batched.cuh"   /* batched_matrix and its load_tile / store_tile */
+#include "looking_orders.cuh" /* the three orders of stage 03 */
 
 /* Shared memory per matrix: four tiles of NB x LD. Consecutive threads of a warp belong to
  * consecutive matrices, so the same element of neighbouring matrices' tiles must fall in
  * different banks: an odd distance between tiles (coprime with the 32 banks) does that. */
-template <int NB>
-__host__ __device__ constexpr int tile_floats() { return (NB * tile_ld<NB, 1>()) | 1; }
+template <int NB> __host__ __device__ constexpr int tile_floats() { return (NB * tile_ld<NB, 1>()) | 1; }
 
-template <int NB>
-static size_t shared_bytes(int per_block) { return (size_t)per_block * (4 * tile_floats<NB>() * sizeof(float) + sizeof(int)); }
+template <int NB> static size_t shared_bytes(int per_block)
+{
+    return (size_t)per_block * (4 * tile_floats<NB>() * sizeof(float) + sizeof(int));
+}
 
-template <int NB, looking_order ORDER>
-__global__ void __launch_bounds__(1024) potrf_tiles_kernel(float *A, int n, size_t batch, size_t chunk, size_t first, int *info)
+template <int NB, looking_order ORDER> __global__ void __launch_bounds__(1024)
+    potrf_tiles_kernel(float *A, int n, size_t batch, size_t chunk, size_t first, int *info)
 {
     static_assert(NB >= 1 && NB * NB <= 1024, "one matrix's NB x NB threads must fit in a block");
     constexpr int LD = tile_ld<NB, 1>(), TS = tile_floats<NB>();
@@ -34,7 +35,7 @@ __global__ void __launch_bounds__(1024) potrf_tiles_kernel(float *A, int n, size
     const int m = threadIdx.x, per_block = blockDim.x;
     float *Sd = smem + m * TS, *Sc = Sd + per_block * TS, *Sa = Sc + per_block * TS, *Sb = Sa + per_block * TS;
     int *s_info = (int *)(smem + 4 * per_block * TS);
-    int *my_info = s_info + m;                  /* one info per matrix, never one per block */
+    int *my_info = s_info + m; /* one info per matrix, never one per block */
     const size_t b = first + (size_t)blockIdx.x * per_block + m;
     batched_matrix M = batched_matrix_at(A, n, batch, chunk, b);
     if (tile_row() == 0 && tile_col() == 0) *my_info = 0;
@@ -49,12 +50,14 @@ static void launch(int per_block, int n, size_t batch, size_t chunk, float *d_A,
 {
     size_t blocks = 0;
     // BEGIN SOLUTION: how many blocks of per_block matrices cover the batch
-    blocks = (batch + per_block - 1) / per_block;  /* ceil: the tail block runs */
+    blocks = (batch + per_block - 1) / per_block; /* ceil: the tail block runs */
     // END SOLUTION
-    launch_split(blocks, [&](unsigned k, size_t first_block) { /* past 2^31 - 1 blocks: several launches */
-        potrf_tiles_kernel<NB, ORDER><<<k, dim3(per_block, NB, NB), shared_bytes<NB>(per_block)>>>(
-            d_A, n, batch, chunk, first_block * per_block, d_info);
-    });
+    launch_split(
+        blocks, [&](unsigned k, size_t first_block) { /* past 2^31 - 1 blocks: several launches */
+                                                      potrf_tiles_kernel<NB, ORDER>
+                                                          <<<k, dim3(per_block, NB, NB), shared_bytes<NB>(per_block)>>>(
+                                                              d_A, n, batch, chunk, first_block * per_block, d_info);
+        });
 }
 
 template <int NB>

@@ -10,10 +10,9 @@ int main(int argc, char **argv)
     env_stamp e;
     if (!bench_begin_gpu("stage-4", &e)) return 0;
     const bench_case cases[] = {
-        {TILES_CONFIG(LOOK_RIGHT, 8, 16), 0}, {TILES_CONFIG(LOOK_LEFT, 8, 16), 0},
-        {TILES_CONFIG(LOOK_TOP, 8, 16), 0},   {TILES_CONFIG(LOOK_LEFT, 16, 4), 0},
-        {THREAD_CONFIG(2, 64, 1), 0}, {THREAD_CONFIG(4, 64, 2), 0},
-        {THREAD_CONFIG(8, 64, 2), 0}, {THREAD_CONFIG(8, 32, 1), 0},
+        {TILES_CONFIG(LOOK_RIGHT, 8, 16), 0}, {TILES_CONFIG(LOOK_LEFT, 8, 16), 0}, {TILES_CONFIG(LOOK_TOP, 8, 16), 0},
+        {TILES_CONFIG(LOOK_LEFT, 16, 4), 0},  {THREAD_CONFIG(2, 64, 1), 0},        {THREAD_CONFIG(4, 64, 2), 0},
+        {THREAD_CONFIG(8, 64, 2), 0},         {THREAD_CONFIG(8, 32, 1), 0},
     };
     bench_batched(&e, "04", cases, sizeof cases / sizeof cases[0], NULL, NULL);
     return 0;

@@ -7,8 +7,7 @@
 
 /* c <- L with L L^T = c, for the lower triangle of a register tile; pivots go to *info as
  * base + q + 1 (the first failure only, as LAPACK). */
-template <int NB>
-__device__ __forceinline__ void potrf_registers(float (&c)[NB][NB], int base, int n, int *info)
+template <int NB> __device__ __forceinline__ void potrf_registers(float (&c)[NB][NB], int base, int n, int *info)
 {
 #pragma unroll
     for (int q = 0; q < NB; q++) {

@@ -9,7 +9,8 @@
 
 int main(int argc, char **argv)
 {
-    cli_no_arguments(argc, argv, "usage: sanitize_interleaved   (small runs of every stage 04 kernel, for compute-sanitizer)\n");
+    cli_no_arguments(argc, argv,
+                     "usage: sanitize_interleaved   (small runs of every stage 04 kernel, for compute-sanitizer)\n");
     for (int order = 0; order < LOOK_COUNT; order++)
         for (int nb = 4; nb <= 32; nb *= 2) {
             int per_block = 1024 / (nb * nb) < 3 ? 1024 / (nb * nb) : 3; /* 7 = 2 x 3 + 1: a partial last block */

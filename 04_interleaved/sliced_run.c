@@ -105,14 +105,17 @@ static int run_worker(const sliced_job *job, int w, int workers, size_t slice, i
 {
     const int n = job->n, staging = job->host != NULL, in_place = staging && job->chunk == 1;
     const size_t nn = (size_t)n * n, slices = (job->batch + slice - 1) / slice;
-    void (*to_layout)(int, size_t, size_t, const float *, float *) = job->to_layout ? job->to_layout : rowmajor_to_chunked_device;
-    void (*from_layout)(int, size_t, size_t, const float *, float *) = job->from_layout ? job->from_layout : chunked_to_rowmajor_device;
+    void (*to_layout)(int, size_t, size_t, const float *, float *) =
+        job->to_layout ? job->to_layout : rowmajor_to_chunked_device;
+    void (*from_layout)(int, size_t, size_t, const float *, float *) =
+        job->from_layout ? job->from_layout : chunked_to_rowmajor_device;
     CUDA_CHECK(cudaSetDevice(r->device));
     cudaStream_t in, out, compute = 0; /* compute: the device's legacy default stream, which the launchers use */
     CUDA_CHECK(cudaStreamCreateWithFlags(&in, cudaStreamNonBlocking));
     CUDA_CHECK(cudaStreamCreateWithFlags(&out, cudaStreamNonBlocking));
     if (pinned && staging) {
-        size_t probe = slice * nn * sizeof(float) < ((size_t)256 << 20) ? slice * nn * sizeof(float) : (size_t)256 << 20;
+        size_t probe =
+            slice * nn * sizeof(float) < ((size_t)256 << 20) ? slice * nn * sizeof(float) : (size_t)256 << 20;
         r->h2d_gbs = copy_gbs(set[0].d_rm, job->host, probe, cudaMemcpyHostToDevice, in);
         r->d2h_gbs = copy_gbs(job->host, set[0].d_rm, probe, cudaMemcpyDeviceToHost, out);
         /* the probe copied the host's first bytes back onto themselves: unchanged */
@@ -223,12 +226,16 @@ int sliced_run(const sliced_job *job, sliced_report *rep)
         }
         size_t smaller = slice / 2;
         if (smaller == 0) {
-            fprintf(stderr, "out of GPU memory on GPU %d: even a slice of one matrix of order %d (%zu bytes) cannot be allocated\n",
-                    rep->worker[w - 1].device, n, per);
+            fprintf(
+                stderr,
+                "out of GPU memory on GPU %d: even a slice of one matrix of order %d (%zu bytes) cannot be allocated\n",
+                rep->worker[w - 1].device, n, per);
             CUDA_CHECK(cudaSetDevice(current));
             return -1;
         }
-        fprintf(stderr, "note: %d x %zu bytes of GPU memory could not be allocated on GPU %d (another process?); slices of %zu matrices\n",
+        fprintf(stderr,
+                "note: %d x %zu bytes of GPU memory could not be allocated on GPU %d (another process?); slices of %zu "
+                "matrices\n",
                 sets, slice * per, rep->worker[w - 1].device, smaller);
         slice = smaller;
         sets = 2;
@@ -245,14 +252,15 @@ int sliced_run(const sliced_job *job, sliced_report *rep)
         rep->pinned = e == cudaSuccess;
         if (!rep->pinned) {
             cudaGetLastError();
-            fprintf(stderr, "note: the host buffer could not be pinned (%s): copies will not overlap\n", cudaGetErrorString(e));
+            fprintf(stderr, "note: the host buffer could not be pinned (%s): copies will not overlap\n",
+                    cudaGetErrorString(e));
         }
     }
 
     /* One host thread per worker: each drives its GPU's streams (its own copy engines and link). */
     int status = 0;
     double t0 = now_ms();
-    #pragma omp parallel for num_threads(workers) schedule(static, 1) reduction(min : status)
+    _Pragma("omp parallel for num_threads(workers) schedule(static, 1) reduction(min : status)")
     for (int w = 0; w < workers; w++) {
         const int rc = run_worker(job, w, workers, slice, sets, set[w], rep->pinned, &rep->worker[w]);
         if (rc < status) status = rc;

@@ -27,42 +27,42 @@ typedef struct {
     const batched_config *cfg;
     int n;
     size_t batch;
-    size_t chunk;            /* 0: each slice in the simple interleaved layout */
-    float *host;             /* row-major batch on the host, or NULL: input (if !gen) and output, in place */
-    const gen_params *gen;   /* non-NULL: generate each slice on the GPU instead of copying it in */
-    int *info;               /* batch infos (out) */
-    size_t nsamples;         /* generated batches without host: copy these matrices out of the layout */
+    size_t chunk;          /* 0: each slice in the simple interleaved layout */
+    float *host;           /* row-major batch on the host, or NULL: input (if !gen) and output, in place */
+    const gen_params *gen; /* non-NULL: generate each slice on the GPU instead of copying it in */
+    int *info;             /* batch infos (out) */
+    size_t nsamples;       /* generated batches without host: copy these matrices out of the layout */
     const size_t *sample_index;
-    float *sample_out;       /* nsamples * n * n floats, row-major */
-    size_t gpu_budget;       /* bytes of GPU memory the run may use */
+    float *sample_out; /* nsamples * n * n floats, row-major */
+    size_t gpu_budget; /* bytes of GPU memory the run may use */
     /* The row-major <-> layout converters (NULL: the provided ones of common/gpu_batch.h; a later
      * stage passes its faster ones). Not called when chunk = 1: the layout IS row-major, and the
      * slice is factored where it was copied in. */
     void (*to_layout)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
     void (*from_layout)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
-    const int *devices;      /* the GPUs of the workers (a GPU may appear twice: two workers share it) */
-    int workers;             /* 0: one worker on the current GPU */
+    const int *devices; /* the GPUs of the workers (a GPU may appear twice: two workers share it) */
+    int workers;        /* 0: one worker on the current GPU */
 } sliced_job;
 
 #define SLICED_MAX_WORKERS 16
 
 typedef struct {
     int device;
-    size_t matrices, slices;       /* what this worker factored */
-    double wall_ms;                /* its first copy in to its last copy out */
+    size_t matrices, slices; /* what this worker factored */
+    double wall_ms;          /* its first copy in to its last copy out */
     double h2d_ms, compute_ms, d2h_ms;
-    double h2d_gbs, d2h_gbs;       /* its GPU's link, measured (0: not measured) */
+    double h2d_gbs, d2h_gbs; /* its GPU's link, measured (0: not measured) */
 } sliced_worker_report;
 
 typedef struct {
-    size_t slice, slices;          /* matrices per slice, number of slices */
-    int pinned;                    /* the host buffer could be pinned: copies overlap */
-    double pin_ms;                 /* time to pin (and later unpin) the host buffer */
-    double wall_ms;                /* first copy in to last copy out */
+    size_t slice, slices;              /* matrices per slice, number of slices */
+    int pinned;                        /* the host buffer could be pinned: copies overlap */
+    double pin_ms;                     /* time to pin (and later unpin) the host buffer */
+    double wall_ms;                    /* first copy in to last copy out */
     double h2d_ms, compute_ms, d2h_ms; /* each stage summed over the slices (events) */
-    double h2d_gbs, d2h_gbs;       /* the copy engines' bandwidth, measured on a pinned buffer, summed over the
+    double h2d_gbs, d2h_gbs;           /* the copy engines' bandwidth, measured on a pinned buffer, summed over the
                                       workers' GPUs (0: not measured) */
-    size_t bytes_in, bytes_out;    /* bytes over the host link(s) */
+    size_t bytes_in, bytes_out;        /* bytes over the host link(s) */
     int workers;
     sliced_worker_report worker[SLICED_MAX_WORKERS];
 } sliced_report;

@@ -30,19 +30,19 @@
 #define THREAD_MAX_PER_BLOCK 256
 
 /* Element (i, j) of this thread's matrix. */
-#define AT(i, j) a[((size_t)(i) * n + (j)) * s]
+#define AT(i, j) a[((size_t)(i)*n + (j)) * s]
 
-template <int NB, int UNROLL>
-__global__ void __launch_bounds__(THREAD_MAX_PER_BLOCK) potrf_thread_kernel(float *A, int n, size_t batch, size_t chunk, size_t first, int *info)
+template <int NB, int UNROLL> __global__ void __launch_bounds__(THREAD_MAX_PER_BLOCK)
+    potrf_thread_kernel(float *A, int n, size_t batch, size_t chunk, size_t first, int *info)
 {
     static_assert(NB >= 1 && NB <= 8, "register tiles past 8 x 8 do not fit in 255 registers");
     static_assert(UNROLL >= 1, "unroll is a positive count");
     const size_t b = first + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= batch) return;                    /* no barriers here: a thread may leave early */
+    if (b >= batch) return; /* no barriers here: a thread may leave early */
     const matrix_place place = chunked_place(n, chunk, batch, b);
     float *a = A + place.base;
     const size_t s = place.stride;
-    const int nt = (n + NB - 1) / NB;          /* ceil: the remainder tile is not dropped */
+    const int nt = (n + NB - 1) / NB; /* ceil: the remainder tile is not dropped */
     int my_info = 0;
     // BEGIN SOLUTION: left-looking by tile columns on NB x NB register tiles: update, factor and store each diagonal tile, then update, solve and store the tiles below it, and zero the tiles above it; my_info on failure
     // stub: (void)a; (void)s; (void)nt;
@@ -53,8 +53,7 @@ __global__ void __launch_bounds__(THREAD_MAX_PER_BLOCK) potrf_thread_kernel(floa
 #pragma unroll
         for (int r = 0; r < NB; r++)
 #pragma unroll
-            for (int q = 0; q <= r; q++)
-                l[r][q] = (k0 + r < n) ? AT(k0 + r, k0 + q) : (r == q ? 1.0f : 0.0f);
+            for (int q = 0; q <= r; q++) l[r][q] = (k0 + r < n) ? AT(k0 + r, k0 + q) : (r == q ? 1.0f : 0.0f);
 #pragma unroll UNROLL
         for (int p = 0; p < k0; p++) {
             float x[NB];
@@ -66,7 +65,7 @@ __global__ void __launch_bounds__(THREAD_MAX_PER_BLOCK) potrf_thread_kernel(floa
                 for (int q = 0; q <= r; q++) l[r][q] -= x[r] * x[q];
         }
         potrf_registers<NB>(l, k0, n, &my_info);
-        if (my_info) break;                    /* contents of a failed matrix are unspecified */
+        if (my_info) break; /* contents of a failed matrix are unspecified */
 #pragma unroll
         for (int r = 0; r < NB; r++) {
             linv[r] = 1.0f / l[r][r];
@@ -131,7 +130,8 @@ static int launch_unroll(int unroll, int per_block, int n, size_t batch, size_t 
     return -1;
 }
 
-extern "C" int potrf_batched_thread(int nb, int unroll, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+extern "C" int potrf_batched_thread(int nb, int unroll, int per_block, int n, size_t batch, size_t chunk, float *d_A,
+                                    int *d_info)
 {
     switch (nb) {
     case 2: return launch_unroll<2>(unroll, per_block, n, batch, chunk, d_A, d_info);

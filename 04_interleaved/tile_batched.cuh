@@ -19,10 +19,10 @@
 #include "tile_helpers.cuh"
 
 struct batched_matrix {
-    float *A;       /* element (0, 0) */
-    size_t stride;  /* distance between element e and e + 1 */
+    float *A;      /* element (0, 0) */
+    size_t stride; /* distance between element e and e + 1 */
     int n;
-    int present;    /* b < batch */
+    int present; /* b < batch */
 };
 
 __device__ inline batched_matrix batched_matrix_at(float *A, int n, size_t batch, size_t chunk, size_t b)
@@ -36,15 +36,14 @@ __device__ inline batched_matrix batched_matrix_at(float *A, int n, size_t batch
     return M;
 }
 
-template <int NB, int LD>
-__device__ void load_tile(float *S, batched_matrix M, int ti, int tj)
+template <int NB, int LD> __device__ void load_tile(float *S, batched_matrix M, int ti, int tj)
 {
     const int ty = tile_row(), tx = tile_col(), i = ti * NB + ty, j = tj * NB + tx;
-    S[ty * LD + tx] = (M.present && i < M.n && j < M.n) ? M.A[((size_t)i * M.n + j) * M.stride] : (i == j ? 1.0f : 0.0f);
+    S[ty * LD + tx] =
+        (M.present && i < M.n && j < M.n) ? M.A[((size_t)i * M.n + j) * M.stride] : (i == j ? 1.0f : 0.0f);
 }
 
-template <int NB, int LD>
-__device__ void store_tile(const float *S, batched_matrix M, int ti, int tj)
+template <int NB, int LD> __device__ void store_tile(const float *S, batched_matrix M, int ti, int tj)
 {
     const int ty = tile_row(), tx = tile_col(), i = ti * NB + ty, j = tj * NB + tx;
     if (M.present && i < M.n && j < M.n) M.A[((size_t)i * M.n + j) * M.stride] = j > i ? 0.0f : S[ty * LD + tx];

@@ -14,10 +14,11 @@ int main(int argc, char **argv)
     const bench_case cases[] = {
         {TILES_CONFIG(LOOK_RIGHT, 8, 16), 16}, {TILES_CONFIG(LOOK_LEFT, 8, 16), 16},
         {TILES_CONFIG(LOOK_TOP, 8, 16), 16},   {THREAD_CONFIG(4, 64, 2), 64},
-        {THREAD_CONFIG(4, 64, 2), 32}, {THREAD_CONFIG(4, 64, 2), 256},
-        {THREAD_CONFIG(2, 64, 1), 64}, {THREAD_CONFIG(8, 64, 2), 64},
+        {THREAD_CONFIG(4, 64, 2), 32},         {THREAD_CONFIG(4, 64, 2), 256},
+        {THREAD_CONFIG(2, 64, 1), 64},         {THREAD_CONFIG(8, 64, 2), 64},
         {THREAD_CONFIG(8, 32, 1), 32},
     };
-    bench_batched(&e, "05", cases, sizeof cases / sizeof cases[0], rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
+    bench_batched(&e, "05", cases, sizeof cases / sizeof cases[0], rowmajor_to_chunked_tiled,
+                  chunked_to_rowmajor_tiled);
     return 0;
 }

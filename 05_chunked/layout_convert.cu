@@ -14,8 +14,8 @@
 #include "layout.h"
 #include "layout_convert.h"
 
-#define TT 32          /* tile: TT matrices x TT elements */
-#define TROWS 8        /* block of TT x TROWS threads, each moving TT / TROWS values */
+#define TT 32   /* tile: TT matrices x TT elements */
+#define TROWS 8 /* block of TT x TROWS threads, each moving TT / TROWS values */
 
 /* Block (x, y) moves elements e0 .. e0+TT-1 of matrices m0 .. m0+TT-1, for m0 = TT*t, t = y,
  * y + gridDim.y, ... Thread (tx, ty) handles rows ty, ty + TROWS, ... of the tile. Elements or
@@ -35,13 +35,13 @@ __global__ void transpose_kernel(int n, size_t batch, size_t chunk, const float 
         if (mx < batch) px = chunked_place(n, chunk, batch, mx);
         for (int r = threadIdx.y; r < TT; r += TROWS) {
             const size_t m = m0 + r, e = e0 + threadIdx.x;
-            if (to_chunked) {   /* row-major source: a warp reads 32 consecutive elements */
+            if (to_chunked) { /* row-major source: a warp reads 32 consecutive elements */
                 if (m < batch && e < nn) tile[r][threadIdx.x] = in[m * nn + e];
-            } else if (mx < batch && e0 + r < nn) {   /* chunked source: 32 consecutive matrices */
+            } else if (mx < batch && e0 + r < nn) { /* chunked source: 32 consecutive matrices */
                 tile[threadIdx.x][r] = in[px.base + (e0 + r) * px.stride];
             }
         }
-        __syncthreads();                     /* the whole tile is in shared memory */
+        __syncthreads(); /* the whole tile is in shared memory */
         for (int r = threadIdx.y; r < TT; r += TROWS) {
             const size_t m = m0 + r, e = e0 + threadIdx.x;
             if (to_chunked) {
@@ -50,7 +50,7 @@ __global__ void transpose_kernel(int n, size_t batch, size_t chunk, const float 
                 out[m * nn + e] = tile[r][threadIdx.x];
             }
         }
-        __syncthreads();                     /* the tile is reused by the next t */
+        __syncthreads(); /* the tile is reused by the next t */
         // END SOLUTION
     }
 }

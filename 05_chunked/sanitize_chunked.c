@@ -13,7 +13,8 @@
 
 int main(int argc, char **argv)
 {
-    cli_no_arguments(argc, argv, "usage: sanitize_chunked   (small runs of every stage 05 kernel, for compute-sanitizer)\n");
+    cli_no_arguments(argc, argv,
+                     "usage: sanitize_chunked   (small runs of every stage 05 kernel, for compute-sanitizer)\n");
     const size_t batch = 70, chunks[] = {1, 17, 32, 64, 70};
     const int ns[] = {1, 7, 33};
     int wrong = 0;
@@ -29,9 +30,14 @@ int main(int argc, char **argv)
             CUDA_CHECK(cudaMemset(d_rm, 0, bytes));
             chunked_to_rowmajor_tiled(n, batch, chunks[c], d_lay, d_rm);
             CUDA_CHECK(cudaMemcpy(B, d_rm, bytes, cudaMemcpyDeviceToHost));
-            if (memcmp(A, B, bytes) != 0) { printf("FAILED round trip n=%d chunk=%zu\n", n, chunks[c]); wrong++; }
-            CUDA_CHECK(cudaFree(d_rm)); CUDA_CHECK(cudaFree(d_lay));
-            free(A); free(B);
+            if (memcmp(A, B, bytes) != 0) {
+                printf("FAILED round trip n=%d chunk=%zu\n", n, chunks[c]);
+                wrong++;
+            }
+            CUDA_CHECK(cudaFree(d_rm));
+            CUDA_CHECK(cudaFree(d_lay));
+            free(A);
+            free(B);
         }
     batched_config thread = THREAD_CONFIG(4, 32, 2), left = TILES_CONFIG(LOOK_LEFT, 8, 4),
                    right = TILES_CONFIG(LOOK_RIGHT, 4, 8), top = TILES_CONFIG(LOOK_TOP, 16, 2);

@@ -16,9 +16,9 @@
 
 /* per_block deliberately unrelated to the chunk: blocks straddle chunks and the last chunk */
 static batched_config configs[16] = {
-    TILES_CONFIG(LOOK_RIGHT, 8, 5), TILES_CONFIG(LOOK_LEFT, 8, 5), TILES_CONFIG(LOOK_TOP, 8, 5),
-    TILES_CONFIG(LOOK_TOP, 4, 16),  TILES_CONFIG(LOOK_RIGHT, 16, 3),
-    THREAD_CONFIG(4, 64, 2), THREAD_CONFIG(8, 32, 1),
+    TILES_CONFIG(LOOK_RIGHT, 8, 5), TILES_CONFIG(LOOK_LEFT, 8, 5),   TILES_CONFIG(LOOK_TOP, 8, 5),
+    TILES_CONFIG(LOOK_TOP, 4, 16),  TILES_CONFIG(LOOK_RIGHT, 16, 3), THREAD_CONFIG(4, 64, 2),
+    THREAD_CONFIG(8, 32, 1),
 };
 static int ncfg = 7;
 
@@ -36,7 +36,9 @@ static void test_converters(harness *h)
         for (int bi = 0; bi < 3; bi++) {
             const int n = conv_ns[a];
             const size_t batch = conv_batches[bi], total = batch * n * n;
-            float *rm = host_alloc(total * sizeof(float), "test buffers"), *want = host_alloc(total * sizeof(float), "test buffers"), *got = host_alloc(total * sizeof(float), "test buffers");
+            float *rm = host_alloc(total * sizeof(float), "test buffers"),
+                  *want = host_alloc(total * sizeof(float), "test buffers"),
+                  *got = host_alloc(total * sizeof(float), "test buffers");
             float *d_in, *d_out;
             CUDA_CHECK(cudaMalloc((void **)&d_in, total * sizeof(float)));
             CUDA_CHECK(cudaMalloc((void **)&d_out, (total + 64) * sizeof(float)));
@@ -60,17 +62,19 @@ static void test_converters(harness *h)
                     int guard_ok = 1;
                     for (int g = 0; g < 64; g++) guard_ok &= guard[g] == 0xffffffffu;
                     char name[128];
-                    snprintf(name, sizeof name, "%s n=%d batch=%zu chunk=%zu", dir ? "chunked -> row-major" : "row-major -> chunked",
-                             n, batch, chunk);
+                    snprintf(name, sizeof name, "%s n=%d batch=%zu chunk=%zu",
+                             dir ? "chunked -> row-major" : "row-major -> chunked", n, batch, chunk);
                     if (bad < total)
-                        harness_check(h, 0, name, "output element %zu: got %.9g, want %.9g", bad, (double)got[bad], (double)expect[bad]);
-                    else
-                        harness_check(h, guard_ok, name, guard_ok ? "bit-exact" : "wrote past the end of the batch");
+                        harness_check(h, 0, name, "output element %zu: got %.9g, want %.9g", bad, (double)got[bad],
+                                      (double)expect[bad]);
+                    else harness_check(h, guard_ok, name, guard_ok ? "bit-exact" : "wrote past the end of the batch");
                 }
             }
             CUDA_CHECK(cudaFree(d_in));
             CUDA_CHECK(cudaFree(d_out));
-            free(rm); free(want); free(got);
+            free(rm);
+            free(want);
+            free(got);
         }
 }
 
@@ -82,8 +86,8 @@ int main(void)
     size_t batches[8] = {1, 3, 1000, 1025, 4096}, chunks[8] = {1, 8, 32, 64, 100};
     add_hidden_sizes(ns, &nn, batches, &nb, chunks, &nc, configs, &ncfg);
     const int runs = nn * nb;
-    const char *const groups[] = {"tiled layout converters", "tile kernel", "thread-per-matrix kernel", "cuSOLVER agreement",
-                                  "batch past 2^31 floats"};
+    const char *const groups[] = {"tiled layout converters", "tile kernel", "thread-per-matrix kernel",
+                                  "cuSOLVER agreement", "batch past 2^31 floats"};
     harness_plan(&h, groups[0], CONV_TESTS);
     harness_plan(&h, groups[1], count_kernel_configs(configs, ncfg, BATCHED_TILES) * runs * nc + 1);
     harness_plan(&h, groups[2], count_kernel_configs(configs, ncfg, BATCHED_THREAD) * runs * nc);

@@ -29,8 +29,11 @@
 #include "tuned.h"
 
 /* The grid of the leaderboard, as (batch, n). */
-static const struct { size_t batch; int n; } shapes[] = {
-    {4096, 32}, {1024, 64}, {256, 128}, {64, 256}, {16, 512}, {640, 512}, {4, 1024}, {60, 1024},
+static const struct {
+    size_t batch;
+    int n;
+} shapes[] = {
+    {4096, 32}, {1024, 64}, {256, 128}, {64, 256}, {16, 512}, {640, 512}, {4, 1024},  {60, 1024},
     {2, 2048},  {8, 2048},  {1, 4096},  {2, 4096}, {1, 8192}, {1, 16384}, {1, 32768},
 };
 #define NSHAPES ((int)(sizeof shapes / sizeof *shapes))
@@ -62,7 +65,10 @@ static void run_cusolver(void *p)
 static int verify_large(const gen_params *p, int n, size_t batch, const float *d_L, const int *d_info)
 {
     size_t failed = count_nonzero_device(d_info, batch);
-    if (failed) { fprintf(stderr, "  result check: %zu matrices report info != 0 (all are SPD)\n", failed); return 0; }
+    if (failed) {
+        fprintf(stderr, "  result check: %zu matrices report info != 0 (all are SPD)\n", failed);
+        return 0;
+    }
     const size_t nn = (size_t)n * n;
     float *A = host_alloc(nn * sizeof(float), "the sampled matrix"), *L = host_alloc(nn * sizeof(float), "its factor");
     int ok = 1;
@@ -95,8 +101,8 @@ static void bench_shape(const env_stamp *e, const tuned_table *t, int n, size_t 
     size_t free_b, total_b;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     if (2 * bytes + (256u << 20) > free_b) { /* the pristine copy, the work copy, cuSOLVER's workspace */
-        printf("gpumode %zu x %d: %.2f GiB do not fit twice in the %.2f GiB free: skipped\n", batch, n, bytes / 1073741824.0,
-               free_b / 1073741824.0);
+        printf("gpumode %zu x %d: %.2f GiB do not fit twice in the %.2f GiB free: skipped\n", batch, n,
+               bytes / 1073741824.0, free_b / 1073741824.0);
         return;
     }
     float *d_pristine;
@@ -116,8 +122,11 @@ static void bench_shape(const env_stamp *e, const tuned_table *t, int n, size_t 
 
     timing_stats ta = time_gpu_restoring(run_auto, &c, c.d_A, d_pristine, bytes);
     ta.verified = (n <= 1024 ? verify_generated_batch(&p, n, batch, 1, c.d_A, c.d_info, 4, "  result check")
-                             : verify_large(&p, n, batch, c.d_A, c.d_info)) ? TIMING_VERIFIED : TIMING_WRONG;
-    report_row(e, "gpumode", batch == 1 ? "cusolverDnSpotrf" : "cusolverDnSpotrfBatched", n, batch, tc, tc.median_ms, t_copy);
+                             : verify_large(&p, n, batch, c.d_A, c.d_info))
+                      ? TIMING_VERIFIED
+                      : TIMING_WRONG;
+    report_row(e, "gpumode", batch == 1 ? "cusolverDnSpotrf" : "cusolverDnSpotrfBatched", n, batch, tc, tc.median_ms,
+               t_copy);
     snprintf(variant, sizeof variant, "auto (row-major) %s", batched_config_name(&c.cfg, name, sizeof name));
     report_row(e, "gpumode", variant, n, batch, ta, tc.median_ms, t_copy);
     CUDA_CHECK(cudaFree(d_pristine));
@@ -125,10 +134,10 @@ static void bench_shape(const env_stamp *e, const tuned_table *t, int n, size_t 
     CUDA_CHECK(cudaFree(c.d_info));
 }
 
-#define USAGE                                                                                                  \
-    "usage: bench_gpumode   (the gpu-mode Cholesky grid, configured by the environment)\n"                     \
-    "  BENCH_MAX_N=N     leave out the shapes of larger n (default: all, up to 32768)\n"                        \
-    "  BENCH_CSV=FILE    append the rows there (default build/bench.csv)\n"                                    \
+#define USAGE                                                                              \
+    "usage: bench_gpumode   (the gpu-mode Cholesky grid, configured by the environment)\n" \
+    "  BENCH_MAX_N=N     leave out the shapes of larger n (default: all, up to 32768)\n"   \
+    "  BENCH_CSV=FILE    append the rows there (default build/bench.csv)\n"                \
     "  TUNED_TABLE=FILE  the tuned table (default: this GPU's)\n"
 
 int main(int argc, char **argv)

@@ -54,23 +54,26 @@ typedef struct {
 static void run_rowmajor(void *p)
 {
     rowmajor_ctx *c = p;
-    if (c->r.chunk == 1) { run_factor(&c->r); return; }
+    if (c->r.chunk == 1) {
+        run_factor(&c->r);
+        return;
+    }
     rowmajor_to_chunked_tiled(c->r.n, c->r.batch, c->r.chunk, c->r.d_work, c->d_lay);
     if (potrf_batched(c->r.cfg, c->r.n, c->r.batch, c->r.chunk, c->d_lay, c->r.d_info) != 0) exit(2);
     chunked_to_rowmajor_tiled(c->r.n, c->r.batch, c->r.chunk, c->d_lay, c->r.d_work);
 }
 
-
 /* cuSolverDx's sweep: threads per block (0: its suggestion) x matrices per block, those whose
  * matrices take at most 64 KiB of shared memory (one matrix always). */
 static const int dx_threads[] = {0, 32, 64, 128, 256};
 static const int dx_bpbs[] = {1, 2, 4, 8};
-enum { DX_THREADS = sizeof dx_threads / sizeof dx_threads[0], DX_BPBS = sizeof dx_bpbs / sizeof dx_bpbs[0], DX_MAX_N = 128 };
+enum {
+    DX_THREADS = sizeof dx_threads / sizeof dx_threads[0],
+    DX_BPBS = sizeof dx_bpbs / sizeof dx_bpbs[0],
+    DX_MAX_N = 128
+};
 
-static int dx_fits(int n, int bpb)
-{
-    return bpb == 1 || (size_t)bpb * n * n * sizeof(float) <= 64 * 1024;
-}
+static int dx_fits(int n, int bpb) { return bpb == 1 || (size_t)bpb * n * n * sizeof(float) <= 64 * 1024; }
 
 /* Generate every kernel of the sweep for these orders, in parallel, before any timing. */
 static void dx_prepare_all(const int *ns, int count)
@@ -130,7 +133,8 @@ static void bench_dx(const env_stamp *e, const gen_params *p, int n, size_t batc
             dx_ctx c = {k, d_work, batch, d_info};
             timing_stats tm = time_gpu_restoring(run_dx, &c, d_work, d_pristine, batch * n * n * sizeof(float));
             tm.verified = verify_generated_batch(p, n, batch, 1, d_work, d_info, 4, "cuSolverDx check after timing")
-                              ? TIMING_VERIFIED : TIMING_WRONG;
+                              ? TIMING_VERIFIED
+                              : TIMING_WRONG;
             dx_potrf_free(k);
             if (t == -1) {
                 snprintf(variant, sizeof variant, "cuSolverDx suggested: %d threads x %d %s", threads, bpb, label);
@@ -182,7 +186,9 @@ static void bench_one(const env_stamp *e, const tuned_table *t, int n, size_t ba
         gen_batch_device(&p, n, 0, batch, chunk, d_pristine);
         run_ctx c = {&cases[k], n, batch, chunk, d_work, d_info};
         timing_stats tm = time_gpu_restoring(run_factor, &c, d_work, d_pristine, bytes);
-        tm.verified = verify_generated_batch(&p, n, batch, chunk, d_work, d_info, 4, "result check after timing") ? TIMING_VERIFIED : TIMING_WRONG;
+        tm.verified = verify_generated_batch(&p, n, batch, chunk, d_work, d_info, 4, "result check after timing")
+                          ? TIMING_VERIFIED
+                          : TIMING_WRONG;
         tuned_format(&cases[k], chunks[k], name, sizeof name);
         snprintf(variant, sizeof variant, "%s %s %s", k == 2 ? "auto:" : "fixed:", name, label);
         report_row(e, "stage-6", variant, n, batch, tm, tc.median_ms, t_copy);
@@ -199,7 +205,9 @@ static void bench_one(const env_stamp *e, const tuned_table *t, int n, size_t ba
     if (rc.r.chunk != 1) CUDA_CHECK(cudaMalloc((void **)&rc.d_lay, bytes));
     gen_batch_device(&p, n, 0, batch, 1, d_pristine);
     timing_stats tr = time_gpu_restoring(run_rowmajor, &rc, d_work, d_pristine, bytes);
-    tr.verified = verify_generated_batch(&p, n, batch, 1, d_work, d_info, 4, "result check after timing") ? TIMING_VERIFIED : TIMING_WRONG;
+    tr.verified = verify_generated_batch(&p, n, batch, 1, d_work, d_info, 4, "result check after timing")
+                      ? TIMING_VERIFIED
+                      : TIMING_WRONG;
     tuned_format(&rm_cfg, rm_chunk, name, sizeof name);
     snprintf(variant, sizeof variant, "rowmajor auto: %s%s %s", name, rc.r.chunk == 1 ? "" : " +conversions", label);
     report_row(e, "stage-6", variant, n, batch, tr, tc.median_ms, t_copy);
@@ -210,12 +218,12 @@ static void bench_one(const env_stamp *e, const tuned_table *t, int n, size_t ba
     CUDA_CHECK(cudaFree(d_info));
 }
 
-#define USAGE                                                                                         \
-    "usage: bench_tuned   (stage 06 benchmark, configured by the environment)\n"                          \
-    "  BENCH_NS=\"20 60 100\"   the orders, 1..1024 (default 20 30 ... 100, 64, 128)\n"                              \
-    "  BENCH_SWEEP=0           leave out the batch-size sweep (1024 .. a quarter of the GPU)\n"            \
-    "  BENCH_DX=0              leave out cuSolverDx (make cusolverdx fetches it; CUSOLVERDX_LIB=FILE)\n"  \
-    "  BENCH_CSV=FILE          append the rows there (default build/bench.csv)\n"                          \
+#define USAGE                                                                                            \
+    "usage: bench_tuned   (stage 06 benchmark, configured by the environment)\n"                         \
+    "  BENCH_NS=\"20 60 100\"   the orders, 1..1024 (default 20 30 ... 100, 64, 128)\n"                  \
+    "  BENCH_SWEEP=0           leave out the batch-size sweep (1024 .. a quarter of the GPU)\n"          \
+    "  BENCH_DX=0              leave out cuSolverDx (make cusolverdx fetches it; CUSOLVERDX_LIB=FILE)\n" \
+    "  BENCH_CSV=FILE          append the rows there (default build/bench.csv)\n"                        \
     "  TUNED_TABLE=FILE        the tuned table (default: this GPU's, see the README: One table per GPU)\n"
 
 int main(int argc, char **argv)
@@ -235,7 +243,8 @@ int main(int argc, char **argv)
         for (; tok; tok = strtok(NULL, " ,")) {
             long long v;
             if (count == 16 || !cli_parse_ll(tok, 1, BATCHED_MAX_N, &v)) {
-                fprintf(stderr, "bad value for BENCH_NS: '%s' (at most 16 orders, each 1..%d)\n", env_ns, BATCHED_MAX_N);
+                fprintf(stderr, "bad value for BENCH_NS: '%s' (at most 16 orders, each 1..%d)\n", env_ns,
+                        BATCHED_MAX_N);
                 return 2;
             }
             ns[count++] = (int)v;

@@ -4,7 +4,8 @@
 #include "cyclic_kernel.cuh"
 #include "cyclic_kernel.h"
 
-static_assert(CYCLIC_PARTS == 4, "one potrf_cyclic_partK per part: the cyclic_part*.cu files and the table in potrf_batched_cyclic");
+static_assert(CYCLIC_PARTS == 4,
+              "one potrf_cyclic_partK per part: the cyclic_part*.cu files and the table in potrf_batched_cyclic");
 
 /* The table by grid, built from the list (cyclic_kernel.h) when this file compiles. */
 constexpr bool cyclic_list_ok() /* entries of one T together, A increasing */
@@ -17,7 +18,8 @@ constexpr bool cyclic_list_ok() /* entries of one T together, A increasing */
     return true;
 }
 static_assert(cyclic_list_ok(), "CYCLIC_INSTANCES: the entries of one T together, A increasing");
-constexpr int cyclic_first_of_grid(int k) /* the list index where grid k starts (the count of grids for k past the last) */
+constexpr int
+cyclic_first_of_grid(int k) /* the list index where grid k starts (the count of grids for k past the last) */
 {
     int seen = 0;
     for (int s = 0; s < cyclic_list_count; s++)
@@ -33,19 +35,22 @@ constexpr cyclic_grid cyclic_grid_of(int k)
     const int s0 = cyclic_first_of_grid(k);
     gr.threads = cyclic_list_t[s0];
     gr.cols = cyclic_grid_cols(gr.threads);
-    for (int s = s0, j = 0; s < cyclic_list_count && cyclic_list_t[s] == gr.threads && j < CYCLIC_MAX_SLOTS; s++, j++) gr.slots[j] = cyclic_list_a[s];
+    for (int s = s0, j = 0; s < cyclic_list_count && cyclic_list_t[s] == gr.threads && j < CYCLIC_MAX_SLOTS; s++, j++)
+        gr.slots[j] = cyclic_list_a[s];
     return gr;
 }
-static_assert(cyclic_first_of_grid(CYCLIC_NGRIDS) == cyclic_list_count, "CYCLIC_NGRIDS: the number of thread counts in CYCLIC_INSTANCES");
+static_assert(cyclic_first_of_grid(CYCLIC_NGRIDS) == cyclic_list_count,
+              "CYCLIC_NGRIDS: the number of thread counts in CYCLIC_INSTANCES");
 constexpr bool cyclic_slots_fit()
 {
     for (int k = 0; k < CYCLIC_NGRIDS; k++)
         if (cyclic_first_of_grid(k + 1) - cyclic_first_of_grid(k) > CYCLIC_MAX_SLOTS) return false;
     return true;
 }
-static_assert(cyclic_slots_fit(), "CYCLIC_MAX_SLOTS: at least the most instances of one thread count in CYCLIC_INSTANCES");
-extern "C" const cyclic_grid cyclic_grids[CYCLIC_NGRIDS] = {cyclic_grid_of(0), cyclic_grid_of(1), cyclic_grid_of(2), cyclic_grid_of(3),
-                                                            cyclic_grid_of(4)};
+static_assert(cyclic_slots_fit(),
+              "CYCLIC_MAX_SLOTS: at least the most instances of one thread count in CYCLIC_INSTANCES");
+extern "C" const cyclic_grid cyclic_grids[CYCLIC_NGRIDS] = {cyclic_grid_of(0), cyclic_grid_of(1), cyclic_grid_of(2),
+                                                            cyclic_grid_of(3), cyclic_grid_of(4)};
 static_assert(CYCLIC_NGRIDS == 5, "one cyclic_grid_of(k) per thread count in the table above");
 
 static const cyclic_grid *grid_for(int threads)
@@ -79,12 +84,13 @@ extern "C" size_t cyclic_smem_need(int n, int threads, int per_block)
     return a ? (size_t)per_block * cyclic_buf_floats(gr->threads, a) * sizeof(float) : 0;
 }
 
-extern "C" int potrf_batched_cyclic(int threads, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+extern "C" int potrf_batched_cyclic(int threads, int per_block, int n, size_t batch, size_t chunk, float *d_A,
+                                    int *d_info)
 {
     const cyclic_grid *gr = grid_for(threads);
     const int a = slots_for(gr, n);
-    static int (*const parts[CYCLIC_PARTS])(CYCLIC_PART_ARGS) = {potrf_cyclic_part0, potrf_cyclic_part1, potrf_cyclic_part2,
-                                                                 potrf_cyclic_part3};
+    static int (*const parts[CYCLIC_PARTS])(CYCLIC_PART_ARGS) = {potrf_cyclic_part0, potrf_cyclic_part1,
+                                                                 potrf_cyclic_part2, potrf_cyclic_part3};
     if (a) return parts[cyclic_part_of(gr->threads, a)](gr->threads, a, per_block, n, batch, chunk, d_A, d_info);
     fprintf(stderr, "potrf_batched_cyclic: no instance for n = %d with %d threads per matrix\n", n, threads);
     return -1;

@@ -65,17 +65,24 @@ __host__ __device__ constexpr int cyclic_grid_cols(int T) { return T / cyclic_gr
 
 /* Slot (a, b), a >= W b, in the packed register array: the slots of rows a' < a come first
  * (row a' holds a' / W + 1 of them), so the offset is a + sum_{a' < a} floor(a' / W) + b. */
-__host__ __device__ constexpr int cyclic_slot(int W, int a, int b) { return a + W * (a / W) * (a / W - 1) / 2 + a % W * (a / W) + b; }
+__host__ __device__ constexpr int cyclic_slot(int W, int a, int b)
+{
+    return a + W * (a / W) * (a / W - 1) / 2 + a % W * (a / W) + b;
+}
 
 /* One buffer row per p: AR entries rounded up to float4s, an odd number of float4s so that the
  * GR rows a warp reads at once fall into different banks. */
-__host__ __device__ constexpr int cyclic_stride(int AR) { return ((AR + 3) / 4 % 2 ? (AR + 3) / 4 : (AR + 3) / 4 + 1) * 4; }
+__host__ __device__ constexpr int cyclic_stride(int AR)
+{
+    return ((AR + 3) / 4 % 2 ? (AR + 3) / 4 : (AR + 3) / 4 + 1) * 4;
+}
 
 /* Shared memory of one matrix: two column buffers of GR rows, then 1 / sqrt(pivot) of each of the
  * NMAX = GC A columns (a multiple of 4: the next matrix's buffers stay 16-byte aligned). */
 __host__ __device__ constexpr int cyclic_buf_floats(int T, int A)
 {
-    return 2 * cyclic_grid_rows(T) * cyclic_stride(cyclic_grid_cols(T) / cyclic_grid_rows(T) * A) + cyclic_grid_cols(T) * A;
+    return 2 * cyclic_grid_rows(T) * cyclic_stride(cyclic_grid_cols(T) / cyclic_grid_rows(T) * A) +
+           cyclic_grid_cols(T) * A;
 }
 
 template <int T> __device__ __forceinline__ void cyclic_group_sync()
@@ -128,7 +135,7 @@ template <int T, int A, int P> struct cyclic_panel {
 #pragma unroll
             for (int b = P; b < A; b++) cv[b] = (W == 1 ? cr[b] : qa ? cr[W * b + 1] : cr[W * b]) * dinv; /* c_jk / d */
             if (q == c && p == 0) buf[2 * C::B + k] = inv; /* column k is scaled by it when stored */
-            const bool right = q > c;  /* my column in slot P lies right of column k */
+            const bool right = q > c;                      /* my column in slot P lies right of column k */
 #pragma unroll
             for (int a = W * P; a < AR; a++) {
                 float &y = x[cyclic_slot(W, a, P)];
@@ -155,9 +162,8 @@ template <int T, int A> struct cyclic_panel<T, A, A> {
     static __device__ __forceinline__ void run(cyclic_regs<T, A> &, float *, int, int, int, int &) {}
 };
 
-template <int T, int A>
-__global__ void __launch_bounds__(CYCLIC_MAX_BLOCK) potrf_cyclic_kernel(float *Amat, int n, size_t batch, size_t chunk,
-                                                                        size_t first, int per_block, int *info)
+template <int T, int A> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
+    potrf_cyclic_kernel(float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block, int *info)
 {
     typedef cyclic_shape<T, A> C;
     constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR;

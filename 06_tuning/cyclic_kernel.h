@@ -49,7 +49,7 @@ extern "C" {
 #define CYCLIC_NGRIDS 5
 #define CYCLIC_MAX_SLOTS 11
 typedef struct {
-    int threads, cols; /* T and GC: the instance with A slots takes n <= cols A */
+    int threads, cols;           /* T and GC: the instance with A slots takes n <= cols A */
     int slots[CYCLIC_MAX_SLOTS]; /* 0: none */
 } cyclic_grid;
 extern const cyclic_grid cyclic_grids[CYCLIC_NGRIDS];
@@ -67,7 +67,8 @@ int potrf_batched_cyclic(int threads, int per_block, int n, size_t batch, size_t
  * them in parallel); each defines potrf_cyclic_partK, which launches instance (threads, slots) if that
  * file holds it. */
 #define CYCLIC_PARTS 4
-#define CYCLIC_PART_ARGS int threads, int slots, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info
+#define CYCLIC_PART_ARGS \
+    int threads, int slots, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info
 int potrf_cyclic_part0(CYCLIC_PART_ARGS);
 int potrf_cyclic_part1(CYCLIC_PART_ARGS);
 int potrf_cyclic_part2(CYCLIC_PART_ARGS);

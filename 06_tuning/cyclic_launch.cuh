@@ -14,7 +14,8 @@ static int cyclic_launch_one(int per_block, int n, size_t batch, size_t chunk, f
 {
     const size_t smem = (size_t)per_block * cyclic_buf_floats(T, A) * sizeof(float);
     launch_split((batch + per_block - 1) / per_block, [&](unsigned k, size_t first_block) {
-        potrf_cyclic_kernel<T, A><<<k, per_block * T, smem>>>(d_A, n, batch, chunk, first_block * per_block, per_block, d_info);
+        potrf_cyclic_kernel<T, A>
+            <<<k, per_block * T, smem>>>(d_A, n, batch, chunk, first_block * per_block, per_block, d_info);
     });
     return 0;
 }
@@ -26,8 +27,8 @@ static int cyclic_not_compiled(int threads, int slots)
 }
 
 /* Launch instance (T, A) if it is the one asked for and this part compiles it. */
-template <int PART, int T, int A>
-static void cyclic_try(int threads, int slots, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info, int *rc)
+template <int PART, int T, int A> static void cyclic_try(int threads, int slots, int per_block, int n, size_t batch,
+                                                         size_t chunk, float *d_A, int *d_info, int *rc)
 {
     if constexpr (cyclic_part_of(T, A) == PART)
         if (threads == T && slots == A) *rc = cyclic_launch_one<T, A>(per_block, n, batch, chunk, d_A, d_info);
@@ -41,10 +42,10 @@ template <int PART> static int cyclic_part_launch(CYCLIC_PART_ARGS)
     CYCLIC_INSTANCES(CYCLIC_TRY_ENTRY_)
     return rc == -2 ? cyclic_not_compiled(threads, slots) : rc;
 }
-#define CYCLIC_PART(K)                                                                                      \
-    extern "C" int potrf_cyclic_part##K(CYCLIC_PART_ARGS)                                                   \
-    {                                                                                                       \
-        return cyclic_part_launch<K>(threads, slots, per_block, n, batch, chunk, d_A, d_info);                    \
+#define CYCLIC_PART(K)                                                                         \
+    extern "C" int potrf_cyclic_part##K(CYCLIC_PART_ARGS)                                      \
+    {                                                                                          \
+        return cyclic_part_launch<K>(threads, slots, per_block, n, batch, chunk, d_A, d_info); \
     }
 
 #endif

@@ -21,20 +21,25 @@ static int rows_check(const batched_config *c, int n, char *msg, size_t len)
             if (n <= rows_sizes[s].nmax) {
                 for (int k = 0; k < ROWS_MAX_THREADS_PER_SIZE; k++)
                     if (rows_sizes[s].threads[k])
-                        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", list[0] ? ", " : "", rows_sizes[s].threads[k]);
+                        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", list[0] ? ", " : "",
+                                 rows_sizes[s].threads[k]);
                 break;
             }
-        if (list[0]) snprintf(msg, len, "the rows kernel has threads = %s compiled in for n = %d, not %d", list, n, c->threads);
+        if (list[0])
+            snprintf(msg, len, "the rows kernel has threads = %s compiled in for n = %d, not %d", list, n, c->threads);
         else snprintf(msg, len, "the rows kernel takes n <= %d, not %d", rows_sizes[ROWS_NSIZES - 1].nmax, n);
     } else if (c->unroll != 0 && c->unroll != 1)
-        snprintf(msg, len, "rows kernel: unroll is 0 (every step written out) or 1 (a loop over the steps), not %d", c->unroll);
+        snprintf(msg, len, "rows kernel: unroll is 0 (every step written out) or 1 (a loop over the steps), not %d",
+                 c->unroll);
     else if (c->unroll == 0 && n > ROWS_FULL_N)
-        snprintf(msg, len, "rows kernel: every step written out (unroll 0) is compiled for n <= %d only, not %d", ROWS_FULL_N, n);
+        snprintf(msg, len, "rows kernel: every step written out (unroll 0) is compiled for n <= %d only, not %d",
+                 ROWS_FULL_N, n);
     else if (c->per_block < 1 || c->per_block * c->threads > 256 || c->per_block * c->threads % 32)
-        snprintf(msg, len, "rows kernel: per_block x threads must be a multiple of 32 up to 256, got %d x %d", c->per_block,
-                 c->threads);
+        snprintf(msg, len, "rows kernel: per_block x threads must be a multiple of 32 up to 256, got %d x %d",
+                 c->per_block, c->threads);
     else if (rows_smem_need(n, c->threads, c->per_block) > ROWS_SMEM_LIMIT)
-        snprintf(msg, len, "rows kernel: %d matrices of order %d per block need %zu bytes of shared memory (at most %d)",
+        snprintf(msg, len,
+                 "rows kernel: %d matrices of order %d per block need %zu bytes of shared memory (at most %d)",
                  c->per_block, n, rows_smem_need(n, c->threads, c->per_block), ROWS_SMEM_LIMIT);
     return msg[0] ? -1 : 0;
 }
@@ -49,17 +54,27 @@ static void rows_describe(const batched_config *c, char *buf, size_t len)
     snprintf(buf, len, "rows T=%d x%d %s", c->threads, c->per_block, c->unroll ? "loop" : "full");
 }
 
-static const batched_kernel_ops rows_ops = {"rows", "rows kernel", BATCHED_USES_THREADS | BATCHED_USES_UNROLL, rows_check, rows_launch, rows_describe,
-                                            BATCHED_MAX_N};
+static const batched_kernel_ops rows_ops = {
+    .name = "rows",
+    .group = "rows kernel",
+    .uses = BATCHED_USES_THREADS | BATCHED_USES_UNROLL,
+    .check = rows_check,
+    .launch = rows_launch,
+    .describe = rows_describe,
+    .max_n = BATCHED_MAX_N,
+};
 
 static int cyclic_check(const batched_config *c, int n, char *msg, size_t len)
 {
     const int most = cyclic_max_n(c->threads);
-    if (!most) snprintf(msg, len, "the cyclic kernel takes threads = 16, 32, 64, 128 or 256 (a 4 x 4 .. 16 x 16 grid), not %d", c->threads);
-    else if (n > most) snprintf(msg, len, "the cyclic kernel with %d threads per matrix takes n <= %d, not %d", c->threads, most, n);
-    else if (c->per_block < 1 || c->per_block * c->threads > 256 || c->per_block * c->threads % 32)
-        snprintf(msg, len, "cyclic kernel: per_block x threads must be a multiple of 32 up to 256, got %d x %d", c->per_block,
+    if (!most)
+        snprintf(msg, len, "the cyclic kernel takes threads = 16, 32, 64, 128 or 256 (a 4 x 4 .. 16 x 16 grid), not %d",
                  c->threads);
+    else if (n > most)
+        snprintf(msg, len, "the cyclic kernel with %d threads per matrix takes n <= %d, not %d", c->threads, most, n);
+    else if (c->per_block < 1 || c->per_block * c->threads > 256 || c->per_block * c->threads % 32)
+        snprintf(msg, len, "cyclic kernel: per_block x threads must be a multiple of 32 up to 256, got %d x %d",
+                 c->per_block, c->threads);
     return msg[0] ? -1 : 0;
 }
 
@@ -73,8 +88,15 @@ static void cyclic_describe(const batched_config *c, char *buf, size_t len)
     snprintf(buf, len, "cyclic T=%d x%d", c->threads, c->per_block);
 }
 
-static const batched_kernel_ops cyclic_ops = {"cyclic", "cyclic kernel", BATCHED_USES_THREADS, cyclic_check, cyclic_launch,
-                                              cyclic_describe, BATCHED_MAX_N};
+static const batched_kernel_ops cyclic_ops = {
+    .name = "cyclic",
+    .group = "cyclic kernel",
+    .uses = BATCHED_USES_THREADS,
+    .check = cyclic_check,
+    .launch = cyclic_launch,
+    .describe = cyclic_describe,
+    .max_n = BATCHED_MAX_N,
+};
 
 /* The batched whole-GPU path (stage 03). Its tasks need n rounded up to the tile: for other n a
  * padded copy, which this launcher keeps per host thread (the driver runs one per GPU) and grows
@@ -90,7 +112,8 @@ static _Thread_local struct {
 static int grid_check(const batched_config *c, int n, char *msg, size_t len)
 {
     (void)n;
-    if (c->per_block != 1) snprintf(msg, len, "grid kernel: a matrix is spread over many blocks: per_block is 1, not %d", c->per_block);
+    if (c->per_block != 1)
+        snprintf(msg, len, "grid kernel: a matrix is spread over many blocks: per_block is 1, not %d", c->per_block);
     return msg[0] ? -1 : 0;
 }
 
@@ -107,7 +130,8 @@ static int grid_launch(const batched_config *c, int n, size_t batch, size_t chun
     int device;
     CUDA_CHECK(cudaGetDevice(&device));
     if (one && (grid_work.bytes < one * group || grid_work.device != device)) {
-        if (grid_work.d_work && grid_work.device == device) CUDA_CHECK(cudaFree(grid_work.d_work)); /* waits for its users */
+        if (grid_work.d_work && grid_work.device == device)
+            CUDA_CHECK(cudaFree(grid_work.d_work)); /* waits for its users */
         CUDA_CHECK(cudaMalloc((void **)&grid_work.d_work, one * group));
         grid_work.bytes = one * group;
         grid_work.device = device;
@@ -122,7 +146,9 @@ static int grid_launch(const batched_config *c, int n, size_t batch, size_t chun
     const grid_math math = math_by_hand >= 0 ? (grid_math)math_by_hand : grid_default_math(n, group);
     for (size_t first = 0; first < batch; first += group) {
         const size_t count = batch - first < group ? batch - first : group;
-        if (potrf_grid_math(mode, math, n, count, d_A + first * n * n, one ? grid_work.d_work : NULL, d_info + first) != 0) return -1;
+        if (potrf_grid_math(mode, math, n, count, d_A + first * n * n, one ? grid_work.d_work : NULL, d_info + first) !=
+            0)
+            return -1;
     }
     return 0;
 }
@@ -133,18 +159,28 @@ static void grid_describe(const batched_config *c, char *buf, size_t len)
     snprintf(buf, len, "grid");
 }
 
-static const batched_kernel_ops grid_ops = {"grid", "batched whole GPU", BATCHED_ROWMAJOR_ONLY, grid_check, grid_launch, grid_describe, GRID_MAX_N};
+static const batched_kernel_ops grid_ops = {
+    .name = "grid",
+    .group = "batched whole GPU",
+    .uses = BATCHED_ROWMAJOR_ONLY,
+    .check = grid_check,
+    .launch = grid_launch,
+    .describe = grid_describe,
+    .max_n = GRID_MAX_N,
+};
 
 /* The staged kernel: one thread per matrix, row-major only. */
 static int staged_check(const batched_config *c, int n, char *msg, size_t len)
 {
     if (n > STAGED_MAX_N) snprintf(msg, len, "the staged kernel takes n <= %d, not %d", STAGED_MAX_N, n);
     else if (c->per_block < 32 || c->per_block > STAGED_MAX_BLOCK || c->per_block % 32)
-        snprintf(msg, len, "staged kernel: per_block (matrices = threads per block) must be a multiple of 32 up to %d, got %d",
+        snprintf(msg, len,
+                 "staged kernel: per_block (matrices = threads per block) must be a multiple of 32 up to %d, got %d",
                  STAGED_MAX_BLOCK, c->per_block);
     else if (staged_smem_need(n, c->per_block) > ROWS_SMEM_LIMIT)
-        snprintf(msg, len, "staged kernel: %d matrices of order %d per block need %zu bytes of shared memory (at most %d)", c->per_block,
-                 n, staged_smem_need(n, c->per_block), ROWS_SMEM_LIMIT);
+        snprintf(msg, len,
+                 "staged kernel: %d matrices of order %d per block need %zu bytes of shared memory (at most %d)",
+                 c->per_block, n, staged_smem_need(n, c->per_block), ROWS_SMEM_LIMIT);
     return msg[0] ? -1 : 0;
 }
 
@@ -162,7 +198,15 @@ static void staged_describe(const batched_config *c, char *buf, size_t len)
     snprintf(buf, len, "staged x%d", c->per_block);
 }
 
-static const batched_kernel_ops staged_ops = {"staged", "staged kernel", BATCHED_ROWMAJOR_ONLY, staged_check, staged_launch, staged_describe, STAGED_MAX_N};
+static const batched_kernel_ops staged_ops = {
+    .name = "staged",
+    .group = "staged kernel",
+    .uses = BATCHED_ROWMAJOR_ONLY,
+    .check = staged_check,
+    .launch = staged_launch,
+    .describe = staged_describe,
+    .max_n = STAGED_MAX_N,
+};
 
 /* The thread kernel in all orders: left is stage 04's (its own check and launcher). */
 static const batched_kernel_ops *stage4_thread;
@@ -172,7 +216,8 @@ static int thread_check(const batched_config *c, int n, char *msg, size_t len)
     if (c->order == LOOK_LEFT) return stage4_thread->check(c, n, msg, len);
     batched_config left = *c;
     left.order = LOOK_LEFT;
-    if (c->order != LOOK_RIGHT && c->order != LOOK_TOP) snprintf(msg, len, "unknown looking order %d (right, left or top)", (int)c->order);
+    if (c->order != LOOK_RIGHT && c->order != LOOK_TOP)
+        snprintf(msg, len, "unknown looking order %d (right, left or top)", (int)c->order);
     else stage4_thread->check(&left, n, msg, len);
     return msg[0] ? -1 : 0;
 }
@@ -189,8 +234,15 @@ static void thread_describe(const batched_config *c, char *buf, size_t len)
     else snprintf(buf, len, "thread %s NB=%d x%d u%d", looking_name(c->order), c->nb, c->per_block, c->unroll);
 }
 
-static batched_kernel_ops thread_ops = {"thread", NULL, BATCHED_USES_ORDER | BATCHED_USES_NB | BATCHED_USES_UNROLL, thread_check,
-                                        thread_launch, thread_describe, BATCHED_MAX_N};
+static batched_kernel_ops thread_ops = {
+    .name = "thread",
+    .group = NULL,
+    .uses = BATCHED_USES_ORDER | BATCHED_USES_NB | BATCHED_USES_UNROLL,
+    .check = thread_check,
+    .launch = thread_launch,
+    .describe = thread_describe,
+    .max_n = BATCHED_MAX_N,
+};
 
 void family_init(void)
 {

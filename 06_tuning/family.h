@@ -34,21 +34,34 @@ extern "C" {
  *   THREAD_ORDER_CONFIG(LOOK_TOP, 8, 32, 1)   the thread kernel in any order: order, NB, per block, unroll
  *   GRID_CONFIG(1)                 the batched whole-GPU path (matrices per block: 1)
  *   STAGED_CONFIG(64)              the staged kernel: matrices (= threads) per block */
-#define ROWS_CONFIG(threads_, per_block_, loop_) \
-    {.kernel = BATCHED_ROWS, .order = LOOK_LEFT, .per_block = (per_block_), .unroll = (loop_), .threads = (threads_)}
-#define CYCLIC_CONFIG(threads_, per_block_) \
-    {.kernel = BATCHED_CYCLIC, .order = LOOK_LEFT, .per_block = (per_block_), .threads = (threads_)}
-#define THREAD_ORDER_CONFIG(order_, nb_, per_block_, unroll_) \
-    {.kernel = BATCHED_THREAD, .order = (order_), .nb = (nb_), .per_block = (per_block_), .unroll = (unroll_)}
-#define GRID_CONFIG(per_block_) {.kernel = BATCHED_GRID, .order = LOOK_LEFT, .per_block = (per_block_)}
-#define STAGED_CONFIG(per_block_) {.kernel = BATCHED_STAGED, .order = LOOK_LEFT, .per_block = (per_block_)}
+#define ROWS_CONFIG(threads_, per_block_, loop_)                                                  \
+    {                                                                                             \
+        .kernel = BATCHED_ROWS, .order = LOOK_LEFT, .per_block = (per_block_), .unroll = (loop_), \
+        .threads = (threads_)                                                                     \
+    }
+#define CYCLIC_CONFIG(threads_, per_block_)                                                            \
+    {                                                                                                  \
+        .kernel = BATCHED_CYCLIC, .order = LOOK_LEFT, .per_block = (per_block_), .threads = (threads_) \
+    }
+#define THREAD_ORDER_CONFIG(order_, nb_, per_block_, unroll_)                                                    \
+    {                                                                                                            \
+        .kernel = BATCHED_THREAD, .order = (order_), .nb = (nb_), .per_block = (per_block_), .unroll = (unroll_) \
+    }
+#define GRID_CONFIG(per_block_)                                               \
+    {                                                                         \
+        .kernel = BATCHED_GRID, .order = LOOK_LEFT, .per_block = (per_block_) \
+    }
+#define STAGED_CONFIG(per_block_)                                               \
+    {                                                                           \
+        .kernel = BATCHED_STAGED, .order = LOOK_LEFT, .per_block = (per_block_) \
+    }
 
 /* Register the family (idempotent). Call before parsing or launching any configuration. */
 void family_init(void);
 
 /* The thread kernel's right- and top-looking launchers (thread_orders.cu). */
-int potrf_batched_thread_order(looking_order order, int nb, int unroll, int per_block, int n, size_t batch, size_t chunk,
-                               float *d_A, int *d_info);
+int potrf_batched_thread_order(looking_order order, int nb, int unroll, int per_block, int n, size_t batch,
+                               size_t chunk, float *d_A, int *d_info);
 
 #ifdef __cplusplus
 }

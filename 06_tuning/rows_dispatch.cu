@@ -5,7 +5,8 @@
 #include "rows_kernel.h"
 
 static_assert(ROWS_FULL_N == ROWS_FULL_MAX, "rows_kernel.h and rows_kernel.cuh agree");
-static_assert(ROWS_PARTS == 8, "one potrf_rows_partK per part: the rows_part*.cu files and the table in potrf_batched_rows");
+static_assert(ROWS_PARTS == 8,
+              "one potrf_rows_partK per part: the rows_part*.cu files and the table in potrf_batched_rows");
 
 /* The table of the instances, from the list (rows_kernel.h). */
 #define ROWS_SIZE_ITEM_(NMAX, T1, T2, T3) {NMAX, {T1, T2, T3}},
@@ -26,13 +27,16 @@ extern "C" size_t rows_smem_need(int n, int threads, int per_block)
     return nmax ? rows_smem_bytes(nmax, threads, n, per_block) : 0;
 }
 
-extern "C" int potrf_batched_rows(int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+extern "C" int potrf_batched_rows(int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A,
+                                  int *d_info)
 {
-    static int (*const parts[ROWS_PARTS])(ROWS_PART_ARGS) = {potrf_rows_part0, potrf_rows_part1, potrf_rows_part2, potrf_rows_part3,
-                                                             potrf_rows_part4, potrf_rows_part5, potrf_rows_part6, potrf_rows_part7};
+    static int (*const parts[ROWS_PARTS])(ROWS_PART_ARGS) = {potrf_rows_part0, potrf_rows_part1, potrf_rows_part2,
+                                                             potrf_rows_part3, potrf_rows_part4, potrf_rows_part5,
+                                                             potrf_rows_part6, potrf_rows_part7};
     const int nmax = rows_nmax_for(n, threads);
     for (int s = 0; nmax && s < ROWS_NSIZES; s++)
-        if (rows_sizes[s].nmax == nmax) return parts[s % ROWS_PARTS](nmax, threads, full, per_block, n, batch, chunk, d_A, d_info);
+        if (rows_sizes[s].nmax == nmax)
+            return parts[s % ROWS_PARTS](nmax, threads, full, per_block, n, batch, chunk, d_A, d_info);
     fprintf(stderr, "potrf_batched_rows: no instance for n = %d with %d threads per matrix\n", n, threads);
     return -1;
 }

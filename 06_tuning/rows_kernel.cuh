@@ -136,15 +136,27 @@ __device__ __forceinline__ void rows_copy_flat(float *A, int n, size_t b0, int c
         m += dm;
         i += di;
         j += dj;
-        if (j >= n) { j -= n; i++; }
-        if (i >= n) { i -= n; m++; }
+        if (j >= n) {
+            j -= n;
+            i++;
+        }
+        if (i >= n) {
+            i -= n;
+            m++;
+        }
     }
 }
 
 /* V floats as one 8- or 16-byte access (rows_vec_width): the vector type, a load into v[], a store. */
-template <int V> struct rows_vec { typedef float type; };
-template <> struct rows_vec<2> { typedef float2 type; };
-template <> struct rows_vec<4> { typedef float4 type; };
+template <int V> struct rows_vec {
+    typedef float type;
+};
+template <> struct rows_vec<2> {
+    typedef float2 type;
+};
+template <> struct rows_vec<4> {
+    typedef float4 type;
+};
 template <int V> __device__ __forceinline__ void rows_vec_load(const float *p, float (&v)[V])
 {
     const typename rows_vec<V>::type x = *reinterpret_cast<const typename rows_vec<V>::type *>(p);
@@ -178,18 +190,33 @@ __device__ __forceinline__ void rows_copy_flat_vec(float *A, int n, size_t b0, i
         m += dm;
         i += di;
         j += dj;
-        if (j >= q) { j -= q; i++; }
-        if (i >= n) { i -= n; m++; }
+        if (j >= q) {
+            j -= q;
+            i++;
+        }
+        if (i >= n) {
+            i -= n;
+            m++;
+        }
     }
 }
 
-template <bool LOAD>
-__device__ __forceinline__ void rows_copy_block(float *A, int n, size_t batch, size_t chunk, size_t b0, int cnt, int per_block,
-                                                float *stage, rows_staging st, int V)
+template <bool LOAD> __device__ __forceinline__ void rows_copy_block(float *A, int n, size_t batch, size_t chunk,
+                                                                     size_t b0, int cnt, int per_block, float *stage,
+                                                                     rows_staging st, int V)
 {
-    if (V == 4) { rows_copy_flat_vec<LOAD, 4>(A, n, b0, cnt, stage, st); return; }
-    if (V == 2) { rows_copy_flat_vec<LOAD, 2>(A, n, b0, cnt, stage, st); return; }
-    if (chunk == 1) { rows_copy_flat<LOAD>(A, n, b0, cnt, stage, st); return; }
+    if (V == 4) {
+        rows_copy_flat_vec<LOAD, 4>(A, n, b0, cnt, stage, st);
+        return;
+    }
+    if (V == 2) {
+        rows_copy_flat_vec<LOAD, 2>(A, n, b0, cnt, stage, st);
+        return;
+    }
+    if (chunk == 1) {
+        rows_copy_flat<LOAD>(A, n, b0, cnt, stage, st);
+        return;
+    }
     const int lm = threadIdx.x % per_block, step = blockDim.x / per_block;
     if (lm >= cnt) return;
     const matrix_place pl = chunked_place(n, chunk, batch, b0 + lm);
@@ -201,7 +228,10 @@ __device__ __forceinline__ void rows_copy_block(float *A, int n, size_t batch, s
         else g[(size_t)e * pl.stride] = sm[i * st.ld + j];
         i += di;
         j += dj;
-        if (j >= n) { j -= n; i++; }
+        if (j >= n) {
+            j -= n;
+            i++;
+        }
     }
 }
 
@@ -276,8 +306,8 @@ template <int NMAX, int T> struct rows_steps<NMAX, T, NMAX> {
  * destination register of the same multiply-add), and the finished column k of L goes straight to
  * the staging area, where the factor is assembled. The column buffer slides the same way, so that
  * entry 0 is always the pivot and the 4-wide loads stay aligned. */
-template <int NMAX, int T>
-__device__ __forceinline__ void rows_loop(rows_regs<NMAX, T> &a, float *cols, float *stage, int ld, int n, int t, int &my_info)
+template <int NMAX, int T> __device__ __forceinline__ void rows_loop(rows_regs<NMAX, T> &a, float *cols, float *stage,
+                                                                     int ld, int n, int t, int &my_info)
 {
     typedef rows_shape<NMAX, T> S;
     // BEGIN SOLUTION: for k = 0 .. n-1 (a loop the compiler keeps): barrier; pivot d = entry 0 of the buffer (my_info = k + 1 on the first d that is not > 0); write column k of L for my rows i >= k into stage[i ld + k] (sqrt(d) on the diagonal); update the m = n - k remaining columns of my rows, each result one place to the left; write my new column-0 entries (rows i > k) into entry i - k - 1 of the other buffer
@@ -332,9 +362,8 @@ __device__ __forceinline__ void rows_loop(rows_regs<NMAX, T> &a, float *cols, fl
 
 /* My rows from the staging area into registers, V floats at a time (zeros outside the matrix), and
  * column 0 into the first buffer. cols(r) is a multiple of V (T >= 4, NMAX % 4 = 0), and so is n. */
-template <int NMAX, int T, int V>
-__device__ __forceinline__ void rows_fill(rows_regs<NMAX, T> &a, const float *stage, rows_staging st, float *cols, int n, int t,
-                                          int m, bool real)
+template <int NMAX, int T, int V> __device__ __forceinline__ void
+rows_fill(rows_regs<NMAX, T> &a, const float *stage, rows_staging st, float *cols, int n, int t, int m, bool real)
 {
     typedef rows_shape<NMAX, T> S;
 #pragma unroll
@@ -368,9 +397,8 @@ __device__ __forceinline__ void rows_row_out(const rows_regs<NMAX, T> &a, int r,
     }
 }
 
-template <int NMAX, int T, bool FULL>
-__global__ void __launch_bounds__(ROWS_MAX_BLOCK) potrf_rows_kernel(float *A, int n, size_t batch, size_t chunk, size_t first,
-                                                                    int per_block, int *info)
+template <int NMAX, int T, bool FULL> __global__ void __launch_bounds__(ROWS_MAX_BLOCK)
+    potrf_rows_kernel(float *A, int n, size_t batch, size_t chunk, size_t first, int per_block, int *info)
 {
     typedef rows_shape<NMAX, T> S;
     static_assert(T >= 4 && T <= 128 && (T & (T - 1)) == 0, "T is a power of two from 4 to 128");
@@ -401,7 +429,7 @@ __global__ void __launch_bounds__(ROWS_MAX_BLOCK) potrf_rows_kernel(float *A, in
     if constexpr (FULL) rows_steps<NMAX, T, 0>::run(a, cols, n, t, my_info);
     else rows_loop<NMAX, T>(a, cols, my_stage, st.ld, n, t, my_info);
 
-    /* The factor into the staging area (zeros above the diagonal; no barrier first: each thread
+        /* The factor into the staging area (zeros above the diagonal; no barrier first: each thread
      * writes only its own rows), then a coalesced store. FULL: my rows from the registers; the
      * loop has written L already, only the upper part (still A) is zeroed. */
 #pragma unroll

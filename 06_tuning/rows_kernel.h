@@ -62,10 +62,12 @@ size_t rows_smem_need(int n, int threads, int per_block);
 
 /* Launch (arguments checked by the caller): 0, or -1 with a message on stderr. full: every step
  * written out, else a loop over the steps. */
-int potrf_batched_rows(int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+int potrf_batched_rows(int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A,
+                       int *d_info);
 
 /* One per part file (rows_part*.cu): the instance (nmax, threads) if that file holds it. */
-#define ROWS_PART_ARGS int nmax, int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info
+#define ROWS_PART_ARGS \
+    int nmax, int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info
 int potrf_rows_part0(ROWS_PART_ARGS);
 int potrf_rows_part1(ROWS_PART_ARGS);
 int potrf_rows_part2(ROWS_PART_ARGS);

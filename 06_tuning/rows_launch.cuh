@@ -16,12 +16,15 @@ static int rows_launch_one(int per_block, int n, size_t batch, size_t chunk, flo
     const int optin = launch_smem_optin(potrf_rows_kernel<NMAX, T, FULL>, optin_of);
     const size_t smem = rows_smem_bytes(NMAX, T, n, per_block);
     if (smem > (size_t)optin) {
-        fprintf(stderr, "potrf_batched_rows: %d matrices of order %d per block need %zu bytes of shared memory, this GPU offers %d\n",
+        fprintf(stderr,
+                "potrf_batched_rows: %d matrices of order %d per block need %zu bytes of shared memory, this GPU "
+                "offers %d\n",
                 per_block, n, smem, optin);
         return -1;
     }
     launch_split((batch + per_block - 1) / per_block, [&](unsigned k, size_t first_block) {
-        potrf_rows_kernel<NMAX, T, FULL><<<k, per_block * T, smem>>>(d_A, n, batch, chunk, first_block * per_block, per_block, d_info);
+        potrf_rows_kernel<NMAX, T, FULL>
+            <<<k, per_block * T, smem>>>(d_A, n, batch, chunk, first_block * per_block, per_block, d_info);
     });
     return 0;
 }
@@ -60,15 +63,15 @@ constexpr bool rows_list_ok()
 static_assert(rows_list_ok(), "ROWS_INSTANCES: each NMAX a multiple of 4, increasing");
 
 /* Launch instance (NMAX, T) if it is the one asked for and this part compiles it (T = 0: none). */
-template <int PART, int NMAX, int T>
-static void rows_try(int nmax, int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info, int *rc)
+template <int PART, int NMAX, int T> static void rows_try(int nmax, int threads, int full, int per_block, int n,
+                                                          size_t batch, size_t chunk, float *d_A, int *d_info, int *rc)
 {
     if constexpr (T > 0 && rows_part_of(NMAX) == PART)
         if (nmax == NMAX && threads == T) *rc = rows_launch<NMAX, T>(full, per_block, n, batch, chunk, d_A, d_info);
 }
 
 /* Part file K: potrf_rows_partK launches the instances of entries K, K + ROWS_PARTS, ... */
-#define ROWS_TRY_ENTRY_(NMAX, T1, T2, T3)                                                     \
+#define ROWS_TRY_ENTRY_(NMAX, T1, T2, T3)                                                        \
     rows_try<PART, NMAX, T1>(nmax, threads, full, per_block, n, batch, chunk, d_A, d_info, &rc); \
     rows_try<PART, NMAX, T2>(nmax, threads, full, per_block, n, batch, chunk, d_A, d_info, &rc); \
     rows_try<PART, NMAX, T3>(nmax, threads, full, per_block, n, batch, chunk, d_A, d_info, &rc);
@@ -78,7 +81,10 @@ template <int PART> static int rows_part_launch(ROWS_PART_ARGS)
     ROWS_INSTANCES(ROWS_TRY_ENTRY_)
     return rc == -2 ? rows_not_compiled(nmax, threads) : rc;
 }
-#define ROWS_PART(K) \
-    extern "C" int potrf_rows_part##K(ROWS_PART_ARGS) { return rows_part_launch<K>(nmax, threads, full, per_block, n, batch, chunk, d_A, d_info); }
+#define ROWS_PART(K)                                                                              \
+    extern "C" int potrf_rows_part##K(ROWS_PART_ARGS)                                             \
+    {                                                                                             \
+        return rows_part_launch<K>(nmax, threads, full, per_block, n, batch, chunk, d_A, d_info); \
+    }
 
 #endif

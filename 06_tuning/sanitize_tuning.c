@@ -15,12 +15,14 @@
 
 int main(int argc, char **argv)
 {
-    cli_no_arguments(argc, argv, "usage: sanitize_tuning   (small runs of every stage 06 kernel, for compute-sanitizer)\n");
+    cli_no_arguments(argc, argv,
+                     "usage: sanitize_tuning   (small runs of every stage 06 kernel, for compute-sanitizer)\n");
     family_init();
     const size_t batch = 37; /* not a multiple of any block or chunk below */
     int below = 0;
     for (int s = 0; s < ROWS_NSIZES; s++) {
-        const int n = rows_sizes[s].nmax - 3 > below ? rows_sizes[s].nmax - 3 : rows_sizes[s].nmax; /* odd-ish, inside */
+        const int n =
+            rows_sizes[s].nmax - 3 > below ? rows_sizes[s].nmax - 3 : rows_sizes[s].nmax; /* odd-ish, inside */
         below = rows_sizes[s].nmax;
         for (int t = 0; t < ROWS_MAX_THREADS_PER_SIZE; t++) {
             const int T = rows_sizes[s].threads[t];
@@ -28,15 +30,18 @@ int main(int argc, char **argv)
             for (int unroll = n <= ROWS_FULL_N ? 0 : 1; unroll < 2; unroll++) {
                 const int per_block = T >= 32 ? 2 - (T == 128) : 32 / T;
                 batched_config cfg = ROWS_CONFIG(T, per_block, unroll);
-                small_run_batched(&cfg, n, batch, (size_t)per_block, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
+                small_run_batched(&cfg, n, batch, (size_t)per_block, rowmajor_to_chunked_device,
+                                  chunked_to_rowmajor_device);
                 if (unroll == (n <= ROWS_FULL_N ? 0 : 1)) /* row-major, n = NMAX: the 16-byte road */
-                    small_run_batched(&cfg, rows_sizes[s].nmax, batch, 1, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
+                    small_run_batched(&cfg, rows_sizes[s].nmax, batch, 1, rowmajor_to_chunked_device,
+                                      chunked_to_rowmajor_device);
             }
         }
     }
     for (int s = 0; s < CYCLIC_NGRIDS; s++)
         for (int k = 0; k < CYCLIC_MAX_SLOTS && cyclic_grids[s].slots[k]; k++) {
-            const int T = cyclic_grids[s].threads, n = cyclic_grids[s].cols * cyclic_grids[s].slots[k] - 1; /* the instance's largest n, less one */
+            const int T = cyclic_grids[s].threads,
+                      n = cyclic_grids[s].cols * cyclic_grids[s].slots[k] - 1; /* the instance's largest n, less one */
             const int per_block = T == 16 ? 4 : T <= 64 ? 3 : 1;
             batched_config cfg = CYCLIC_CONFIG(T, per_block);
             small_run_batched(&cfg, n, per_block == 1 ? 3 : 2 * per_block + 1, 1, rowmajor_to_chunked_device,

@@ -130,12 +130,13 @@ template <int N> __device__ __forceinline__ void staged_factor(float (&a)[N][N],
     }
 }
 
-template <int N>
-__global__ void __launch_bounds__(STAGED_MAX_BLOCK) potrf_staged_kernel(float *A, size_t batch, size_t first, int *info)
+template <int N> __global__ void __launch_bounds__(STAGED_MAX_BLOCK)
+    potrf_staged_kernel(float *A, size_t batch, size_t first, int *info)
 {
     extern __shared__ __align__(16) float stage[];
     const size_t b0 = first + (size_t)blockIdx.x * blockDim.x;
-    const int cnt = batch - b0 < (size_t)blockDim.x ? (int)(batch - b0) : (int)blockDim.x; /* the last block may be partial */
+    const int cnt =
+        batch - b0 < (size_t)blockDim.x ? (int)(batch - b0) : (int)blockDim.x; /* the last block may be partial */
     float *g = A + b0 * (N * N);
 
     staged_copy<N, true>(g, cnt * N * N, stage);
@@ -174,7 +175,10 @@ __global__ void __launch_bounds__(STAGED_MAX_BLOCK) potrf_staged_one(float *A, s
         }
 }
 
-extern "C" size_t staged_smem_need(int n, int per_block) { return n == 1 ? 0 : (size_t)per_block * staged_ms(n) * sizeof(float); }
+extern "C" size_t staged_smem_need(int n, int per_block)
+{
+    return n == 1 ? 0 : (size_t)per_block * staged_ms(n) * sizeof(float);
+}
 
 template <int N> static int staged_launch_one(int per_block, size_t batch, float *d_A, int *d_info)
 {
@@ -189,7 +193,9 @@ template <int N> static int staged_launch_one(int per_block, size_t batch, float
     const int optin = launch_smem_optin(potrf_staged_kernel<N>, optin_of);
     const size_t smem = staged_smem_need(N, per_block);
     if (smem > (size_t)optin) {
-        fprintf(stderr, "potrf_batched_staged: %d matrices of order %d per block need %zu bytes of shared memory, this GPU offers %d\n",
+        fprintf(stderr,
+                "potrf_batched_staged: %d matrices of order %d per block need %zu bytes of shared memory, this GPU "
+                "offers %d\n",
                 per_block, N, smem, optin);
         return -1;
     }

@@ -75,7 +75,8 @@ static void test_rows_coverage(harness *h, const int *ns, int nn)
         for (int a = 0; a < nn; a++) hit |= ns[a] > below && ns[a] <= rows_sizes[s].nmax;
         if (!hit) missing = rows_sizes[s].nmax;
     }
-    harness_check(h, !missing, "every rows instance is tested", missing ? "no tested n takes the NMAX = %d instance first" : "%d instances",
+    harness_check(h, !missing, "every rows instance is tested",
+                  missing ? "no tested n takes the NMAX = %d instance first" : "%d instances",
                   missing ? missing : ROWS_NSIZES);
 }
 
@@ -112,8 +113,11 @@ static int staged_configs(int n, batched_config *out)
 
 /* Row-major batches that start one float past a 16-byte boundary (a slice of a larger array may):
  * the kernels that copy 8 or 16 bytes at a time must then take their 4-byte road. */
-static const struct { batched_config c; int n; } unaligned[] = {
-    {STAGED_CONFIG(64), 7},     {STAGED_CONFIG(96), 8},  {STAGED_CONFIG(32), 24},
+static const struct {
+    batched_config c;
+    int n;
+} unaligned[] = {
+    {STAGED_CONFIG(64), 7},    {STAGED_CONFIG(96), 8},      {STAGED_CONFIG(32), 24},
     {ROWS_CONFIG(8, 4, 0), 8}, {ROWS_CONFIG(16, 2, 1), 40}, {CYCLIC_CONFIG(32, 1), 41},
 };
 #define N_UNALIGNED ((int)(sizeof unaligned / sizeof *unaligned))
@@ -145,7 +149,11 @@ static void test_unaligned(harness *h)
 }
 
 /* Configurations the check must refuse (each one test: the plan is this table's length). */
-static const struct { batched_config c; int n; const char *what; } bad[] = {
+static const struct {
+    batched_config c;
+    int n;
+    const char *what;
+} bad[] = {
     {ROWS_CONFIG(8, 1, 1), 100, "threads = 8 at n = 100 (not compiled)"},
     {ROWS_CONFIG(64, 1, 1), 129, "n = 129 (past the largest instance)"},
     {ROWS_CONFIG(64, 1, 0), 100, "steps written out at n = 100 (not compiled)"},
@@ -191,19 +199,20 @@ static const int table_ns[TABLE_NS] = {3, 20, 47, 100, 128};
 static void test_table(harness *h)
 {
     const tuned_table *t = tuned_table_default();
-    harness_check(h, t != NULL, "the tuned table reads back", t ? "%d entries, measured on %s" : "unreadable (see stderr)",
-                  t ? t->count : 0, t ? t->gpu : "");
+    harness_check(h, t != NULL, "the tuned table reads back",
+                  t ? "%d entries, measured on %s" : "unreadable (see stderr)", t ? t->count : 0, t ? t->gpu : "");
     int all = t != NULL, first_bad = 0;
     size_t bad_batch = 0;
     for (int rm = 0; rm < 2; rm++)
-    for (int n = 1; n <= 128 && all; n++)
-        for (size_t batch = 1; batch <= ((size_t)1 << 28) && all; batch *= 4) {
-            batched_config cfg;
-            size_t chunk;
-            char why[256], msg[256];
-            if (tuned_choose(t, n, batch, rm, &cfg, &chunk, why, sizeof why) != 0 || batched_config_check(&cfg, n, msg, sizeof msg) != 0)
-                all = 0, first_bad = n, bad_batch = batch;
-        }
+        for (int n = 1; n <= 128 && all; n++)
+            for (size_t batch = 1; batch <= ((size_t)1 << 28) && all; batch *= 4) {
+                batched_config cfg;
+                size_t chunk;
+                char why[256], msg[256];
+                if (tuned_choose(t, n, batch, rm, &cfg, &chunk, why, sizeof why) != 0 ||
+                    batched_config_check(&cfg, n, msg, sizeof msg) != 0)
+                    all = 0, first_bad = n, bad_batch = batch;
+            }
     harness_check(h, all, "auto has a valid configuration for every n = 1..128 and batch 1..2^28",
                   all ? "yes" : "none for n = %d, batch %zu", first_bad, bad_batch);
     for (int a = 0; a < TABLE_NS; a++)
@@ -236,7 +245,10 @@ static void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
     if (f) fputs(text, f);
-    if (!f || fclose(f) != 0) { fprintf(stderr, "test_tuning: cannot write %s\n", path); exit(2); }
+    if (!f || fclose(f) != 0) {
+        fprintf(stderr, "test_tuning: cannot write %s\n", path);
+        exit(2);
+    }
 }
 
 static const char table_head[] = "# gpu\tTest GPU A\n";
@@ -247,7 +259,8 @@ static const char table_body[] = /* n class kernel order nb per_block unroll thr
     "40\t1024\trows\tleft\t0\t2\t0\t16\t1\t0.02\t40\tlayout\n"
     "40\t1024\trows\tleft\t0\t4\t0\t16\t1\t0.02\t40\trowmajor\n";
 
-static void check_choice(harness *h, const tuned_table *t, int n, size_t batch, int rowmajor, const char *want, const char *name)
+static void check_choice(harness *h, const tuned_table *t, int n, size_t batch, int rowmajor, const char *want,
+                         const char *name)
 {
     batched_config cfg;
     size_t chunk = 0;
@@ -270,8 +283,8 @@ static void check_refused(harness *h, const char *dir, const char *lines, const 
     harness_check(h, rc != 0 && strstr(err, phrase), name, "%s", rc ? err : "read without complaint");
 }
 
-static void check_pick(harness *h, const char *gpu, const tuned_places *pl, const char *want_path, const char *want_notice,
-                       const char *name)
+static void check_pick(harness *h, const char *gpu, const tuned_places *pl, const char *want_path,
+                       const char *want_notice, const char *name)
 {
     char path[1024] = "", notice[512] = "";
     int rc = tuned_table_pick(gpu, pl, path, sizeof path, notice, sizeof notice);
@@ -283,15 +296,20 @@ static void check_pick(harness *h, const char *gpu, const tuned_places *pl, cons
 #define TABLE_CHOICE_TESTS 24
 static void test_table_choice(harness *h)
 {
-    char dir[] = "/tmp/test_tuning_XXXXXX", path[512], text[2048], own[600], tables[600], course[600], p1[700], p2[700], p3[700];
-    if (!mkdtemp(dir)) { fprintf(stderr, "test_tuning: mkdtemp failed\n"); exit(2); }
+    char dir[] = "/tmp/test_tuning_XXXXXX", path[512], text[2048], own[600], tables[600], course[600], p1[700], p2[700],
+         p3[700];
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "test_tuning: mkdtemp failed\n");
+        exit(2);
+    }
     snprintf(path, sizeof path, "%s/a.tsv", dir);
     snprintf(text, sizeof text, "%s%s", table_head, table_body);
     write_text(path, text);
     tuned_table t;
     char err[512];
     int read = tuned_table_read(path, &t, err, sizeof err) == 0;
-    harness_check(h, read && t.count == 5 && !strcmp(t.gpu, "Test GPU A"), "a written table reads back", "%s", read ? t.gpu : err);
+    harness_check(h, read && t.count == 5 && !strcmp(t.gpu, "Test GPU A"), "a written table reads back", "%s",
+                  read ? t.gpu : err);
     if (!read) t.count = 0, t.e = NULL;
     /* The class: nearest in log scale (5000 lies nearer 16384 than 1024); 1 GiB of n = 20 is 671 089. */
     check_choice(h, &t, 20, 1000, 0, "thread NB=4 x32 u1 c=32", "batch 1000 takes the 1024 class");
@@ -309,17 +327,24 @@ static void test_table_choice(harness *h)
     else harness_check(h, 0, "no entry takes n = 100: refused", "the table did not read");
     tuned_table_free(&t);
     /* Invalid tables are refused, naming the line and the fault. */
-    check_refused(h, dir, "20\t1024\twarp\tleft\t4\t32\t1\t0\t32\t0.01\t50\tlayout\n", "bad.tsv:2: unknown kernel", "unknown kernel");
+    check_refused(h, dir, "20\t1024\twarp\tleft\t4\t32\t1\t0\t32\t0.01\t50\tlayout\n", "bad.tsv:2: unknown kernel",
+                  "unknown kernel");
     check_refused(h, dir, "20\t1024\tthread\tleft\t4\t32\t1\t0\t32\t0.01\n", "expected 11 or 12 fields", "ten fields");
-    check_refused(h, dir, "20\t2048\tthread\tleft\t4\t32\t1\t0\t32\t0.01\t50\tlayout\n", "unknown batch class", "unknown class");
-    check_refused(h, dir, "40\t1024\trows\tleft\t0\t2\t0\t8\t32\t0.02\t40\trowmajor\n", "chunk 1", "rowmajor with chunk 32");
-    check_refused(h, dir, "100\t1024\trows\tleft\t0\t2\t0\t64\t1\t0.02\t40\tlayout\n", "n <= 64", "entry its n cannot run");
+    check_refused(h, dir, "20\t2048\tthread\tleft\t4\t32\t1\t0\t32\t0.01\t50\tlayout\n", "unknown batch class",
+                  "unknown class");
+    check_refused(h, dir, "40\t1024\trows\tleft\t0\t2\t0\t8\t32\t0.02\t40\trowmajor\n", "chunk 1",
+                  "rowmajor with chunk 32");
+    check_refused(h, dir, "100\t1024\trows\tleft\t0\t2\t0\t64\t1\t0.02\t40\tlayout\n", "n <= 64",
+                  "entry its n cannot run");
     check_refused(h, dir, "", "no entries", "no entries");
     /* Which table: own full sweep, then a checked-in one of this GPU, then own quick, then the course's. */
     snprintf(own, sizeof own, "%s/own", dir);
     snprintf(tables, sizeof tables, "%s/tables", dir);
     snprintf(course, sizeof course, "%s/tables/course.tsv", dir);
-    if (mkdir(own, 0700) != 0 || mkdir(tables, 0700) != 0) { fprintf(stderr, "test_tuning: mkdir failed\n"); exit(2); }
+    if (mkdir(own, 0700) != 0 || mkdir(tables, 0700) != 0) {
+        fprintf(stderr, "test_tuning: mkdir failed\n");
+        exit(2);
+    }
     snprintf(text, sizeof text, "# gpu\tCourse GPU\n%s", table_body);
     write_text(course, text);
     snprintf(p1, sizeof p1, "%s/Test_GPU_B.tsv", tables);
@@ -328,7 +353,8 @@ static void test_table_choice(harness *h)
     snprintf(p2, sizeof p2, "%s/Test_GPU_B-quick.tsv", own);
     write_text(p2, text);
     tuned_places pl = {NULL, own, tables, course};
-    check_pick(h, "Test GPU C", &pl, course, "none measured on Test GPU C; using the one measured on Course GPU (make tune",
+    check_pick(h, "Test GPU C", &pl, course,
+               "none measured on Test GPU C; using the one measured on Course GPU (make tune",
                "another GPU: the course's table, with a notice");
     check_pick(h, "Test GPU B", &pl, p1, NULL, "a checked-in table of this GPU (before its own quick one)");
     snprintf(p3, sizeof p3, "%s/Test_GPU_B.tsv", own);
@@ -359,7 +385,8 @@ int main(void)
     family_init();
     harness_begin(&h, "stage-6");
     /* every rows instance is the smallest for one of these n (12, 20, 28, 40: its 16-byte road too) */
-    int ns[32] = {1, 2, 7, 12, 16, 20, 23, 28, 31, 32, 33, 40, 43, 47, 50, 53, 60, 64, 72, 96, 97, 100, 128}, nn = 23, nb = 4, nc = 4;
+    int ns[32] = {1, 2, 7, 12, 16, 20, 23, 28, 31, 32, 33, 40, 43, 47, 50, 53, 60, 64, 72, 96, 97, 100, 128}, nn = 23,
+        nb = 4, nc = 4;
     size_t batches[8] = {1, 3, 1000, 1025}, chunks[8] = {1, 7, 32, 0};
     if (harness_extra()) { /* the hidden grading sizes */
         ns[nn++] = 5;
@@ -377,13 +404,16 @@ int main(void)
     int staged_ns[STAGED_MAX_N], staged_tests = 0;
     for (int n = 1; n <= STAGED_MAX_N; n++) staged_ns[n - 1] = n, staged_tests += staged_configs(n, cfg) * nb;
     static const size_t staged_chunks[] = {1};
-    const char *const groups[] = {"rows kernel", "thread-per-matrix kernel", "cuSOLVER agreement", "batch past 2^31 floats",
-                                  "tuned table", "refused configurations", "cyclic kernel", "table choice", "batched whole GPU",
-                                  "staged kernel"};
+    const char *const groups[] = {"rows kernel",        "thread-per-matrix kernel",
+                                  "cuSOLVER agreement", "batch past 2^31 floats",
+                                  "tuned table",        "refused configurations",
+                                  "cyclic kernel",      "table choice",
+                                  "batched whole GPU",  "staged kernel"};
     /* The batched whole-GPU kernel (row-major only): one tile and less, padded, exact tiles. */
     static const int grid_ns[] = {1, 33, 65, 129, 200, 256};
     static const size_t grid_batches[] = {1, 3, 7}, grid_chunks[] = {1};
-    const int grid_nn = (int)(sizeof grid_ns / sizeof *grid_ns), grid_nb = (int)(sizeof grid_batches / sizeof *grid_batches);
+    const int grid_nn = (int)(sizeof grid_ns / sizeof *grid_ns),
+              grid_nb = (int)(sizeof grid_batches / sizeof *grid_batches);
     const batched_config grid = GRID_CONFIG(1);
     harness_plan(&h, groups[0], rows_tests + 2 + unaligned_of(BATCHED_ROWS));
     harness_plan(&h, groups[1], N_THREAD_ORDERS * nn * nb * nc);

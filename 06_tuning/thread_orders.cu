@@ -19,7 +19,7 @@
 #include "register_tiles.cuh"
 
 #define ORDERS_MAX_PER_BLOCK 256
-#define AT(i, j) a[((size_t)(i) * n + (j)) * s]
+#define AT(i, j) a[((size_t)(i)*n + (j)) * s]
 
 /* Load tile (i0, j0) into c: zero outside the matrix, identity on a diagonal tile's padding. */
 template <int NB>
@@ -43,16 +43,14 @@ __device__ __forceinline__ void store_tile_regs(const float (&c)[NB][NB], float 
             if (i0 + r < n && j0 + q < n) AT(i0 + r, j0 + q) = (i0 == j0 && q > r) ? 0.0f : c[r][q];
 }
 
-template <int NB>
-__device__ __forceinline__ void diag_inverse(const float (&l)[NB][NB], float (&linv)[NB])
+template <int NB> __device__ __forceinline__ void diag_inverse(const float (&l)[NB][NB], float (&linv)[NB])
 {
 #pragma unroll
     for (int r = 0; r < NB; r++) linv[r] = 1.0f / l[r][r];
 }
 
 /* One matrix (element (i, j) at a[(i n + j) s]), right-looking; returns its info. */
-template <int NB, int UNROLL>
-__device__ int right_looking_thread(float *a, size_t s, int n)
+template <int NB, int UNROLL> __device__ int right_looking_thread(float *a, size_t s, int n)
 {
     const int nt = (n + NB - 1) / NB;
     int my_info = 0;
@@ -84,7 +82,8 @@ __device__ int right_looking_thread(float *a, size_t s, int n)
                     for (int q = 0; q < NB; q++)
 #pragma unroll
                         for (int p = 0; p < NB; p++) c[r][q] -= x[r][p] * y[q][p];
-                store_tile_regs<NB>(c, a, s, n, i * NB, j * NB); /* on the diagonal: upper part zeroed, and never read */
+                store_tile_regs<NB>(c, a, s, n, i * NB,
+                                    j * NB); /* on the diagonal: upper part zeroed, and never read */
             }
         }
         for (int r = 0; r < k0; r++) /* above the diagonal tile: zeros (the output contract) */
@@ -96,8 +95,7 @@ __device__ int right_looking_thread(float *a, size_t s, int n)
 }
 
 /* One matrix, top-looking; returns its info. */
-template <int NB, int UNROLL>
-__device__ int top_looking_thread(float *a, size_t s, int n)
+template <int NB, int UNROLL> __device__ int top_looking_thread(float *a, size_t s, int n)
 {
     const int nt = (n + NB - 1) / NB;
     int my_info = 0;
@@ -148,9 +146,8 @@ __device__ int top_looking_thread(float *a, size_t s, int n)
 }
 
 /* Thread b of the grid factors matrix first + b of the batch, in the order ORDER. */
-template <looking_order ORDER, int NB, int UNROLL>
-__global__ void __launch_bounds__(ORDERS_MAX_PER_BLOCK) potrf_thread_order_kernel(float *A, int n, size_t batch, size_t chunk,
-                                                                                   size_t first, int *info)
+template <looking_order ORDER, int NB, int UNROLL> __global__ void __launch_bounds__(ORDERS_MAX_PER_BLOCK)
+    potrf_thread_order_kernel(float *A, int n, size_t batch, size_t chunk, size_t first, int *info)
 {
     const size_t b = first + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= batch) return;
@@ -162,14 +159,15 @@ __global__ void __launch_bounds__(ORDERS_MAX_PER_BLOCK) potrf_thread_order_kerne
 template <int NB, int UNROLL>
 static void launch(looking_order order, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
 {
-    auto kernel = order == LOOK_RIGHT ? potrf_thread_order_kernel<LOOK_RIGHT, NB, UNROLL> : potrf_thread_order_kernel<LOOK_TOP, NB, UNROLL>;
+    auto kernel = order == LOOK_RIGHT ? potrf_thread_order_kernel<LOOK_RIGHT, NB, UNROLL>
+                                      : potrf_thread_order_kernel<LOOK_TOP, NB, UNROLL>;
     launch_split((batch + per_block - 1) / per_block, [&](unsigned k, size_t first_block) {
         kernel<<<k, per_block>>>(d_A, n, batch, chunk, first_block * per_block, d_info);
     });
 }
 
-template <int NB>
-static int launch_unroll(looking_order order, int unroll, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+template <int NB> static int launch_unroll(looking_order order, int unroll, int per_block, int n, size_t batch,
+                                           size_t chunk, float *d_A, int *d_info)
 {
     switch (unroll) {
     case 1: launch<NB, 1>(order, per_block, n, batch, chunk, d_A, d_info); return 0;

@@ -93,7 +93,8 @@ static int candidates(int n, int quick, candidate *c)
             c[k++].chunk = 1;
         }
     }
-    for (int block = 32; block <= STAGED_MAX_BLOCK && n <= STAGED_MAX_N; block *= 2) { /* one thread per matrix, row-major */
+    for (int block = 32; block <= STAGED_MAX_BLOCK && n <= STAGED_MAX_N;
+         block *= 2) { /* one thread per matrix, row-major */
         batched_config cfg = STAGED_CONFIG(block);
         if ((quick && block != 64 && block != 128) || batched_config_check(&cfg, n, msg, sizeof msg) != 0) continue;
         c[k].cfg = cfg;
@@ -146,12 +147,17 @@ static void add_row(const row *r)
     if (nrows == caprows) {
         caprows = caprows ? 2 * caprows : 1024;
         rows = realloc(rows, (size_t)caprows * sizeof *rows);
-        if (!rows) { fprintf(stderr, "tune: out of memory\n"); exit(2); }
+        if (!rows) {
+            fprintf(stderr, "tune: out of memory\n");
+            exit(2);
+        }
     }
     rows[nrows++] = *r;
 }
 
-#define CSV_HEADER "n,class,batch,kernel,order,nb,per_block,unroll,threads,chunk,config,median_ms,min_ms,repeats,copy_ms,cusolver_ms,pct_roofline,x_cusolver,verified,gpu,commit\n"
+#define CSV_HEADER                                                                                                   \
+    "n,class,batch,kernel,order,nb,per_block,unroll,threads,chunk,config,median_ms,min_ms,repeats,copy_ms,cusolver_" \
+    "ms,pct_roofline,x_cusolver,verified,gpu,commit\n"
 
 static void load_csv(const char *path, const char *gpu)
 {
@@ -168,15 +174,22 @@ static void load_csv(const char *path, const char *gpu)
         int repeats;
         double min_ms, pct, x;
         /* the config field has no commas; gpu may have spaces */
-        if (sscanf(line, "%d,%15[^,],%zu,%15[^,],%15[^,],%d,%d,%d,%d,%zu,%95[^,],%lf,%lf,%d,%lf,%lf,%lf,%lf,%15[^,],%255[^,]", &r.n,
-                   cls, &batch, kernel, order, &r.cand.cfg.nb, &r.cand.cfg.per_block, &r.cand.cfg.unroll, &r.cand.cfg.threads,
-                   &r.cand.chunk, r.config, &r.median_ms, &min_ms, &repeats, &r.copy_ms, &r.cusolver_ms, &pct, &x, verified, g) != 20)
+        if (sscanf(line,
+                   "%d,%15[^,],%zu,%15[^,],%15[^,],%d,%d,%d,%d,%zu,%95[^,],%lf,%lf,%d,%lf,%lf,%lf,%lf,%15[^,],%255[^,]",
+                   &r.n, cls, &batch, kernel, order, &r.cand.cfg.nb, &r.cand.cfg.per_block, &r.cand.cfg.unroll,
+                   &r.cand.cfg.threads, &r.cand.chunk, r.config, &r.median_ms, &min_ms, &repeats, &r.copy_ms,
+                   &r.cusolver_ms, &pct, &x, verified, g) != 20)
             continue;
-        if (strcmp(g, gpu) != 0) { other++; continue; }
+        if (strcmp(g, gpu) != 0) {
+            other++;
+            continue;
+        }
         r.cls = -1;
         for (int c = 0; c < TUNE_CLASSES; c++)
             if (!strcmp(cls, tune_class_names[c])) r.cls = c;
-        if (r.cls < 0 || batched_kernel_parse(kernel, &r.cand.cfg.kernel) || looking_order_parse(order, &r.cand.cfg.order)) continue;
+        if (r.cls < 0 || batched_kernel_parse(kernel, &r.cand.cfg.kernel) ||
+            looking_order_parse(order, &r.cand.cfg.order))
+            continue;
         if (strcmp(verified, "yes") != 0) r.median_ms = INFINITY; /* measured, wrong: never chosen, not retried */
         add_row(&r);
         kept++;
@@ -275,7 +288,9 @@ static void measure_class(sweep *sw, int n, int cls, const candidate *cand, int 
         c.chunk = chunk;
         timing_stats t = time_gpu(run_factor, restore, &c, 1, 1); /* one warm-up: the first launch loads the kernel */
         if (!(t.median_ms > 3 * best)) t = time_gpu(run_factor, restore, &c, 1, 5);
-        t.verified = verify_generated_batch(&p, c.n, c.batch, c.chunk, c.d_work, c.d_info, 4, "  result check") ? TIMING_VERIFIED : TIMING_WRONG;
+        t.verified = verify_generated_batch(&p, c.n, c.batch, c.chunk, c.d_work, c.d_info, 4, "  result check")
+                         ? TIMING_VERIFIED
+                         : TIMING_WRONG;
         row r;
         memset(&r, 0, sizeof r);
         r.n = n;
@@ -289,18 +304,18 @@ static void measure_class(sweep *sw, int n, int cls, const candidate *cand, int 
         if (r.median_ms < best) best = r.median_ms;
         const batched_kernel_ops *ops = batched_kernel_find(cand[k].cfg.kernel);
         fprintf(sw->csv, "%d,%s,%zu,%s,%s,%d,%d,%d,%d,%zu,%s,%.6g,%.6g,%d,%.6g,%.6g,%.2f,%.3f,%s,%s,%s\n", n,
-                tune_class_names[cls], batch, ops->name, looking_name(cand[k].cfg.order), cand[k].cfg.nb, cand[k].cfg.per_block,
-                cand[k].cfg.unroll, cand[k].cfg.threads, cand[k].chunk, names[k], t.median_ms, t.min_ms, t.repeats, t_copy, t_cus,
-                100.0 * t_copy / t.median_ms, t_cus > 0 ? t_cus / t.median_ms : 0.0, t.verified == TIMING_VERIFIED ? "yes" : "WRONG",
-                sw->e->gpu, sw->e->commit);
+                tune_class_names[cls], batch, ops->name, looking_name(cand[k].cfg.order), cand[k].cfg.nb,
+                cand[k].cfg.per_block, cand[k].cfg.unroll, cand[k].cfg.threads, cand[k].chunk, names[k], t.median_ms,
+                t.min_ms, t.repeats, t_copy, t_cus, 100.0 * t_copy / t.median_ms, t_cus > 0 ? t_cus / t.median_ms : 0.0,
+                t.verified == TIMING_VERIFIED ? "yes" : "WRONG", sw->e->gpu, sw->e->commit);
         fflush(sw->csv);
         sw->done++;
         const double el = now_s() - sw->t0;
         const int measured = sw->done - sw->done_at_t0;
         char eta[32] = "?";
         if (measured > 0) fmt_duration(el / measured * (sw->planned - sw->done), eta, sizeof eta);
-        printf("[%5d/%d %s] n=%3d %-5s %-34s %9.4f ms %5.1f%% roofline", sw->done, sw->planned, phase, n, tune_class_names[cls],
-               names[k], t.median_ms, 100.0 * t_copy / t.median_ms);
+        printf("[%5d/%d %s] n=%3d %-5s %-34s %9.4f ms %5.1f%% roofline", sw->done, sw->planned, phase, n,
+               tune_class_names[cls], names[k], t.median_ms, 100.0 * t_copy / t.median_ms);
         if (t_cus > 0) printf(" %5.1fx cuSOLVER", t_cus / t.median_ms);
         printf("%s  ETA %s\n", t.verified == TIMING_VERIFIED ? "" : "  WRONG (not counted)", eta);
         fflush(stdout);
@@ -327,7 +342,9 @@ static int finalists(int n, int cls, const int *explored, int nexp, candidate *o
             if (rows[r].n == around[s] && rows[r].cls == cls && isfinite(rows[r].median_ms)) idx[m++] = r;
         for (int a = 1; a < m; a++) /* sort by time */
             for (int b = a; b > 0 && rows[idx[b]].median_ms < rows[idx[b - 1]].median_ms; b--) {
-                int t = idx[b]; idx[b] = idx[b - 1]; idx[b - 1] = t;
+                int t = idx[b];
+                idx[b] = idx[b - 1];
+                idx[b - 1] = t;
             }
         int per_kernel[BATCHED_MAX_KERNELS] = {0};
         for (int a = 0; a < m; a++) {
@@ -337,8 +354,7 @@ static int finalists(int n, int cls, const int *explored, int nexp, candidate *o
             char msg[256];
             if (batched_config_check(&c->cfg, n, msg, sizeof msg) != 0) continue;
             int dup = 0;
-            for (int d = 0; d < k; d++)
-                dup |= !memcmp(&out[d].cfg, &c->cfg, sizeof c->cfg) && out[d].chunk == c->chunk;
+            for (int d = 0; d < k; d++) dup |= !memcmp(&out[d].cfg, &c->cfg, sizeof c->cfg) && out[d].chunk == c->chunk;
             if (!dup && k < MAX_CANDIDATES) out[k++] = *c;
         }
     }
@@ -356,23 +372,26 @@ static void write_table(const char *path, const env_stamp *e, const char *source
     for (int n = 1; n <= BATCHED_MAX_N; n++)
         for (int cls = 0; cls < TUNE_CLASSES; cls++)
             for (int rm = 0; rm < 2; rm++) { /* the fastest in any layout, and on row-major data (chunk 1) */
-            int best = -1;
-            for (int r = 0; r < nrows; r++)
-                if (rows[r].n == n && rows[r].cls == cls && isfinite(rows[r].median_ms) && (!rm || rows[r].cand.chunk == 1) &&
-                    (best < 0 || rows[r].median_ms < rows[best].median_ms))
-                    best = r;
-            if (best < 0) continue;
-            tuned_entry *x = &t.e[t.count++];
-            x->n = n;
-            x->cls = cls;
-            x->rowmajor = rm;
-            x->cfg = rows[best].cand.cfg;
-            x->chunk = rows[best].cand.chunk;
-            x->ms = rows[best].median_ms;
-            x->pct_roofline = 100.0 * rows[best].copy_ms / rows[best].median_ms;
-        }
+                int best = -1;
+                for (int r = 0; r < nrows; r++)
+                    if (rows[r].n == n && rows[r].cls == cls && isfinite(rows[r].median_ms) &&
+                        (!rm || rows[r].cand.chunk == 1) && (best < 0 || rows[r].median_ms < rows[best].median_ms))
+                        best = r;
+                if (best < 0) continue;
+                tuned_entry *x = &t.e[t.count++];
+                x->n = n;
+                x->cls = cls;
+                x->rowmajor = rm;
+                x->cfg = rows[best].cand.cfg;
+                x->chunk = rows[best].cand.chunk;
+                x->ms = rows[best].median_ms;
+                x->pct_roofline = 100.0 * rows[best].copy_ms / rows[best].median_ms;
+            }
     char err[512];
-    if (tuned_table_write(path, &t, err, sizeof err) != 0) { fprintf(stderr, "tune: %s\n", err); exit(2); }
+    if (tuned_table_write(path, &t, err, sizeof err) != 0) {
+        fprintf(stderr, "tune: %s\n", err);
+        exit(2);
+    }
     printf("# wrote the tuned table (%d entries, stamped '%s') to %s\n", t.count, t.gpu, path);
     printf("# --kernel auto uses it on this GPU from now on; to give it to a class: cp %s 06_tuning/tables/\n", path);
     free(t.e);
@@ -392,7 +411,7 @@ int main(int argc, char **argv)
 {
     int quick = 0, ns[128], nexp = 0, c;
     const char *csv_path = NULL, *table_path = NULL;
-    static const struct option longs[] = {{"quick", no_argument, 0, 'q'},      {"csv", required_argument, 0, 'c'},
+    static const struct option longs[] = {{"quick", no_argument, 0, 'q'},       {"csv", required_argument, 0, 'c'},
                                           {"table", required_argument, 0, 't'}, {"ns", required_argument, 0, 'n'},
                                           {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
     while ((c = cli_getopt(argc, argv, longs, "tune", usage)) != -1) {
@@ -403,20 +422,24 @@ int main(int argc, char **argv)
             char *copy = strdup(optarg), *tok = strtok(copy, " ,");
             for (; tok; tok = strtok(NULL, " ,")) {
                 long long v;
-                if (nexp == 128 || !cli_parse_ll(tok, 1, BATCHED_MAX_N, &v)) cli_bad_value("tune", "--ns", optarg, "at most 128 orders, each 1..1024");
+                if (nexp == 128 || !cli_parse_ll(tok, 1, BATCHED_MAX_N, &v))
+                    cli_bad_value("tune", "--ns", optarg, "at most 128 orders, each 1..1024");
                 ns[nexp++] = (int)v;
             }
             free(copy);
             if (!nexp) cli_bad_value("tune", "--ns", optarg, "at least one order 1..1024");
         }
     }
-    if (optind < argc) { fprintf(stderr, "tune: unexpected argument '%s' (tune --help shows the options)\n", argv[optind]); return 2; }
+    if (optind < argc) {
+        fprintf(stderr, "tune: unexpected argument '%s' (tune --help shows the options)\n", argv[optind]);
+        return 2;
+    }
     const int given_ns = nexp > 0;
     family_init();
     env_stamp e;
     if (!bench_begin_gpu("tune", &e)) return 0;
     if (!given_ns) {
-        static const int full[] = {1,  2,  3,  4,  6,  8,   12,  16,  20,  24,  28,  32,  40,  48,  56,  64,
+        static const int full[] = {1,  2,  3,  4,  6,   8,   12,  16,  20,  24,  28,  32,  40,  48,  56,  64,
                                    72, 80, 88, 96, 104, 112, 120, 128, 160, 192, 256, 384, 512, 768, 1024};
         static const int fast[] = {8, 16, 24, 32, 48, 64, 80, 96, 112, 128};
         const int *src = quick ? fast : full;
@@ -433,7 +456,8 @@ int main(int argc, char **argv)
         snprintf(tpath, sizeof tpath, "%s/%s%s.tsv", TUNED_OWN_DIR, slug, quick ? "-quick" : "");
         table_path = tpath;
     }
-    if (dataset_make_parent_dirs(csv_path, err, sizeof err) != 0 || dataset_make_parent_dirs(table_path, err, sizeof err) != 0) {
+    if (dataset_make_parent_dirs(csv_path, err, sizeof err) != 0 ||
+        dataset_make_parent_dirs(table_path, err, sizeof err) != 0) {
         fprintf(stderr, "tune: %s\n", err);
         return 2;
     }
@@ -442,7 +466,10 @@ int main(int argc, char **argv)
     const int fresh = !probe;
     if (probe) fclose(probe);
     sweep sw = {&e, fopen(csv_path, "a"), 0, 0, 0, 0, 1};
-    if (!sw.csv) { fprintf(stderr, "tune: cannot write %s\n", csv_path); return 2; }
+    if (!sw.csv) {
+        fprintf(stderr, "tune: cannot write %s\n", csv_path);
+        return 2;
+    }
     if (fresh) fputs(CSV_HEADER, sw.csv);
 
     candidate cand[MAX_CANDIDATES];

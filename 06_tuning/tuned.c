@@ -12,7 +12,6 @@
 #include <dirent.h>
 #include <cuda_runtime.h>
 
-
 const char *const tune_class_names[TUNE_CLASSES] = {"1024", "16384", "1GiB"};
 
 size_t tune_class_batch(int cls, int n)
@@ -39,17 +38,23 @@ void tuned_format(const batched_config *cfg, size_t chunk, char *buf, size_t len
 int tuned_table_write(const char *path, const tuned_table *t, char *err, size_t len)
 {
     FILE *f = fopen(path, "w");
-    if (!f) { snprintf(err, len, "%s: cannot create: %s", path, strerror(errno)); return -1; }
+    if (!f) {
+        snprintf(err, len, "%s: cannot create: %s", path, strerror(errno));
+        return -1;
+    }
     fprintf(f, "# The best configuration per (n, batch class), from `make tune` (06_tuning/README.md).\n");
     fprintf(f, "# gpu\t%s\n# commit\t%s\n# source\t%s\n", t->gpu, t->commit, t->source);
     fprintf(f, "# n\tclass\tkernel\torder\tnb\tper_block\tunroll\tthreads\tchunk\tmedian_ms\tpct_roofline\tdata\n");
     for (int k = 0; k < t->count; k++) {
         const tuned_entry *e = &t->e[k];
         fprintf(f, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%zu\t%.6g\t%.1f\t%s\n", e->n, tune_class_names[e->cls],
-                batched_kernel_find(e->cfg.kernel)->name, looking_name(e->cfg.order), e->cfg.nb, e->cfg.per_block, e->cfg.unroll,
-                e->cfg.threads, e->chunk, e->ms, e->pct_roofline, e->rowmajor ? "rowmajor" : "layout");
+                batched_kernel_find(e->cfg.kernel)->name, looking_name(e->cfg.order), e->cfg.nb, e->cfg.per_block,
+                e->cfg.unroll, e->cfg.threads, e->chunk, e->ms, e->pct_roofline, e->rowmajor ? "rowmajor" : "layout");
     }
-    if (fclose(f) != 0) { snprintf(err, len, "%s: write error: %s", path, strerror(errno)); return -1; }
+    if (fclose(f) != 0) {
+        snprintf(err, len, "%s: write error: %s", path, strerror(errno));
+        return -1;
+    }
     return 0;
 }
 
@@ -70,7 +75,10 @@ int tuned_table_read(const char *path, tuned_table *t, char *err, size_t len)
     memset(t, 0, sizeof *t);
     family_init();
     FILE *f = fopen(path, "r");
-    if (!f) { snprintf(err, len, "%s: cannot open: %s", path, strerror(errno)); return -1; }
+    if (!f) {
+        snprintf(err, len, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
     char line[512];
     int cap = 0, lineno = 0;
     while (fgets(line, sizeof line, f)) {
@@ -85,11 +93,14 @@ int tuned_table_read(const char *path, tuned_table *t, char *err, size_t len)
         char cls[16], kernel[16], order[16], data[16] = "layout";
         tuned_entry e;
         memset(&e, 0, sizeof e);
-        const int fields = sscanf(line, "%d %15s %15s %15s %d %d %d %d %zu %lf %lf %15s", &e.n, cls, kernel, order, &e.cfg.nb,
-                                  &e.cfg.per_block, &e.cfg.unroll, &e.cfg.threads, &e.chunk, &e.ms, &e.pct_roofline, data);
+        const int fields =
+            sscanf(line, "%d %15s %15s %15s %d %d %d %d %zu %lf %lf %15s", &e.n, cls, kernel, order, &e.cfg.nb,
+                   &e.cfg.per_block, &e.cfg.unroll, &e.cfg.threads, &e.chunk, &e.ms, &e.pct_roofline, data);
         if (fields != 11 && fields != 12) {
-            snprintf(err, len, "%s:%d: expected 11 or 12 fields: n class kernel order nb per_block unroll threads chunk ms pct [data]",
-                     path, lineno);
+            snprintf(
+                err, len,
+                "%s:%d: expected 11 or 12 fields: n class kernel order nb per_block unroll threads chunk ms pct [data]",
+                path, lineno);
             fclose(f);
             tuned_table_free(t);
             return -1;
@@ -99,10 +110,13 @@ int tuned_table_read(const char *path, tuned_table *t, char *err, size_t len)
             if (!strcmp(cls, tune_class_names[c])) e.cls = c;
         char msg[256] = "";
         if (e.cls < 0) snprintf(msg, sizeof msg, "unknown batch class '%s' (1024, 16384 or 1GiB)", cls);
-        else if (batched_kernel_parse(kernel, &e.cfg.kernel) != 0) snprintf(msg, sizeof msg, "unknown kernel '%s'", kernel);
+        else if (batched_kernel_parse(kernel, &e.cfg.kernel) != 0)
+            snprintf(msg, sizeof msg, "unknown kernel '%s'", kernel);
         else if (looking_order_parse(order, &e.cfg.order) != 0) snprintf(msg, sizeof msg, "unknown order '%s'", order);
-        else if (strcmp(data, "layout") && strcmp(data, "rowmajor")) snprintf(msg, sizeof msg, "unknown data '%s' (layout or rowmajor)", data);
-        else if (!strcmp(data, "rowmajor") && e.chunk != 1) snprintf(msg, sizeof msg, "a rowmajor entry has chunk 1, not %zu", e.chunk);
+        else if (strcmp(data, "layout") && strcmp(data, "rowmajor"))
+            snprintf(msg, sizeof msg, "unknown data '%s' (layout or rowmajor)", data);
+        else if (!strcmp(data, "rowmajor") && e.chunk != 1)
+            snprintf(msg, sizeof msg, "a rowmajor entry has chunk 1, not %zu", e.chunk);
         else batched_config_check(&e.cfg, e.n, msg, sizeof msg);
         e.rowmajor = !strcmp(data, "rowmajor");
         if (msg[0]) {
@@ -114,13 +128,19 @@ int tuned_table_read(const char *path, tuned_table *t, char *err, size_t len)
         if (t->count == cap) {
             cap = cap ? 2 * cap : 256;
             tuned_entry *grown = realloc(t->e, (size_t)cap * sizeof *grown);
-            if (!grown) { fprintf(stderr, "out of memory reading %s\n", path); exit(2); }
+            if (!grown) {
+                fprintf(stderr, "out of memory reading %s\n", path);
+                exit(2);
+            }
             t->e = grown;
         }
         t->e[t->count++] = e;
     }
     fclose(f);
-    if (!t->count) { snprintf(err, len, "%s: no entries", path); return -1; }
+    if (!t->count) {
+        snprintf(err, len, "%s: no entries", path);
+        return -1;
+    }
     return 0;
 }
 
@@ -149,7 +169,10 @@ int tuned_choose(const tuned_table *t, int n, size_t batch, int rowmajor, batche
         const double score = class_dist * 1000 + abs(e->n - n); /* the class first, then n */
         if (score < best_score) best_score = score, best = e;
     }
-    if (!best) { snprintf(why, len, "the tuned table has no configuration that takes n = %d", n); return -1; }
+    if (!best) {
+        snprintf(why, len, "the tuned table has no configuration that takes n = %d", n);
+        return -1;
+    }
     *cfg = best->cfg;
     *chunk = best->chunk;
     char name[96];
@@ -189,7 +212,10 @@ int tuned_table_pick(const char *gpu, const tuned_places *pl, char *path, size_t
 {
     char slug[128], stamp[128];
     notice[0] = '\0';
-    if (pl->env && *pl->env) { snprintf(path, len, "%s", pl->env); return 0; } /* asked for by name: no questions */
+    if (pl->env && *pl->env) {
+        snprintf(path, len, "%s", pl->env);
+        return 0;
+    } /* asked for by name: no questions */
     tuned_gpu_slug(gpu ? gpu : "", slug, sizeof slug);
     if (gpu && *gpu) {
         snprintf(path, len, "%s/%s.tsv", pl->own_dir, slug); /* 1. make tune on this GPU, the full sweep */
@@ -211,8 +237,10 @@ int tuned_table_pick(const char *gpu, const tuned_places *pl, char *path, size_t
     snprintf(path, len, "%s", pl->course_table); /* 4. the course's, with a word on where it came from */
     if (!table_gpu(path, stamp, sizeof stamp)) return -1;
     if (gpu && *gpu && strcmp(stamp, gpu))
-        snprintf(notice, nlen, "tuned table: none measured on %s; using the one measured on %s (make tune measures this GPU's, "
-                               "QUICK=1 in a few minutes)", gpu, stamp[0] ? stamp : "an unnamed GPU");
+        snprintf(notice, nlen,
+                 "tuned table: none measured on %s; using the one measured on %s (make tune measures this GPU's, "
+                 "QUICK=1 in a few minutes)",
+                 gpu, stamp[0] ? stamp : "an unnamed GPU");
     return 0;
 }
 

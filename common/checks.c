@@ -96,7 +96,10 @@ void check_factor(int n, const float *A, const float *L, int info, factor_check 
         snprintf(r->detail, sizeof r->detail, "info: got %d, want %d", info, r->ref_info);
         goto done;
     }
-    if (info != 0) { r->ok = 1; goto done; } /* a failed matrix: only its info is specified */
+    if (info != 0) {
+        r->ok = 1;
+        goto done;
+    } /* a failed matrix: only its info is specified */
 
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
@@ -106,7 +109,8 @@ void check_factor(int n, const float *A, const float *L, int info, factor_check 
             else if (j > i && g != 0.0f) what = "upper triangle not zero";
             else if (j == i && !(g > 0.0f)) what = "diagonal not positive";
             if (what) {
-                snprintf(r->detail, sizeof r->detail, "%s at (%d, %d): got %.9g, want %.9g", what, i, j, (double)g, L64[i * n + j]);
+                snprintf(r->detail, sizeof r->detail, "%s at (%d, %d): got %.9g, want %.9g", what, i, j, (double)g,
+                         L64[i * n + j]);
                 goto done;
             }
         }
@@ -125,7 +129,11 @@ void check_factor(int n, const float *A, const float *L, int info, factor_check 
             double d = (double)L[i * n + j] - L64[i * n + j];
             dl += d * d;
             nl += L64[i * n + j] * L64[i * n + j];
-            if (fabs(d) > worst) { worst = fabs(d); wi = i; wj = j; }
+            if (fabs(d) > worst) {
+                worst = fabs(d);
+                wi = i;
+                wj = j;
+            }
         }
     r->resid = sqrt(num) / (n * sqrt(den));
     r->fwd = sqrt(dl) / sqrt(nl);
@@ -134,20 +142,20 @@ void check_factor(int n, const float *A, const float *L, int info, factor_check 
         snprintf(r->detail, sizeof r->detail, "residual %.3g > %.3g (largest error at (%d, %d): got %.9g, want %.9g)",
                  r->resid, RESID_TOL, wi, wj, (double)L[wi * n + wj], L64[wi * n + wj]);
     else if (!(r->fwd <= fwd_tol(n, r->kappa)))
-        snprintf(r->detail, sizeof r->detail, "forward error %.3g > %.3g (kappa %.3g; at (%d, %d): got %.9g, want %.9g)",
-                 r->fwd, fwd_tol(n, r->kappa), r->kappa, wi, wj, (double)L[wi * n + wj], L64[wi * n + wj]);
-    else
-        r->ok = 1;
+        snprintf(r->detail, sizeof r->detail,
+                 "forward error %.3g > %.3g (kappa %.3g; at (%d, %d): got %.9g, want %.9g)", r->fwd,
+                 fwd_tol(n, r->kappa), r->kappa, wi, wj, (double)L[wi * n + wj], L64[wi * n + wj]);
+    else r->ok = 1;
 done:
     free(A64);
 }
 
-size_t check_batch(int n, size_t count, const float *A, const float *L, const int *info,
-                   const int *expect_info, factor_check *first, double *max_resid, double *max_fwd)
+size_t check_batch(int n, size_t count, const float *A, const float *L, const int *info, const int *expect_info,
+                   factor_check *first, double *max_resid, double *max_fwd)
 {
     size_t nn = (size_t)n * (size_t)n, bad = 0, first_bad = (size_t)-1;
     double mr = 0.0, mf = 0.0;
-    #pragma omp parallel for schedule(dynamic, 16) reduction(+ : bad) reduction(max : mr, mf)
+    _Pragma("omp parallel for schedule(dynamic, 16) reduction(+ : bad) reduction(max : mr, mf)")
     for (long long b = 0; b < (long long)count; b++) {
         factor_check r;
         check_factor(n, A + (size_t)b * nn, L + (size_t)b * nn, info[b], &r);
@@ -159,7 +167,7 @@ size_t check_batch(int n, size_t count, const float *A, const float *L, const in
         if (r.fwd > mf) mf = r.fwd;
         if (!r.ok) {
             bad++;
-            #pragma omp critical
+            _Pragma("omp critical")
             if ((size_t)b < first_bad) {
                 first_bad = (size_t)b;
                 if (first) {
@@ -177,7 +185,7 @@ size_t check_batch(int n, size_t count, const float *A, const float *L, const in
 void compare_tolerances(int n, size_t count, const float *A, double *tol)
 {
     size_t nn = (size_t)n * (size_t)n;
-    #pragma omp parallel for schedule(dynamic, 16)
+    _Pragma("omp parallel for schedule(dynamic, 16)")
     for (long long b = 0; b < (long long)count; b++) {
         /* kappa from the float64 factor of the same input */
         double *A64 = host_alloc(2 * nn * sizeof(double), "float64 check workspace"), *L64 = A64 + nn;
@@ -187,13 +195,13 @@ void compare_tolerances(int n, size_t count, const float *A, double *tol)
     }
 }
 
-size_t compare_factors_tol(int n, size_t count, const double *tol, const float *L1, const int *info1,
-                           const float *L2, const int *info2, char *detail, size_t detail_len, double *max_diff)
+size_t compare_factors_tol(int n, size_t count, const double *tol, const float *L1, const int *info1, const float *L2,
+                           const int *info2, char *detail, size_t detail_len, double *max_diff)
 {
     size_t nn = (size_t)n * (size_t)n, bad = 0, first_bad = (size_t)-1;
     double md = 0.0;
     if (detail && detail_len) detail[0] = 0;
-    #pragma omp parallel for schedule(dynamic, 16) reduction(+ : bad) reduction(max : md)
+    _Pragma("omp parallel for schedule(dynamic, 16) reduction(+ : bad) reduction(max : md)")
     for (long long b = 0; b < (long long)count; b++) {
         char msg[256] = "";
         const float *l1 = L1 + (size_t)b * nn, *l2 = L2 + (size_t)b * nn;
@@ -207,24 +215,33 @@ size_t compare_factors_tol(int n, size_t count, const double *tol, const float *
                     double e = (double)l1[i * n + j] - (double)l2[i * n + j];
                     d += e * e;
                     s += (double)l2[i * n + j] * l2[i * n + j];
-                    if (!(fabs(e) <= worst)) { worst = fabs(e); wi = i; wj = j; }
+                    if (!(fabs(e) <= worst)) {
+                        worst = fabs(e);
+                        wi = i;
+                        wj = j;
+                    }
                 }
             double rel = sqrt(d) / sqrt(s);
             if (rel > md || rel != rel) md = rel;
-            int ui = -1, uj = -1;               /* the strict upper parts must agree exactly (zero) */
+            int ui = -1, uj = -1; /* the strict upper parts must agree exactly (zero) */
             for (int i = 0; i < n && ui < 0; i++)
                 for (int j = i + 1; j < n; j++)
-                    if (!(l1[i * n + j] == l2[i * n + j])) { ui = i; uj = j; break; }
+                    if (!(l1[i * n + j] == l2[i * n + j])) {
+                        ui = i;
+                        uj = j;
+                        break;
+                    }
             if (ui >= 0)
                 snprintf(msg, sizeof msg, "matrix %lld: upper element (%d, %d) is %.9g, cuSOLVER's %.9g", b, ui, uj,
                          (double)l1[ui * n + uj], (double)l2[ui * n + uj]);
             else if (!(rel <= tol[b]))
-                snprintf(msg, sizeof msg, "matrix %lld: differs from cuSOLVER by %.3g > %.3g (at (%d, %d): got %.9g, want %.9g)",
-                         b, rel, tol[b], wi, wj, (double)l1[wi * n + wj], (double)l2[wi * n + wj]);
+                snprintf(msg, sizeof msg,
+                         "matrix %lld: differs from cuSOLVER by %.3g > %.3g (at (%d, %d): got %.9g, want %.9g)", b, rel,
+                         tol[b], wi, wj, (double)l1[wi * n + wj], (double)l2[wi * n + wj]);
         }
         if (msg[0]) {
             bad++;
-            #pragma omp critical
+            _Pragma("omp critical")
             if ((size_t)b < first_bad) {
                 first_bad = (size_t)b;
                 if (detail) snprintf(detail, detail_len, "%s", msg);
@@ -235,8 +252,8 @@ size_t compare_factors_tol(int n, size_t count, const double *tol, const float *
     return bad;
 }
 
-size_t compare_factors(int n, size_t count, const float *A, const float *L1, const int *info1,
-                       const float *L2, const int *info2, char *detail, size_t detail_len, double *max_diff)
+size_t compare_factors(int n, size_t count, const float *A, const float *L1, const int *info1, const float *L2,
+                       const int *info2, char *detail, size_t detail_len, double *max_diff)
 {
     double *tol = host_alloc(count * sizeof(double), "float64 check workspace");
     compare_tolerances(n, count, A, tol);
@@ -274,7 +291,8 @@ int verify_sampled_host(int n, size_t count, const float *A, const float *L, con
 int verify_sampled_device(int n, size_t count, const float *d_A, const float *d_L, const int *d_info)
 {
     const size_t nn = (size_t)n * n;
-    float *A = host_alloc(4 * nn * sizeof(float), "float64 check workspace"), *L = host_alloc(4 * nn * sizeof(float), "float64 check workspace");
+    float *A = host_alloc(4 * nn * sizeof(float), "float64 check workspace"),
+          *L = host_alloc(4 * nn * sizeof(float), "float64 check workspace");
     int info[4];
     for (int s = 0; s < 4; s++) {
         size_t b = sample_index(count, s);
@@ -296,8 +314,10 @@ int check_sampled_residual(int n, const float *A, const float *L, int samples, c
     for (size_t e = 0; e < nn; e++) {
         size_t i = e / n, j = e % n;
         float g = L[e];
-        const char *what = !isfinite(g) ? "not finite" : (j > i && g != 0.0f) ? "upper triangle not zero"
-                         : (i == j && !(g > 0.0f)) ? "diagonal not positive" : NULL;
+        const char *what = !isfinite(g)              ? "not finite"
+                           : (j > i && g != 0.0f)    ? "upper triangle not zero"
+                           : (i == j && !(g > 0.0f)) ? "diagonal not positive"
+                                                     : NULL;
         if (what) {
             snprintf(detail, len, "%s at (%zu, %zu): %.9g", what, i, j, (double)g);
             return 0;
@@ -305,9 +325,13 @@ int check_sampled_residual(int n, const float *A, const float *L, int samples, c
     }
     unsigned long long state = 0x2017;
     for (int s = 0; s < samples; s++) {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;   /* a fixed LCG: reproducible */
+        state = state * 6364136223846793005ull + 1442695040888963407ull; /* a fixed LCG: reproducible */
         size_t i = (size_t)((state >> 33) % (unsigned)n), j = (size_t)((state >> 13) % (unsigned)n);
-        if (j > i) { size_t t = i; i = j; j = t; }
+        if (j > i) {
+            size_t t = i;
+            i = j;
+            j = t;
+        }
         const float *li = L + i * n, *lj = L + j * n;
         double dot = 0, ni = 0, nj = 0;
         for (size_t k = 0; k <= j; k++) dot += (double)li[k] * lj[k];

@@ -49,10 +49,10 @@ int ref_potrf_d(int n, double *a);
 double estimate_kappa(int n, const double *A, const double *L64);
 
 typedef struct {
-    int ok;            /* every test passed */
-    int ref_info;      /* info of the float64 reference */
+    int ok;       /* every test passed */
+    int ref_info; /* info of the float64 reference */
     double resid, fwd, kappa;
-    char detail[256];  /* the first problem: what, (matrix,) i, j, got, want */
+    char detail[256]; /* the first problem: what, (matrix,) i, j, got, want */
 } factor_check;
 
 /* Check one n x n result L (row-major) with its info against input A. */
@@ -62,22 +62,22 @@ void check_factor(int n, const float *A, const float *L, int info, factor_check 
  * first failing one (its detail starts with "matrix b"), and max_resid/max_fwd are over all
  * matrices that factored. expect_info may be NULL: then each matrix's info must equal the
  * reference's; otherwise it must equal expect_info[b]. */
-size_t check_batch(int n, size_t count, const float *A, const float *L, const int *info,
-                   const int *expect_info, factor_check *first, double *max_resid, double *max_fwd);
+size_t check_batch(int n, size_t count, const float *A, const float *L, const int *info, const int *expect_info,
+                   factor_check *first, double *max_resid, double *max_fwd);
 
 /* Agreement of two float32 factors of the same matrices (ours vs cuSOLVER): for each matrix with
  * info 0 in both, ||L1 - L2||_F / ||L2||_F <= 2 fwd_tol(n, kappa) (both are within fwd_tol of
  * the exact factor), the strict upper triangles are equal, and the infos must be equal. Returns
  * the number of disagreeing matrices. */
-size_t compare_factors(int n, size_t count, const float *A, const float *L1, const int *info1,
-                       const float *L2, const int *info2, char *detail, size_t detail_len, double *max_diff);
+size_t compare_factors(int n, size_t count, const float *A, const float *L1, const int *info1, const float *L2,
+                       const int *info2, char *detail, size_t detail_len, double *max_diff);
 
 /* compare_factors in two steps, for tests that compare many results with the same cuSOLVER
  * factors: the per-matrix tolerances 2 fwd_tol(n, kappa_b) once (tol[count]), then any number of
  * comparisons. The strict upper triangles must be equal (zero in both). */
 void compare_tolerances(int n, size_t count, const float *A, double *tol);
-size_t compare_factors_tol(int n, size_t count, const double *tol, const float *L1, const int *info1,
-                           const float *L2, const int *info2, char *detail, size_t detail_len, double *max_diff);
+size_t compare_factors_tol(int n, size_t count, const double *tol, const float *L1, const int *info1, const float *L2,
+                           const int *info2, char *detail, size_t detail_len, double *max_diff);
 /* Set the strict upper triangle of count row-major matrices to zero (for cuSOLVER's output,
  * which leaves that part as it was). */
 void zero_strict_upper(int n, size_t count, float *L);

@@ -93,8 +93,8 @@ static inline void cli_no_arguments(int argc, char **argv, const char *usage)
 {
     if (cli_help_only(argc, argv, usage) > 0) {
         const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-        fprintf(stderr, "%s: unexpected argument '%s' (the settings are environment variables; %s --help lists them)\n", prog,
-                argv[optind], prog);
+        fprintf(stderr, "%s: unexpected argument '%s' (the settings are environment variables; %s --help lists them)\n",
+                prog, argv[optind], prog);
         exit(2);
     }
 }
@@ -107,7 +107,8 @@ static inline long long cli_env_ll(const char *name, long long lo, long long hi,
     long long v;
     if (!s || !*s) return def;
     if (!cli_parse_ll(s, lo, hi, &v)) {
-        fprintf(stderr, "bad value for the environment variable %s: '%s' (must be an integer %lld..%lld)\n", name, s, lo, hi);
+        fprintf(stderr, "bad value for the environment variable %s: '%s' (must be an integer %lld..%lld)\n", name, s,
+                lo, hi);
         exit(2);
     }
     return v;
@@ -121,17 +122,20 @@ static inline int cli_env_ints(const char *name, long long lo, long long hi, int
     const char *s = getenv(name);
     int count = 0;
     if (!s || !*s) return 0;
-    for (const char *p = s; *p;) {                  /* tokens separated by spaces or commas */
+    for (const char *p = s; *p;) { /* tokens separated by spaces or commas */
         while (*p == ' ' || *p == ',') p++;
         if (!*p) break;
         char tok[32];
         size_t len = strcspn(p, " ,");
         long long v;
         int fits = len < sizeof tok;
-        if (fits) { memcpy(tok, p, len); tok[len] = 0; }
+        if (fits) {
+            memcpy(tok, p, len);
+            tok[len] = 0;
+        }
         if (count == max || !fits || !cli_parse_ll(tok, lo, hi, &v)) {
-            fprintf(stderr, "bad value for the environment variable %s: '%s' (at most %d integers, each %lld..%lld)\n", name, s,
-                    max, lo, hi);
+            fprintf(stderr, "bad value for the environment variable %s: '%s' (at most %d integers, each %lld..%lld)\n",
+                    name, s, max, lo, hi);
             exit(2);
         }
         out[count++] = (int)v;

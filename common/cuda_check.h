@@ -30,31 +30,31 @@ static inline const char *cusolver_status_name(cusolverStatus_t s)
     }
 }
 
-#define CUDA_CHECK(expr)                                                                    \
-    do {                                                                                    \
-        cudaError_t err_ = (expr);                                                          \
-        if (err_ != cudaSuccess) {                                                          \
-            fprintf(stderr, "%s:%d: CUDA error %s (%s) in %s\n", __FILE__, __LINE__,        \
-                    cudaGetErrorName(err_), cudaGetErrorString(err_), #expr);               \
-            exit(1);                                                                        \
-        }                                                                                   \
+#define CUDA_CHECK(expr)                                                                                     \
+    do {                                                                                                     \
+        cudaError_t err_ = (expr);                                                                           \
+        if (err_ != cudaSuccess) {                                                                           \
+            fprintf(stderr, "%s:%d: CUDA error %s (%s) in %s\n", __FILE__, __LINE__, cudaGetErrorName(err_), \
+                    cudaGetErrorString(err_), #expr);                                                        \
+            exit(1);                                                                                         \
+        }                                                                                                    \
     } while (0)
 
-#define CUSOLVER_CHECK(expr)                                                                \
-    do {                                                                                    \
-        cusolverStatus_t st_ = (expr);                                                      \
-        if (st_ != CUSOLVER_STATUS_SUCCESS) {                                               \
-            fprintf(stderr, "%s:%d: cuSOLVER error %s (%d) in %s\n", __FILE__, __LINE__,    \
-                    cusolver_status_name(st_), (int)st_, #expr);                            \
-            exit(1);                                                                        \
-        }                                                                                   \
+#define CUSOLVER_CHECK(expr)                                                                                        \
+    do {                                                                                                            \
+        cusolverStatus_t st_ = (expr);                                                                              \
+        if (st_ != CUSOLVER_STATUS_SUCCESS) {                                                                       \
+            fprintf(stderr, "%s:%d: cuSOLVER error %s (%d) in %s\n", __FILE__, __LINE__, cusolver_status_name(st_), \
+                    (int)st_, #expr);                                                                               \
+            exit(1);                                                                                                \
+        }                                                                                                           \
     } while (0)
 
 #ifdef DEBUG_SYNC
-#define KERNEL_CHECK()                                                                      \
-    do {                                                                                    \
-        CUDA_CHECK(cudaGetLastError());                                                     \
-        CUDA_CHECK(cudaDeviceSynchronize());                                                \
+#define KERNEL_CHECK()                       \
+    do {                                     \
+        CUDA_CHECK(cudaGetLastError());      \
+        CUDA_CHECK(cudaDeviceSynchronize()); \
     } while (0)
 #else
 #define KERNEL_CHECK() CUDA_CHECK(cudaGetLastError())

@@ -17,7 +17,8 @@ void oracle_single_setup(oracle_single *o, int n, float *d_A)
 
 void oracle_single_run(oracle_single *o)
 {
-    CUSOLVER_CHECK(cusolverDnSpotrf(o->handle, CUBLAS_FILL_MODE_UPPER, o->n, o->d_A, o->n, o->d_work, o->lwork, o->d_info));
+    CUSOLVER_CHECK(
+        cusolverDnSpotrf(o->handle, CUBLAS_FILL_MODE_UPPER, o->n, o->d_A, o->n, o->d_work, o->lwork, o->d_info));
 }
 
 void oracle_single_teardown(oracle_single *o)
@@ -60,7 +61,8 @@ void oracle_batched_setup(oracle_batched *o, int n, float *d_A, size_t count)
 
 void oracle_batched_run(oracle_batched *o)
 {
-    CUSOLVER_CHECK(cusolverDnSpotrfBatched(o->handle, CUBLAS_FILL_MODE_UPPER, o->n, o->d_ptrs, o->n, o->d_info, (int)o->count));
+    CUSOLVER_CHECK(
+        cusolverDnSpotrfBatched(o->handle, CUBLAS_FILL_MODE_UPPER, o->n, o->d_ptrs, o->n, o->d_info, (int)o->count));
 }
 
 void oracle_batched_teardown(oracle_batched *o)
@@ -131,8 +133,8 @@ typedef struct {
 static void run_x(void *p)
 {
     oracle_x *o = p;
-    CUSOLVER_CHECK(cusolverDnXpotrf(o->handle, o->params, CUBLAS_FILL_MODE_UPPER, o->n, CUDA_R_32F, o->d_A, o->n, CUDA_R_32F,
-                                    o->d_work, o->d_bytes, o->h_work, o->h_bytes, o->d_info));
+    CUSOLVER_CHECK(cusolverDnXpotrf(o->handle, o->params, CUBLAS_FILL_MODE_UPPER, o->n, CUDA_R_32F, o->d_A, o->n,
+                                    CUDA_R_32F, o->d_work, o->d_bytes, o->h_work, o->h_bytes, o->d_info));
 }
 
 timing_stats oracle_time_xpotrf(int n, const float *A_host)
@@ -146,15 +148,15 @@ timing_stats oracle_time_xpotrf(int n, const float *A_host)
     CUDA_CHECK(cudaMemcpy(d_pristine, A_host, bytes, cudaMemcpyHostToDevice));
     CUSOLVER_CHECK(cusolverDnCreate(&o.handle));
     CUSOLVER_CHECK(cusolverDnCreateParams(&o.params));
-    CUSOLVER_CHECK(cusolverDnXpotrf_bufferSize(o.handle, o.params, CUBLAS_FILL_MODE_UPPER, n, CUDA_R_32F, o.d_A, n, CUDA_R_32F,
-                                               &o.d_bytes, &o.h_bytes));
+    CUSOLVER_CHECK(cusolverDnXpotrf_bufferSize(o.handle, o.params, CUBLAS_FILL_MODE_UPPER, n, CUDA_R_32F, o.d_A, n,
+                                               CUDA_R_32F, &o.d_bytes, &o.h_bytes));
     CUDA_CHECK(cudaMalloc(&o.d_work, o.d_bytes ? o.d_bytes : 1));
     o.h_work = host_alloc(o.h_bytes ? o.h_bytes : 1, "cusolverDnXpotrf host workspace");
     CUDA_CHECK(cudaMalloc((void **)&o.d_info, sizeof(int)));
     timing_stats t = time_gpu_restoring(run_x, &o, o.d_A, d_pristine, bytes);
     int info;
     CUDA_CHECK(cudaMemcpy(&info, o.d_info, sizeof info, cudaMemcpyDeviceToHost));
-    if (info != 0) t.verified = TIMING_WRONG;  /* the bench's matrices are SPD: anything else is a failure */
+    if (info != 0) t.verified = TIMING_WRONG; /* the bench's matrices are SPD: anything else is a failure */
     CUDA_CHECK(cudaFree(o.d_work));
     CUDA_CHECK(cudaFree(o.d_info));
     CUDA_CHECK(cudaFree(o.d_A));

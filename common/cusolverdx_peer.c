@@ -24,8 +24,17 @@ enum { DX_SUCCESS = 0 };
 enum { DX_OPTION_SYMBOL_NAME = 0, DX_OPTION_TARGET_SM = 1, DX_OPTION_CODE_CONTAINER = 2 };
 enum { DX_CONTAINER_LTOIR = 0, DX_EXECUTION_BLOCK = 1, DX_PRECISION_F32 = 5 };
 enum {
-    DX_OP_SIZE = 0, DX_OP_TYPE = 1, DX_OP_PRECISION = 2, DX_OP_SM = 3, DX_OP_EXECUTION = 4, DX_OP_BLOCK_DIM = 5,
-    DX_OP_API = 6, DX_OP_FUNCTION = 7, DX_OP_ARRANGEMENT = 8, DX_OP_FILL_MODE = 9, DX_OP_BATCHES_PER_BLOCK = 14
+    DX_OP_SIZE = 0,
+    DX_OP_TYPE = 1,
+    DX_OP_PRECISION = 2,
+    DX_OP_SM = 3,
+    DX_OP_EXECUTION = 4,
+    DX_OP_BLOCK_DIM = 5,
+    DX_OP_API = 6,
+    DX_OP_FUNCTION = 7,
+    DX_OP_ARRANGEMENT = 8,
+    DX_OP_FILL_MODE = 9,
+    DX_OP_BATCHES_PER_BLOCK = 14
 };
 enum { DX_API_SMEM = 0, DX_TYPE_REAL = 0, DX_FUNCTION_POTRF = 2, DX_ROW_MAJOR = 1, DX_FILL_LOWER = 1 };
 enum { DX_TRAIT_BLOCK_DIM = 3, DX_TRAIT_SUGGESTED_BLOCK_DIM = 5, DX_TRAIT_SUGGESTED_BPB = 6, DX_TRAIT_WORKSPACE = 12 };
@@ -67,15 +76,18 @@ int dx_available(char *why, size_t why_len)
     if (!path || !*path) path = CUSOLVERDX_DEFAULT_LIB;
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        say(why, why_len, "cuSolverDx: left out, libmathdx not found at %s (make cusolverdx fetches it, or set CUSOLVERDX_LIB)", path);
+        say(why, why_len,
+            "cuSolverDx: left out, libmathdx not found at %s (make cusolverdx fetches it, or set CUSOLVERDX_LIB)",
+            path);
         return 0;
     }
-#define DX_SYM(field, name)                                                                                    \
-    if (!(*(void **)&mdx.field = dlsym(lib, name))) {                                                         \
-        say(why, why_len, "cuSolverDx: left out, %s lacks %s (another libmathdx than the pinned 0.4.1.15?)", path, name); \
-        dlclose(lib);                                                                                          \
-        memset(&mdx, 0, sizeof mdx);                                                                           \
-        return 0;                                                                                              \
+#define DX_SYM(field, name)                                                                                        \
+    if (!(*(void **)&mdx.field = dlsym(lib, name))) {                                                              \
+        say(why, why_len, "cuSolverDx: left out, %s lacks %s (another libmathdx than the pinned 0.4.1.15?)", path, \
+            name);                                                                                                 \
+        dlclose(lib);                                                                                              \
+        memset(&mdx, 0, sizeof mdx);                                                                               \
+        return 0;                                                                                                  \
     }
     DX_SYM(get_version, "cusolverdxGetVersion")
     DX_SYM(create, "cusolverdxCreateDescriptor")
@@ -124,7 +136,8 @@ static const char *harness_source =
     "    if (wide)\n"
     "        for (int k = t; k < ALL / 4; k += threads) ((float4 *)s)[k] = ((const float4 *)g)[k];\n"
     "    else\n"
-    "        for (int k = t; k < ALL; k += threads) s[k] = k < count * NN ? g[k] : (k % NN % (DX_N + 1) == 0 ? 1.0f : 0.0f);\n"
+    "        for (int k = t; k < ALL; k += threads) s[k] = k < count * NN ? g[k] : (k % NN % (DX_N + 1) == 0 ? 1.0f : "
+    "0.0f);\n"
     "    __syncthreads();\n"
     "    dx_potrf(s, s_info);\n"
     "    __syncthreads();\n"
@@ -163,15 +176,23 @@ static int mdx_failed(int status, const char *what, char *why, size_t why_len)
 }
 
 /* The descriptor of one configuration; traits filled in. Returns 0 on success. */
-static int describe(int n, int threads, int bpb, int sm, dx_handle *h, long long dim[3], long long *bpb_out,
-                    char *why, size_t why_len)
+static int describe(int n, int threads, int bpb, int sm, dx_handle *h, long long dim[3], long long *bpb_out, char *why,
+                    size_t why_len)
 {
     if (mdx_failed(mdx.create(h), "cusolverdxCreateDescriptor", why, why_len)) return 1;
     const long long size[1] = {n};
-    const struct { int op; long long v; } ops[] = {
-        {DX_OP_FUNCTION, DX_FUNCTION_POTRF}, {DX_OP_API, DX_API_SMEM}, {DX_OP_TYPE, DX_TYPE_REAL},
-        {DX_OP_PRECISION, DX_PRECISION_F32}, {DX_OP_EXECUTION, DX_EXECUTION_BLOCK}, {DX_OP_SM, sm * 10},
-        {DX_OP_ARRANGEMENT, DX_ROW_MAJOR}, {DX_OP_FILL_MODE, DX_FILL_LOWER},
+    const struct {
+        int op;
+        long long v;
+    } ops[] = {
+        {DX_OP_FUNCTION, DX_FUNCTION_POTRF},
+        {DX_OP_API, DX_API_SMEM},
+        {DX_OP_TYPE, DX_TYPE_REAL},
+        {DX_OP_PRECISION, DX_PRECISION_F32},
+        {DX_OP_EXECUTION, DX_EXECUTION_BLOCK},
+        {DX_OP_SM, sm * 10},
+        {DX_OP_ARRANGEMENT, DX_ROW_MAJOR},
+        {DX_OP_FILL_MODE, DX_FILL_LOWER},
     };
     char what[96];
     if (mdx_failed(mdx.set_ops(*h, DX_OP_SIZE, 1, size), "the size", why, why_len)) return 1;
@@ -204,30 +225,30 @@ static int describe(int n, int threads, int bpb, int sm, dx_handle *h, long long
     return 0;
 }
 
-#define NVRTC_OK(expr, log_of)                                                                           \
-    do {                                                                                                 \
-        nvrtcResult r_ = (expr);                                                                         \
-        if (r_ != NVRTC_SUCCESS) {                                                                       \
-            size_t len_ = 0;                                                                             \
-            char log_[1024] = "";                                                                        \
+#define NVRTC_OK(expr, log_of)                                                                          \
+    do {                                                                                                \
+        nvrtcResult r_ = (expr);                                                                        \
+        if (r_ != NVRTC_SUCCESS) {                                                                      \
+            size_t len_ = 0;                                                                            \
+            char log_[1024] = "";                                                                       \
             if (log_of && nvrtcGetProgramLogSize(log_of, &len_) == NVRTC_SUCCESS && len_ < sizeof log_) \
-                nvrtcGetProgramLog(log_of, log_);                                                        \
-            say(why, why_len, "NVRTC: %s in %s %s", nvrtcGetErrorString(r_), #expr, log_);               \
-            goto done;                                                                                   \
-        }                                                                                                \
+                nvrtcGetProgramLog(log_of, log_);                                                       \
+            say(why, why_len, "NVRTC: %s in %s %s", nvrtcGetErrorString(r_), #expr, log_);              \
+            goto done;                                                                                  \
+        }                                                                                               \
     } while (0)
 
-#define JIT_OK(expr)                                                                                   \
-    do {                                                                                               \
-        nvJitLinkResult r_ = (expr);                                                                   \
-        if (r_ != NVJITLINK_SUCCESS) {                                                                 \
-            size_t len_ = 0;                                                                           \
-            char log_[1024] = "";                                                                      \
-            if (nvJitLinkGetErrorLogSize(jit, &len_) == NVJITLINK_SUCCESS && len_ < sizeof log_)       \
-                nvJitLinkGetErrorLog(jit, log_);                                                       \
-            say(why, why_len, "nvJitLink: error %d in %s %s", (int)r_, #expr, log_);                   \
-            goto done;                                                                                 \
-        }                                                                                              \
+#define JIT_OK(expr)                                                                             \
+    do {                                                                                         \
+        nvJitLinkResult r_ = (expr);                                                             \
+        if (r_ != NVJITLINK_SUCCESS) {                                                           \
+            size_t len_ = 0;                                                                     \
+            char log_[1024] = "";                                                                \
+            if (nvJitLinkGetErrorLogSize(jit, &len_) == NVJITLINK_SUCCESS && len_ < sizeof log_) \
+                nvJitLinkGetErrorLog(jit, log_);                                                 \
+            say(why, why_len, "nvJitLink: error %d in %s %s", (int)r_, #expr, log_);             \
+            goto done;                                                                           \
+        }                                                                                        \
     } while (0)
 
 /* The cubin of one configuration for compute capability sm (e.g. 90). Returns a malloc'd cubin, or
@@ -336,7 +357,11 @@ static void cache_write(const char *path, const cache_header *h, const void *cub
     if (slash) {
         *slash = '\0';
         for (char *c = dir + 1; *c; c++)
-            if (*c == '/') { *c = '\0'; mkdir(dir, 0755); *c = '/'; }
+            if (*c == '/') {
+                *c = '\0';
+                mkdir(dir, 0755);
+                *c = '/';
+            }
         mkdir(dir, 0755);
     }
     snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
@@ -435,7 +460,8 @@ dx_potrf_kernel *dx_potrf_build(int n, int threads, int bpb, char *why, size_t w
     CUDA_CHECK(cudaLibraryLoadData(&k->library, cubin, NULL, NULL, 0, NULL, NULL, 0));
     free(cubin);
     CUDA_CHECK(cudaLibraryGetKernel(&k->kernel, k->library, "dx_potrf_rowmajor"));
-    CUDA_CHECK(cudaFuncSetAttribute((const void *)k->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)k->smem));
+    CUDA_CHECK(
+        cudaFuncSetAttribute((const void *)k->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)k->smem));
     return k;
 }
 

@@ -32,8 +32,14 @@ void dataset_free(dataset *d)
 
 int dataset_format_parse(const char *s, dataset_format *out)
 {
-    if (!strcmp(s, "bin") || !strcmp(s, "binary")) { *out = DATASET_BINARY; return 0; }
-    if (!strcmp(s, "txt") || !strcmp(s, "text")) { *out = DATASET_TEXT; return 0; }
+    if (!strcmp(s, "bin") || !strcmp(s, "binary")) {
+        *out = DATASET_BINARY;
+        return 0;
+    }
+    if (!strcmp(s, "txt") || !strcmp(s, "text")) {
+        *out = DATASET_TEXT;
+        return 0;
+    }
     return -1;
 }
 
@@ -54,9 +60,8 @@ static int check_finite(const char *path, const dataset *d, char *err, size_t er
     for (size_t k = 0; k < total; k++)
         if (!isfinite(d->data[k])) {
             size_t nn = (size_t)d->n * (size_t)d->n;
-            return fail(err, errlen, path, "matrix %zu element (%zu, %zu) is %s; inputs must be finite",
-                        k / nn, (k % nn) / (size_t)d->n, k % (size_t)d->n,
-                        isnan(d->data[k]) ? "NaN" : "Inf");
+            return fail(err, errlen, path, "matrix %zu element (%zu, %zu) is %s; inputs must be finite", k / nn,
+                        (k % nn) / (size_t)d->n, k % (size_t)d->n, isnan(d->data[k]) ? "NaN" : "Inf");
         }
     return 0;
 }
@@ -73,8 +78,14 @@ static uint32_t get_u32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static void put_u64(unsigned char *p, uint64_t v) { for (int k = 0; k < 8; k++) p[k] = (unsigned char)(v >> (8 * k)); }
-static void put_u32(unsigned char *p, uint32_t v) { for (int k = 0; k < 4; k++) p[k] = (unsigned char)(v >> (8 * k)); }
+static void put_u64(unsigned char *p, uint64_t v)
+{
+    for (int k = 0; k < 8; k++) p[k] = (unsigned char)(v >> (8 * k));
+}
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int k = 0; k < 4; k++) p[k] = (unsigned char)(v >> (8 * k));
+}
 
 static int read_binary(const char *path, FILE *f, unsigned long long size, dataset *out, char *err, size_t errlen)
 {
@@ -86,29 +97,32 @@ static int read_binary(const char *path, FILE *f, unsigned long long size, datas
     uint32_t version = get_u32(h + 8), type = get_u32(h + 12);
     uint64_t n = get_u64(h + 16), count = get_u64(h + 24);
     if (version != DATASET_VERSION)
-        return fail(err, errlen, path, "unsupported version %u (this program reads version %u)", version, DATASET_VERSION);
+        return fail(err, errlen, path, "unsupported version %u (this program reads version %u)", version,
+                    DATASET_VERSION);
     if (type != DATASET_ELEM_FLOAT32)
         return fail(err, errlen, path, "unsupported element type %u (only 1 = float32)", type);
     if (n < 1 || n > DATASET_MAX_N)
         return fail(err, errlen, path, "bad header: n = %llu (must be 1..%d)", (unsigned long long)n, DATASET_MAX_N);
-    if (count < 1)
-        return fail(err, errlen, path, "bad header: count = 0");
+    if (count < 1) return fail(err, errlen, path, "bad header: count = 0");
     /* The payload must be exactly count*n*n floats; the sizes are compared in unsigned 64-bit
      * arithmetic, and a header whose payload would not fit in memory at all is refused first. */
     size_t elems = checked_elems(n, count);
     uint64_t payload = size - DATASET_HEADER_BYTES;
     if (!elems)
-        return fail(err, errlen, path, "header says count = %llu, n = %llu: more than 2^64 bytes, but the file has %llu bytes",
+        return fail(err, errlen, path,
+                    "header says count = %llu, n = %llu: more than 2^64 bytes, but the file has %llu bytes",
                     (unsigned long long)count, (unsigned long long)n, size);
     if ((uint64_t)elems * sizeof(float) != payload)
-        return fail(err, errlen, path, "header says count = %llu, n = %llu (%llu bytes of data) but the file has %llu (%s)",
-                    (unsigned long long)count, (unsigned long long)n, (unsigned long long)elems * sizeof(float),
-                    (unsigned long long)payload, payload < (uint64_t)elems * sizeof(float) ? "truncated" : "trailing bytes");
+        return fail(
+            err, errlen, path, "header says count = %llu, n = %llu (%llu bytes of data) but the file has %llu (%s)",
+            (unsigned long long)count, (unsigned long long)n, (unsigned long long)elems * sizeof(float),
+            (unsigned long long)payload, payload < (uint64_t)elems * sizeof(float) ? "truncated" : "trailing bytes");
     float *data = malloc(elems * sizeof(float));
     if (!data) return fail(err, errlen, path, "out of host memory for %zu bytes", elems * sizeof(float));
     if (fread(data, sizeof(float), elems, f) != elems) {
         free(data);
-        return fail(err, errlen, path, "read error: %s", ferror(f) ? strerror(errno) : "the file shrank while being read");
+        return fail(err, errlen, path, "read error: %s",
+                    ferror(f) ? strerror(errno) : "the file shrank while being read");
     }
     out->n = (int)n;
     out->count = (size_t)count;
@@ -134,7 +148,10 @@ static const char *next_token(const char *text, size_t size, size_t *pos, int *l
         }
         break;
     }
-    if (p >= size) { *pos = p; return NULL; }
+    if (p >= size) {
+        *pos = p;
+        return NULL;
+    }
     size_t start = p;
     while (p < size && !isspace((unsigned char)text[p]) && text[p] != '#') p++;
     *len = p - start;
@@ -187,22 +204,34 @@ static int read_text(const char *path, FILE *f, unsigned long long size, dataset
     int line = 1, line0 = 0, line1 = 0;
     const char *tok, *t0 = NULL, *t1 = NULL;
     while ((tok = next_token(text, (size_t)size, &pos, &line, &len))) {
-        if (ntok == 0) { t0 = tok; len0 = len; line0 = line; }
-        if (ntok == 1) { t1 = tok; len1 = len; line1 = line; }
+        if (ntok == 0) {
+            t0 = tok;
+            len0 = len;
+            line0 = line;
+        }
+        if (ntok == 1) {
+            t1 = tok;
+            len1 = len;
+            line1 = line;
+        }
         if (line == line0) on_line0++;
         if (t1 && line == line1) on_line1++;
         ntok++;
     }
     unsigned long long first, second = 0;
-    if (!t0) { fail(err, errlen, path, "no numbers in the file (empty, or only comments)"); goto done; }
+    if (!t0) {
+        fail(err, errlen, path, "no numbers in the file (empty, or only comments)");
+        goto done;
+    }
     if (parse_count(t0, len0, &first) != 0 || first < 1) {
         fail(err, errlen, path, "line %d: expected a positive integer (count, or n for a single matrix), found '%.*s'",
              line0, SHOWN(len0), t0);
         goto done;
     }
     if (on_line0 != 1) {
-        fail(err, errlen, path, "line %d: the first line must hold only the count (or n for a single matrix), found %zu numbers",
-             line0, on_line0);
+        fail(err, errlen, path,
+             "line %d: the first line must hold only the count (or n for a single matrix), found %zu numbers", line0,
+             on_line0);
         goto done;
     }
     size_t count, n, header_tokens, elems;
@@ -217,34 +246,45 @@ static int read_text(const char *path, FILE *f, unsigned long long size, dataset
         }
         elems = checked_elems(second, first);
         if (!elems) {
-            fail(err, errlen, path, "header says count = %llu, n = %llu: too many values for this machine", first, second);
+            fail(err, errlen, path, "header says count = %llu, n = %llu: too many values for this machine", first,
+                 second);
             goto done;
         }
         if (ntok - 2 != elems) {
             fail(err, errlen, path, "header says count = %llu, n = %llu: expected %zu values, found %zu (%s)%s", first,
                  second, elems, ntok - 2, ntok - 2 < elems ? "missing values" : "extra values",
-                 first == 1 && ntok == 2 ? "; a single 1 x 1 matrix is written '1' (count), '1' (n), then its value" : "");
+                 first == 1 && ntok == 2 ? "; a single 1 x 1 matrix is written '1' (count), '1' (n), then its value"
+                                         : "");
             goto done;
         }
-        count = (size_t)first; n = (size_t)second; header_tokens = 2;
+        count = (size_t)first;
+        n = (size_t)second;
+        header_tokens = 2;
     } else { /* a single matrix: n, then n rows of n numbers */
         if (first > DATASET_MAX_N) {
-            fail(err, errlen, path, "line %d: n = %llu (single matrix) is too large (at most %d)", line0, first, DATASET_MAX_N);
+            fail(err, errlen, path, "line %d: n = %llu (single matrix) is too large (at most %d)", line0, first,
+                 DATASET_MAX_N);
             goto done;
         }
         elems = (size_t)(first * first);
         if (ntok - 1 != elems) {
-            fail(err, errlen, path, "header says n = %llu (single matrix): expected %zu values, found %zu (%s)", first, elems,
-                 ntok - 1, ntok - 1 < elems ? "missing values" : "extra values");
+            fail(err, errlen, path, "header says n = %llu (single matrix): expected %zu values, found %zu (%s)", first,
+                 elems, ntok - 1, ntok - 1 < elems ? "missing values" : "extra values");
             goto done;
         }
-        count = 1; n = (size_t)first; header_tokens = 1;
+        count = 1;
+        n = (size_t)first;
+        header_tokens = 1;
     }
 
     /* Pass 2: parse the values. */
     data = malloc(elems * sizeof(float));
-    if (!data) { fail(err, errlen, path, "out of host memory for %zu bytes", elems * sizeof(float)); goto done; }
-    pos = skip; line = 1;
+    if (!data) {
+        fail(err, errlen, path, "out of host memory for %zu bytes", elems * sizeof(float));
+        goto done;
+    }
+    pos = skip;
+    line = 1;
     for (size_t k = 0; k < header_tokens; k++) next_token(text, (size_t)size, &pos, &line, &len);
     for (size_t k = 0; k < elems; k++) {
         tok = next_token(text, (size_t)size, &pos, &line, &len);
@@ -276,7 +316,9 @@ done:
 
 int dataset_read_opts(const char *path, dataset *out, unsigned flags, char *err, size_t errlen)
 {
-    out->n = 0; out->count = 0; out->data = NULL;
+    out->n = 0;
+    out->count = 0;
+    out->data = NULL;
     struct stat st;
     if (stat(path, &st) != 0) return fail(err, errlen, path, "cannot open: %s", strerror(errno));
     if (S_ISDIR(st.st_mode)) return fail(err, errlen, path, "is a directory, not a dataset file");
@@ -290,14 +332,13 @@ int dataset_read_opts(const char *path, dataset *out, unsigned flags, char *err,
     size_t bom = got >= 3 && !memcmp(head, "\xEF\xBB\xBF", 3) ? 3 : 0;
     int c = got > bom ? head[bom] : EOF;
     int rc;
-    if (got == 0)
-        rc = fail(err, errlen, path, "empty file");
-    else if (got >= 7 && !memcmp(head, DATASET_MAGIC, 7))
-        rc = read_binary(path, f, size, out, err, errlen);
+    if (got == 0) rc = fail(err, errlen, path, "empty file");
+    else if (got >= 7 && !memcmp(head, DATASET_MAGIC, 7)) rc = read_binary(path, f, size, out, err, errlen);
     else if (c == EOF || isdigit(c) || isspace(c) || c == '+' || c == '-' || c == '.' || c == '#')
         rc = read_text(path, f, size, out, err, errlen);
     else
-        rc = fail(err, errlen, path, "wrong magic: neither a %s binary dataset nor text (first byte 0x%02x)", DATASET_MAGIC, c);
+        rc = fail(err, errlen, path, "wrong magic: neither a %s binary dataset nor text (first byte 0x%02x)",
+                  DATASET_MAGIC, c);
     fclose(f);
     if (rc == 0 && !(flags & DATASET_ALLOW_NONFINITE) && check_finite(path, out, err, errlen) != 0) {
         dataset_free(out);
@@ -323,8 +364,7 @@ int dataset_make_parent_dirs(const char *path, char *err, size_t errlen)
         if (stat(dir, &st) != 0) {
             if (mkdir(dir, 0777) != 0 && errno != EEXIST)
                 return fail(err, errlen, path, "cannot create the directory %s: %s", dir, strerror(errno));
-        } else if (!S_ISDIR(st.st_mode))
-            return fail(err, errlen, path, "cannot create: %s is not a directory", dir);
+        } else if (!S_ISDIR(st.st_mode)) return fail(err, errlen, path, "cannot create: %s is not a directory", dir);
         *p = '/';
     }
     return 0;

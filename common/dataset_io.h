@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-#define DATASET_MAGIC "CHOLBAT"  /* 7 characters plus the terminating zero: 8 bytes */
+#define DATASET_MAGIC "CHOLBAT" /* 7 characters plus the terminating zero: 8 bytes */
 #define DATASET_VERSION 1u
 #define DATASET_ELEM_FLOAT32 1u
 #define DATASET_HEADER_BYTES 32

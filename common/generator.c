@@ -7,10 +7,7 @@
 
 static const char *const family_names[FAMILY_COUNT] = {"spd", "illcond", "nonspd", "hp3"};
 
-const char *family_name(family_t f)
-{
-    return (f >= 0 && f < FAMILY_COUNT) ? family_names[f] : "?";
-}
+const char *family_name(family_t f) { return (f >= 0 && f < FAMILY_COUNT) ? family_names[f] : "?"; }
 
 int family_parse(const char *name, family_t *out)
 {
@@ -36,7 +33,7 @@ gen_params gen_params_make(family_t family, uint64_t seed, double kappa, int fai
 
 void gen_batch_host(const gen_params *p, int n, size_t first, size_t count, float *out)
 {
-    #pragma omp parallel for schedule(static)
+    _Pragma("omp parallel for schedule(static)")
     for (long long k = 0; k < (long long)count; k++)
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++)

@@ -34,8 +34,8 @@ typedef enum { FAMILY_SPD = 0, FAMILY_ILLCOND, FAMILY_NONSPD, FAMILY_HP3, FAMILY
 typedef struct {
     family_t family;
     uint64_t seed;
-    float rho;    /* illcond only: set by gen_params_make from kappa */
-    int fail_at;  /* nonspd only: planted leading minor k in 1..n; 0 = a random k per matrix */
+    float rho;   /* illcond only: set by gen_params_make from kappa */
+    int fail_at; /* nonspd only: planted leading minor k in 1..n; 0 = a random k per matrix */
 } gen_params;
 
 #define GEN_DEFAULT_SEED 2017u

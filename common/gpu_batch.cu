@@ -14,10 +14,10 @@
 __device__ static void chunked_position(int n, size_t batch, size_t chunk, size_t k, size_t *b, int *i, int *j)
 {
     size_t nn = (size_t)n * (size_t)n;
-    size_t start = (k / (chunk * nn)) * chunk;          /* the first matrix of k's chunk */
+    size_t start = (k / (chunk * nn)) * chunk; /* the first matrix of k's chunk */
     size_t width = chunk_width(chunk, batch, start);
-    size_t in_chunk = k - start * nn;                   /* offset inside the chunk */
-    size_t elem = in_chunk / width;                     /* i*n + j */
+    size_t in_chunk = k - start * nn; /* offset inside the chunk */
+    size_t elem = in_chunk / width;   /* i*n + j */
     *b = start + in_chunk % width;
     *i = (int)(elem / (size_t)n);
     *j = (int)(elem % (size_t)n);
@@ -129,7 +129,8 @@ extern "C" int verify_generated_batch(const gen_params *p, int n, size_t batch, 
         return 0;
     }
     const size_t nn = (size_t)n * n;
-    float *A = (float *)host_alloc(nn * sizeof(float), "the sampled matrices"), *L = (float *)host_alloc(nn * sizeof(float), "the sampled matrices");
+    float *A = (float *)host_alloc(nn * sizeof(float), "the sampled matrices"),
+          *L = (float *)host_alloc(nn * sizeof(float), "the sampled matrices");
     int ok = 1;
     for (int s = 0; s < samples && ok; s++) {
         size_t b = samples > 1 ? (size_t)((double)(batch - 1) * s / (samples - 1)) : 0;

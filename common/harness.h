@@ -36,7 +36,7 @@ typedef struct {
     int verbose;
     FILE *record;
     char last_skip_reason[256];
-    int ngroups, current;                   /* current: index of the group of the next test */
+    int ngroups, current; /* current: index of the group of the next test */
     const char *group_name[HARNESS_MAX_GROUPS];
     int planned[HARNESS_MAX_GROUPS], reported[HARNESS_MAX_GROUPS];
 } harness;

@@ -22,7 +22,8 @@ static inline void *host_alloc(size_t bytes, const char *what)
 static inline void *host_alloc_array(size_t count, size_t size, const char *what)
 {
     if (size && count > SIZE_MAX / size) {
-        fprintf(stderr, "out of host memory: %s needs %zu x %zu bytes, more than this machine can address\n", what, count, size);
+        fprintf(stderr, "out of host memory: %s needs %zu x %zu bytes, more than this machine can address\n", what,
+                count, size);
         exit(2);
     }
     return host_alloc(count * size, what);

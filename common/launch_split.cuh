@@ -18,8 +18,7 @@
 
 #define LAUNCH_MAX_BLOCKS ((size_t)0x7fffffff) /* gridDim.x's limit */
 
-template <typename LaunchPart>
-static void launch_split(size_t blocks, LaunchPart launch_part)
+template <typename LaunchPart> static void launch_split(size_t blocks, LaunchPart launch_part)
 {
     for (size_t first = 0; first < blocks; first += LAUNCH_MAX_BLOCKS) {
         const size_t count = blocks - first < LAUNCH_MAX_BLOCKS ? blocks - first : LAUNCH_MAX_BLOCKS;
@@ -32,8 +31,7 @@ static void launch_split(size_t blocks, LaunchPart launch_part)
  * 48 KiB), and say how much that is. The attribute belongs to the function and the device, so
  * it is set once per kernel and GPU: cache is a static int[64] of the caller's, one per kernel
  * (the driver may run one host thread per GPU, hence the atomics). */
-template <typename Kernel>
-static int launch_smem_optin(Kernel kernel, int (&cache)[64])
+template <typename Kernel> static int launch_smem_optin(Kernel kernel, int (&cache)[64])
 {
     int dev;
     CUDA_CHECK(cudaGetDevice(&dev));

@@ -4,7 +4,7 @@
 
 void rowmajor_to_chunked_host(int n, size_t batch, size_t chunk, const float *in, float *out)
 {
-    #pragma omp parallel for schedule(static)
+    _Pragma("omp parallel for schedule(static)")
     for (long long b = 0; b < (long long)batch; b++)
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++)
@@ -13,7 +13,7 @@ void rowmajor_to_chunked_host(int n, size_t batch, size_t chunk, const float *in
 
 void chunked_to_rowmajor_host(int n, size_t batch, size_t chunk, const float *in, float *out)
 {
-    #pragma omp parallel for schedule(static)
+    _Pragma("omp parallel for schedule(static)")
     for (long long b = 0; b < (long long)batch; b++)
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++)

@@ -38,8 +38,8 @@ void env_stamp_read(env_stamp *e)
 
 void env_stamp_print(const env_stamp *e)
 {
-    printf("# GPU %s (cc %d.%d, %d SMs, L2 %zu MB), driver API %d, CUDA runtime %d, commit %s\n",
-           e->gpu, e->cc_major, e->cc_minor, e->sms, e->l2_bytes >> 20, e->driver, e->runtime, e->commit);
+    printf("# GPU %s (cc %d.%d, %d SMs, L2 %zu MB), driver API %d, CUDA runtime %d, commit %s\n", e->gpu, e->cc_major,
+           e->cc_minor, e->sms, e->l2_bytes >> 20, e->driver, e->runtime, e->commit);
 }
 
 int bench_begin_gpu(const char *stage, env_stamp *e)
@@ -54,11 +54,12 @@ int bench_begin_gpu(const char *stage, env_stamp *e)
     return 1;
 }
 
-void report_row(const env_stamp *e, const char *stage, const char *variant, int n, size_t batch,
-                timing_stats t, double t_cusolver_ms, double t_copy_ms)
+void report_row(const env_stamp *e, const char *stage, const char *variant, int n, size_t batch, timing_stats t,
+                double t_cusolver_ms, double t_copy_ms)
 {
     if (t.verified == TIMING_WRONG) {
-        printf("%-8s %-28s n=%-4d batch=%-9zu NOT VERIFIED: its result was wrong, so no row is written\n", stage, variant, n, batch);
+        printf("%-8s %-28s n=%-4d batch=%-9zu NOT VERIFIED: its result was wrong, so no row is written\n", stage,
+               variant, n, batch);
         fflush(stdout);
         return;
     }
@@ -83,10 +84,10 @@ void report_row(const env_stamp *e, const char *stage, const char *variant, int 
     char utc[32];
     time_t now = time(NULL);
     strftime(utc, sizeof utc, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    fprintf(f, "%s,\"%s\",%d,%zu,%.5f,%.5f,%d,%.2f,%s,%s,%.5f,%.5f,%s,\"%s\",%d.%d,%d,%d,%d,%s,%s,%s\n", stage, variant, n,
-            batch, t.median_ms, t.min_ms, t.repeats, gflops, t_cusolver_ms > 0 ? xcus : "", t_copy_ms > 0 ? roof : "",
-            t_cusolver_ms, t_copy_ms, t.verified == TIMING_VERIFIED ? "yes" : "reference", e->gpu, e->cc_major, e->cc_minor, e->sms, e->driver, e->runtime, e->host,
-            e->commit, utc);
+    fprintf(f, "%s,\"%s\",%d,%zu,%.5f,%.5f,%d,%.2f,%s,%s,%.5f,%.5f,%s,\"%s\",%d.%d,%d,%d,%d,%s,%s,%s\n", stage, variant,
+            n, batch, t.median_ms, t.min_ms, t.repeats, gflops, t_cusolver_ms > 0 ? xcus : "",
+            t_copy_ms > 0 ? roof : "", t_cusolver_ms, t_copy_ms, t.verified == TIMING_VERIFIED ? "yes" : "reference",
+            e->gpu, e->cc_major, e->cc_minor, e->sms, e->driver, e->runtime, e->host, e->commit, utc);
     if (ferror(f) | fclose(f)) {
         fprintf(stderr, "write error on %s (BENCH_CSV): %s; stopping\n", path, strerror(errno));
         exit(2);

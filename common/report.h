@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 typedef struct {
-    char gpu[256];      /* "none" without a GPU */
+    char gpu[256]; /* "none" without a GPU */
     int cc_major, cc_minor, sms;
     size_t l2_bytes, mem_bytes;
     int driver, runtime; /* e.g. 13000 */
@@ -37,8 +37,8 @@ int bench_begin_gpu(const char *stage, env_stamp *e);
 /* t_cusolver_ms / t_copy_ms <= 0 mean "not measured" (printed as '-'). A row whose t.verified is
  * TIMING_WRONG is not written: it prints "NOT VERIFIED" instead (a kernel that does nothing must
  * not look fast). The CSV column `verified` says "yes" (checked after timing) or "reference". */
-void report_row(const env_stamp *e, const char *stage, const char *variant, int n, size_t batch,
-                timing_stats t, double t_cusolver_ms, double t_copy_ms);
+void report_row(const env_stamp *e, const char *stage, const char *variant, int n, size_t batch, timing_stats t,
+                double t_cusolver_ms, double t_copy_ms);
 
 #ifdef __cplusplus
 }

@@ -21,7 +21,7 @@ $(BUILD)/common/tests/gpu_hold: $(BUILD)/common/tests/gpu_hold.o $(COMMON_LIB)
 ALL_BINS += $(BUILD)/common/tests/test_common $(BUILD)/common/tests/gpu_hold
 TEST_SUITES += common
 SUITE_DEPS_common := $(BUILD)/common/tests/test_common $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check
-SUITE_CMDS_common := $(BUILD)/common/tests/test_common 'bash datasets/test_cli.sh $(BUILD)/datasets' 'bash common/tests/test_make_help.sh' 'bash common/tests/test_cli_conventions.sh' 'bash common/tests/test_readme_commands.sh' 'bash common/tests/test_readme_points.sh' 'bash common/tests/test_alone_lines.sh' 'bash common/tests/test_make_tools.sh'
+SUITE_CMDS_common := $(BUILD)/common/tests/test_common 'bash datasets/test_cli.sh $(BUILD)/datasets' 'bash common/tests/test_make_help.sh' 'bash common/tests/test_cli_conventions.sh' 'bash common/tests/test_readme_commands.sh' 'bash common/tests/test_readme_points.sh' 'bash common/tests/test_alone_lines.sh' 'bash common/tests/test_make_tools.sh' 'bash common/tests/test_format.sh'
 SUITE_POINTS_common := common/points.tsv
 SUITE_TIMEOUT_common := 600
 

@@ -109,7 +109,10 @@ timing_stats time_host(timed_fn run, timed_fn restore, void *ctx, int warmup, in
     return s;
 }
 
-typedef struct { void *dst, *src; size_t bytes; } copy_ctx;
+typedef struct {
+    void *dst, *src;
+    size_t bytes;
+} copy_ctx;
 
 static void run_copy(void *p)
 {

@@ -27,11 +27,19 @@ int main(int argc, char **argv)
 {
     const char *path = NULL;
     unsigned flags = 0;
-    static const struct option longs[] = {{"allow-nonfinite", no_argument, 0, 'a'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    while (cli_getopt(argc, argv, longs, "dataset_check", usage) != -1) flags |= DATASET_ALLOW_NONFINITE; /* the one option */
-    if (optind + 1 < argc) { fprintf(stderr, "dataset_check: one FILE only (got '%s' and '%s')\n", argv[optind], argv[optind + 1]); return 2; }
+    static const struct option longs[] = {
+        {"allow-nonfinite", no_argument, 0, 'a'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    while (cli_getopt(argc, argv, longs, "dataset_check", usage) != -1)
+        flags |= DATASET_ALLOW_NONFINITE; /* the one option */
+    if (optind + 1 < argc) {
+        fprintf(stderr, "dataset_check: one FILE only (got '%s' and '%s')\n", argv[optind], argv[optind + 1]);
+        return 2;
+    }
     if (optind < argc) path = argv[optind];
-    if (!path) { fprintf(stderr, "dataset_check: no FILE given (dataset_check --help shows the usage)\n"); return 2; }
+    if (!path) {
+        fprintf(stderr, "dataset_check: no FILE given (dataset_check --help shows the usage)\n");
+        return 2;
+    }
     dataset d;
     char err[DATASET_ERR_LEN];
     if (dataset_read_opts(path, &d, flags, err, sizeof err) != 0) {
@@ -49,7 +57,10 @@ int main(int argc, char **argv)
         }
         nonfinite += !finite;
         int info = ref_potrf_d(d.n, w);
-        if (info && !failed++) { first = b; first_info = info; }
+        if (info && !failed++) {
+            first = b;
+            first_info = info;
+        }
     }
     printf("%s: %zu matrices of order %d; %zu SPD, %zu not", path, d.count, d.n, d.count - failed, failed);
     if (failed) printf(" (first: matrix %zu, info %d)", first, first_info);

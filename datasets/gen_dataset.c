@@ -24,20 +24,20 @@ static const char *usage_text(void)
 {
     static char text[1400];
     snprintf(text, sizeof text,
-            "usage: gen_dataset [--family spd|illcond|nonspd|hp3] [--n N] [--count C] [--seed S]\n"
-            "                   [--kappa K] [--fail-at k] [--format bin|txt] [--out FILE]\n"
-            "  --family   spd (default), illcond (condition number ~kappa), nonspd (info = k),\n"
-            "             hp3 (the seed project's recipe, not SPD for n > ~8)\n"
-            "  --n        matrix order, 1..%d (default 32)\n"
-            "  --count    number of matrices, >= 1 (default 1024)\n"
-            "  --seed     64-bit seed (default %u)\n"
-            "  --kappa    illcond only: condition number of the core, > 1 (default %g)\n"
-            "  --fail-at  nonspd only: the leading minor that fails, 1..n; 0 = random per matrix (default 0)\n"
-            "  --format   bin (default) or txt (line 1 count, line 2 n, then count*n rows)\n"
-            "  --out      output file; missing directories are created\n"
-            "             (default datasets/data/<family>_n<N>_c<C>_s<S>.<format>)\n"
-            "  --opt value and --opt=value both work; -h, --help: this text\n",
-            DATASET_MAX_N, GEN_DEFAULT_SEED, GEN_DEFAULT_KAPPA);
+             "usage: gen_dataset [--family spd|illcond|nonspd|hp3] [--n N] [--count C] [--seed S]\n"
+             "                   [--kappa K] [--fail-at k] [--format bin|txt] [--out FILE]\n"
+             "  --family   spd (default), illcond (condition number ~kappa), nonspd (info = k),\n"
+             "             hp3 (the seed project's recipe, not SPD for n > ~8)\n"
+             "  --n        matrix order, 1..%d (default 32)\n"
+             "  --count    number of matrices, >= 1 (default 1024)\n"
+             "  --seed     64-bit seed (default %u)\n"
+             "  --kappa    illcond only: condition number of the core, > 1 (default %g)\n"
+             "  --fail-at  nonspd only: the leading minor that fails, 1..n; 0 = random per matrix (default 0)\n"
+             "  --format   bin (default) or txt (line 1 count, line 2 n, then count*n rows)\n"
+             "  --out      output file; missing directories are created\n"
+             "             (default datasets/data/<family>_n<N>_c<C>_s<S>.<format>)\n"
+             "  --opt value and --opt=value both work; -h, --help: this text\n",
+             DATASET_MAX_N, GEN_DEFAULT_SEED, GEN_DEFAULT_KAPPA);
     return text;
 }
 
@@ -50,11 +50,11 @@ int main(int argc, char **argv)
     int kappa_given = 0, fail_at_given = 0;
     dataset_format fmt = DATASET_BINARY;
     const char *out = NULL, *prog = "gen_dataset";
-    static const struct option longs[] = {
-        {"family", required_argument, 0, 'f'}, {"n", required_argument, 0, 'n'},      {"count", required_argument, 0, 'c'},
-        {"seed", required_argument, 0, 's'},   {"kappa", required_argument, 0, 'k'},  {"fail-at", required_argument, 0, 'a'},
-        {"format", required_argument, 0, 'F'}, {"out", required_argument, 0, 'o'},    {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option longs[] = {{"family", required_argument, 0, 'f'}, {"n", required_argument, 0, 'n'},
+                                          {"count", required_argument, 0, 'c'},  {"seed", required_argument, 0, 's'},
+                                          {"kappa", required_argument, 0, 'k'},  {"fail-at", required_argument, 0, 'a'},
+                                          {"format", required_argument, 0, 'F'}, {"out", required_argument, 0, 'o'},
+                                          {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     char n_range[48], fail_range[48];
     snprintf(n_range, sizeof n_range, "an integer 1..%d", DATASET_MAX_N);
     snprintf(fail_range, sizeof fail_range, "an integer 0..%d", DATASET_MAX_N);
@@ -62,21 +62,37 @@ int main(int argc, char **argv)
     while ((c = cli_getopt(argc, argv, longs, prog, usage_text())) != -1) {
         const char *v = optarg;
         switch (c) {
-        case 'f': if (family_parse(v, &family) != 0) cli_bad_value(prog, "--family", v, "spd, illcond, nonspd or hp3"); break;
-        case 'n': if (!cli_parse_ll(v, 1, DATASET_MAX_N, &n)) cli_bad_value(prog, "--n", v, n_range); break;
-        case 'c': if (!cli_parse_ll(v, 1, (long long)1 << 40, &count)) cli_bad_value(prog, "--count", v, "an integer >= 1"); break;
-        case 's': if (!cli_parse_ull(v, &seed)) cli_bad_value(prog, "--seed", v, "an integer >= 0"); break;
+        case 'f':
+            if (family_parse(v, &family) != 0) cli_bad_value(prog, "--family", v, "spd, illcond, nonspd or hp3");
+            break;
+        case 'n':
+            if (!cli_parse_ll(v, 1, DATASET_MAX_N, &n)) cli_bad_value(prog, "--n", v, n_range);
+            break;
+        case 'c':
+            if (!cli_parse_ll(v, 1, (long long)1 << 40, &count)) cli_bad_value(prog, "--count", v, "an integer >= 1");
+            break;
+        case 's':
+            if (!cli_parse_ull(v, &seed)) cli_bad_value(prog, "--seed", v, "an integer >= 0");
+            break;
         case 'k':
-            if (!cli_parse_double(v, 1.0, 1e12, &kappa) || !(kappa > 1.0)) cli_bad_value(prog, "--kappa", v, "a number > 1, at most 1e12");
+            if (!cli_parse_double(v, 1.0, 1e12, &kappa) || !(kappa > 1.0))
+                cli_bad_value(prog, "--kappa", v, "a number > 1, at most 1e12");
             kappa_given = 1;
             break;
-        case 'a': if (!cli_parse_ll(v, 0, DATASET_MAX_N, &fail_at)) cli_bad_value(prog, "--fail-at", v, fail_range); fail_at_given = 1; break;
-        case 'F': if (dataset_format_parse(v, &fmt) != 0) cli_bad_value(prog, "--format", v, "bin or txt"); break;
+        case 'a':
+            if (!cli_parse_ll(v, 0, DATASET_MAX_N, &fail_at)) cli_bad_value(prog, "--fail-at", v, fail_range);
+            fail_at_given = 1;
+            break;
+        case 'F':
+            if (dataset_format_parse(v, &fmt) != 0) cli_bad_value(prog, "--format", v, "bin or txt");
+            break;
         case 'o': out = v; break;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "gen_dataset: unexpected argument '%s' (everything is an option; gen_dataset --help shows them)\n", argv[optind]);
+        fprintf(stderr,
+                "gen_dataset: unexpected argument '%s' (everything is an option; gen_dataset --help shows them)\n",
+                argv[optind]);
         return 2;
     }
     /* Options that do not apply are refused rather than silently ignored. */
@@ -106,8 +122,12 @@ int main(int argc, char **argv)
 
     /* A file that cannot fit is refused before the first byte (not after filling the disk). */
     char err0[DATASET_ERR_LEN];
-    if (dataset_make_parent_dirs(out, err0, sizeof err0) != 0) { fprintf(stderr, "gen_dataset: %s\n", err0); return 2; }
-    double need = DATASET_HEADER_BYTES + (double)count * (double)n * (double)n * sizeof(float) * (fmt == DATASET_TEXT ? 4 : 1);
+    if (dataset_make_parent_dirs(out, err0, sizeof err0) != 0) {
+        fprintf(stderr, "gen_dataset: %s\n", err0);
+        return 2;
+    }
+    double need =
+        DATASET_HEADER_BYTES + (double)count * (double)n * (double)n * sizeof(float) * (fmt == DATASET_TEXT ? 4 : 1);
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", out);
     char *slash = strrchr(dir, '/');
@@ -117,8 +137,8 @@ int main(int argc, char **argv)
     struct statvfs vfs;
     if (!(stat(out, &st) == 0 && !S_ISREG(st.st_mode)) && statvfs(dir, &vfs) == 0 &&
         need > (double)vfs.f_bavail * (double)vfs.f_frsize) {
-        fprintf(stderr, "gen_dataset: %s: the file needs about %.3g GB but its filesystem has %.3g GB free\n", out, need / 1e9,
-                (double)vfs.f_bavail * (double)vfs.f_frsize / 1e9);
+        fprintf(stderr, "gen_dataset: %s: the file needs about %.3g GB but its filesystem has %.3g GB free\n", out,
+                need / 1e9, (double)vfs.f_bavail * (double)vfs.f_frsize / 1e9);
         return 2;
     }
     gen_params p = gen_params_make(family, seed, kappa, (int)fail_at);
@@ -143,12 +163,18 @@ int main(int argc, char **argv)
                 d.data = buf = host_alloc_array((size_t)count * nn, sizeof(float), "the whole batch (text output)");
                 gen_batch_host(&p, (int)n, 0, (size_t)count, buf);
             }
-            if (dataset_write(out, &d, fmt, err, sizeof err) != 0) { fprintf(stderr, "gen_dataset: %s\n", err); goto fail; }
+            if (dataset_write(out, &d, fmt, err, sizeof err) != 0) {
+                fprintf(stderr, "gen_dataset: %s\n", err);
+                goto fail;
+            }
             break;
         }
         if (first == 0) {
             dataset d = {(int)n, (size_t)count, buf};
-            if (dataset_write_header(out, &d, &f, err, sizeof err) != 0) { fprintf(stderr, "gen_dataset: %s\n", err); goto fail; }
+            if (dataset_write_header(out, &d, &f, err, sizeof err) != 0) {
+                fprintf(stderr, "gen_dataset: %s\n", err);
+                goto fail;
+            }
         }
         if (fwrite(buf, sizeof(float), k * nn, f) != k * nn) {
             fprintf(stderr, "gen_dataset: %s: write error: %s\n", out, strerror(errno));
@@ -162,7 +188,10 @@ int main(int argc, char **argv)
     if (f) {
         int bad = fclose(f) != 0;
         f = NULL;
-        if (bad) { fprintf(stderr, "gen_dataset: %s: write error: %s\n", out, strerror(errno)); goto fail; }
+        if (bad) {
+            fprintf(stderr, "gen_dataset: %s: write error: %s\n", out, strerror(errno));
+            goto fail;
+        }
     }
     printf("wrote %s: %lld %s matrices of order %lld, seed %llu (%.1f MB)\n", out, count, family_name(family), n, seed,
            (double)count * nn * sizeof(float) / 1e6);

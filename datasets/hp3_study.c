@@ -18,15 +18,20 @@
 int main(int argc, char **argv)
 {
     long long count = 1000;
-    int args = cli_help_only(argc, argv,
-                     "usage: hp3_study [COUNT]   how often the seed project's recipe is SPD, COUNT matrices per n (default 1000)\n");
-    if (args > 1) { fprintf(stderr, "hp3_study: one argument at most (COUNT), got %d\n", args); return 2; }
-    if (args == 1 && !cli_parse_ll(argv[optind], 1, 1000000, &count)) cli_bad_value("hp3_study", "COUNT", argv[optind], "an integer 1..1000000");
+    int args = cli_help_only(
+        argc, argv,
+        "usage: hp3_study [COUNT]   how often the seed project's recipe is SPD, COUNT matrices per n (default 1000)\n");
+    if (args > 1) {
+        fprintf(stderr, "hp3_study: one argument at most (COUNT), got %d\n", args);
+        return 2;
+    }
+    if (args == 1 && !cli_parse_ll(argv[optind], 1, 1000000, &count))
+        cli_bad_value("hp3_study", "COUNT", argv[optind], "an integer 1..1000000");
     gen_params p = gen_params_make(FAMILY_HP3, GEN_DEFAULT_SEED, 0, 0);
     printf("| n | not SPD (of %lld) | share |\n| ---: | ---: | ---: |\n", count);
     for (int n = 4; n <= 100; n += (n < 16 ? 1 : (n < 40 ? 4 : 10))) {
         long long bad = 0;
-        #pragma omp parallel for reduction(+ : bad) schedule(dynamic)
+        _Pragma("omp parallel for reduction(+ : bad) schedule(dynamic)")
         for (long long b = 0; b < count; b++) {
             double *w = host_alloc((size_t)n * n * sizeof(double), "float64 workspace");
             for (int i = 0; i < n; i++)

@@ -49,7 +49,12 @@ static int pick(int n, size_t batch, batched_config *cfg, size_t *chunk, char *m
     /* The choice is remembered: tuned_choose checks every entry of the table against n (about
      * 30 us for 800 entries), which at 1024 matrices would cost more than the kernels. A small
      * table of recent (device, n, batch), under a lock: ctypes lets other Python threads run. */
-    static struct { int device, n; size_t batch; batched_config cfg; size_t chunk; } seen[256];
+    static struct {
+        int device, n;
+        size_t batch;
+        batched_config cfg;
+        size_t chunk;
+    } seen[256];
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     int device = 0;
     cudaGetDevice(&device);
@@ -66,7 +71,8 @@ static int pick(int n, size_t batch, batched_config *cfg, size_t *chunk, char *m
     }
     if (tuned_choose(t, n, batch, 1, cfg, chunk, msg, len) != 0) return -1;
     pthread_mutex_lock(&lock);
-    seen[slot].n = n, seen[slot].batch = batch, seen[slot].device = device, seen[slot].cfg = *cfg, seen[slot].chunk = *chunk;
+    seen[slot].n = n, seen[slot].batch = batch, seen[slot].device = device, seen[slot].cfg = *cfg,
+    seen[slot].chunk = *chunk;
     pthread_mutex_unlock(&lock);
     return 0;
 }
@@ -74,7 +80,8 @@ static int pick(int n, size_t batch, batched_config *cfg, size_t *chunk, char *m
 /* What auto does for such a batch: its configuration in words (desc), and the scratch bytes it
  * needs (a configuration in another layout converts into a scratch buffer and back: the caller
  * allocates it, so that this library never calls cudaMalloc, which would wait for the whole GPU). */
-int course_choose(int device, int n, size_t batch, char *desc, size_t dlen, size_t *scratch_bytes, char *msg, size_t len)
+int course_choose(int device, int n, size_t batch, char *desc, size_t dlen, size_t *scratch_bytes, char *msg,
+                  size_t len)
 {
     batched_config cfg;
     size_t chunk;
@@ -88,8 +95,8 @@ int course_choose(int device, int n, size_t batch, char *desc, size_t dlen, size
  * above) on GPU `device`, info[m] as cuSOLVER's, in the order of `stream` (NULL: the legacy default stream).
  * d_scratch: course_choose's scratch bytes of device memory (NULL when it said 0). Returns 0, or -1
  * with the reason in msg; nothing waits for the GPU. */
-int course_potrf_rowmajor(int device, float *d_A, int n, size_t batch, int *d_info, float *d_scratch, void *stream, char *msg,
-                          size_t len)
+int course_potrf_rowmajor(int device, float *d_A, int n, size_t batch, int *d_info, float *d_scratch, void *stream,
+                          char *msg, size_t len)
 {
     batched_config cfg;
     size_t chunk;
@@ -114,7 +121,8 @@ int course_potrf_rowmajor(int device, float *d_A, int n, size_t batch, int *d_in
     }
     in = ins[device], out = outs[device];
     cudaStream_t s = (cudaStream_t)stream;
-    if (s && ((e = cudaEventRecord(in, s)) != cudaSuccess || (e = cudaStreamWaitEvent(cudaStreamLegacy, in, 0)) != cudaSuccess)) {
+    if (s && ((e = cudaEventRecord(in, s)) != cudaSuccess ||
+              (e = cudaStreamWaitEvent(cudaStreamLegacy, in, 0)) != cudaSuccess)) {
         say(msg, len, "waiting for the caller's stream", e);
         return -1;
     }
@@ -133,7 +141,8 @@ int course_potrf_rowmajor(int device, float *d_A, int n, size_t batch, int *d_in
         say(msg, len, "launch", e);
         return -1;
     }
-    if (s && ((e = cudaEventRecord(out, cudaStreamLegacy)) != cudaSuccess || (e = cudaStreamWaitEvent(s, out, 0)) != cudaSuccess)) {
+    if (s && ((e = cudaEventRecord(out, cudaStreamLegacy)) != cudaSuccess ||
+              (e = cudaStreamWaitEvent(s, out, 0)) != cudaSuccess)) {
         say(msg, len, "handing back to the caller's stream", e);
         return -1;
     }

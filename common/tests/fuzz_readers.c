@@ -45,7 +45,8 @@ static void fuzz_dataset(const uint8_t *data, size_t size)
         int rc = dataset_read_opts(path, &d, flags, err, sizeof err);
         if (rc != 0) {
             size_t k = strlen(path);
-            if (rc != -1 || d.data || strncmp(err, path, k) != 0 || strncmp(err + k, ": ", 2) != 0 || strlen(err) < k + 8)
+            if (rc != -1 || d.data || strncmp(err, path, k) != 0 || strncmp(err + k, ": ", 2) != 0 ||
+                strlen(err) < k + 8)
                 die("a rejection must name the file and what is wrong", err);
             continue;
         }
@@ -76,7 +77,8 @@ static void fuzz_parsers(const uint8_t *data, size_t size)
     unsigned long long u;
     if (cli_parse_ull(s, &u) && s[0] == '-') die("cli_parse_ull accepted a negative value", s);
     double x;
-    if (cli_parse_double(s, 1.0, 1e12, &x) && !(x >= 1.0 && x <= 1e12)) die("cli_parse_double accepted a value out of range", s);
+    if (cli_parse_double(s, 1.0, 1e12, &x) && !(x >= 1.0 && x <= 1e12))
+        die("cli_parse_double accepted a value out of range", s);
     family_t fam;
     if (family_parse(s, &fam) == 0 && strcmp(s, family_name(fam)) != 0) die("family_parse accepted another name", s);
     dataset_format fmt;
@@ -111,21 +113,27 @@ static uint64_t rng;
 
 static uint64_t next(void) /* xorshift64*: reproducible from the seed */
 {
-    rng ^= rng >> 12; rng ^= rng << 25; rng ^= rng >> 27;
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
     return rng * 2685821657736338717ULL;
 }
 
 static void keep_input(void)
 {
     FILE *f = fopen("fuzz-failure.bin", "wb");
-    if (f) { fwrite(input, 1, input_len, f); fclose(f); }
+    if (f) {
+        fwrite(input, 1, input_len, f);
+        fclose(f);
+    }
 }
 
 static void on_alarm(int sig)
 {
     (void)sig;
     keep_input();
-    static const char msg[] = "fuzz_readers: FAILED: an input took longer than 10 s (a hang; kept in fuzz-failure.bin)\n";
+    static const char msg[] =
+        "fuzz_readers: FAILED: an input took longer than 10 s (a hang; kept in fuzz-failure.bin)\n";
     if (write(2, msg, sizeof msg - 1) < 0) _exit(3);
     _exit(3);
 }
@@ -140,18 +148,36 @@ static void on_abort(int sig)
 
 static void mutate(void)
 {
-    static const uint8_t interesting[] = {0, 0xff, '\n', ' ', '#', '-', '+', '.', 'e', 'n', 'a', '0', '1', '9', 0xef, 0x7f, 0x80};
+    static const uint8_t interesting[] = {0,   0xff, '\n', ' ', '#', '-',  '+',  '.', 'e',
+                                          'n', 'a',  '0',  '1', '9', 0xef, 0x7f, 0x80};
     static const uint64_t big[] = {0, 1, 2, 0xffffffffULL, 1ULL << 32, 1ULL << 40, 1ULL << 62, ~0ULL, 65536, 65537};
     int rounds = 1 + (int)(next() % 4);
     for (int r = 0; r < rounds; r++) {
         size_t at = input_len ? next() % input_len : 0;
         switch (next() % 8) {
-        case 0: if (input_len) input[at] ^= (uint8_t)(1u << (next() % 8)); break;
-        case 1: if (input_len) input[at] = interesting[next() % sizeof interesting]; break;
-        case 2: if (input_len < MAX_INPUT) { memmove(input + at + 1, input + at, input_len - at); input[at] = (uint8_t)next(); input_len++; } break;
-        case 3: if (input_len > 1) { memmove(input + at, input + at + 1, input_len - at - 1); input_len--; } break;
-        case 4: if (input_len > 1) input_len = 1 + next() % input_len; break; /* truncate */
-        case 5: { /* a header field of the binary format (offsets 9.. after the selector byte) */
+        case 0:
+            if (input_len) input[at] ^= (uint8_t)(1u << (next() % 8));
+            break;
+        case 1:
+            if (input_len) input[at] = interesting[next() % sizeof interesting];
+            break;
+        case 2:
+            if (input_len < MAX_INPUT) {
+                memmove(input + at + 1, input + at, input_len - at);
+                input[at] = (uint8_t)next();
+                input_len++;
+            }
+            break;
+        case 3:
+            if (input_len > 1) {
+                memmove(input + at, input + at + 1, input_len - at - 1);
+                input_len--;
+            }
+            break;
+        case 4:
+            if (input_len > 1) input_len = 1 + next() % input_len;
+            break; /* truncate */
+        case 5: {  /* a header field of the binary format (offsets 9.. after the selector byte) */
             size_t off = 1 + 8 + 8 * (next() % 3);
             uint64_t v = big[next() % (sizeof big / sizeof big[0])];
             if (off + 8 <= input_len) memcpy(input + off, &v, 8);
@@ -183,13 +209,17 @@ int main(int argc, char **argv)
         return argc < 2 || argc > 4 ? 2 : 0;
     }
     long long seconds = 30, seed = 1;
-    if ((argc > 2 && !cli_parse_ll(argv[2], 0, 86400, &seconds)) || (argc > 3 && !cli_parse_ll(argv[3], 0, 1LL << 62, &seed))) {
+    if ((argc > 2 && !cli_parse_ll(argv[2], 0, 86400, &seconds)) ||
+        (argc > 3 && !cli_parse_ll(argv[3], 0, 1LL << 62, &seed))) {
         fprintf(stderr, "fuzz_readers: bad SECONDS or SEED\n");
         return 2;
     }
     rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)seed;
     DIR *dir = opendir(argv[1]);
-    if (!dir) { fprintf(stderr, "fuzz_readers: cannot open the corpus %s\n", argv[1]); return 2; }
+    if (!dir) {
+        fprintf(stderr, "fuzz_readers: cannot open the corpus %s\n", argv[1]);
+        return 2;
+    }
     struct dirent *e;
     while ((e = readdir(dir)) && ncorpus < MAX_CORPUS) {
         if (e->d_name[0] == '.') continue;
@@ -204,7 +234,10 @@ int main(int argc, char **argv)
         corpus_len[ncorpus++] = len;
     }
     closedir(dir);
-    if (!ncorpus) { fprintf(stderr, "fuzz_readers: the corpus %s is empty\n", argv[1]); return 2; }
+    if (!ncorpus) {
+        fprintf(stderr, "fuzz_readers: the corpus %s is empty\n", argv[1]);
+        return 2;
+    }
     signal(SIGALRM, on_alarm);
     signal(SIGABRT, on_abort);
     /* Every corpus entry once as it is (the regression cases), then mutations until time is up. */
@@ -229,8 +262,8 @@ int main(int argc, char **argv)
         }
     }
     alarm(0);
-    printf("fuzz_readers: %lld inputs (%d corpus entries, seed %lld, %lld s): no crash, hang, leak or bad message\n", runs,
-           ncorpus, seed, seconds);
+    printf("fuzz_readers: %lld inputs (%d corpus entries, seed %lld, %lld s): no crash, hang, leak or bad message\n",
+           runs, ncorpus, seed, seconds);
     unlink(path);
     unlink(back);
     for (int k = 0; k < ncorpus; k++) free(corpus[k]);

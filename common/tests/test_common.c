@@ -28,7 +28,10 @@ static const char *tmp_path(const char *name)
 static void write_file(const char *path, const void *bytes, size_t len)
 {
     FILE *f = fopen(path, "wb");
-    if (!f || fwrite(bytes, 1, len, f) != len) { perror(path); exit(1); }
+    if (!f || fwrite(bytes, 1, len, f) != len) {
+        perror(path);
+        exit(1);
+    }
     fclose(f);
 }
 
@@ -89,7 +92,8 @@ static void test_round_trips(harness *h)
 }
 
 /* Each bad file must be refused with a message that names the file and the problem. */
-static void expect_bad(harness *h, const char *name, const char *file, const void *bytes, size_t len, const char *phrase)
+static void expect_bad(harness *h, const char *name, const char *file, const void *bytes, size_t len,
+                       const char *phrase)
 {
     char err[DATASET_ERR_LEN] = "";
     const char *path = tmp_path(file);
@@ -105,9 +109,15 @@ static void test_bad_files(harness *h)
     unsigned char good[DATASET_HEADER_BYTES + 2 * 4 * 4];
     dataset d = {2, 2, (float[]){4, 1, 1, 3, 2, 0, 0, 2}};
     char err[DATASET_ERR_LEN];
-    if (dataset_write(tmp_path("good.bin"), &d, DATASET_BINARY, err, sizeof err) != 0) { puts(err); exit(1); }
+    if (dataset_write(tmp_path("good.bin"), &d, DATASET_BINARY, err, sizeof err) != 0) {
+        puts(err);
+        exit(1);
+    }
     FILE *f = fopen(tmp_path("good.bin"), "rb");
-    if (!f || fread(good, 1, sizeof good, f) != sizeof good) { perror("good.bin"); exit(1); }
+    if (!f || fread(good, 1, sizeof good, f) != sizeof good) {
+        perror("good.bin");
+        exit(1);
+    }
     fclose(f);
     unsigned char bad[sizeof good + 4];
 
@@ -157,7 +167,8 @@ static void test_bad_files(harness *h)
 
     /* Issue 9's regressions: each was once misread or reported nonsense. */
     t = "3\n2\n1 0\n0 1\n1 0\n0 1\n"; /* was read as ONE 3 x 3 matrix */
-    expect_bad(h, "count 3 of order 2 with 2 matrices' values", "misread.txt", t, strlen(t), "expected 12 values, found 8");
+    expect_bad(h, "count 3 of order 2 with 2 matrices' values", "misread.txt", t, strlen(t),
+               "expected 12 values, found 8");
     t = "1\n0\n"; /* was accepted as a 1 x 1 matrix */
     expect_bad(h, "n = 0 in a text header", "n0.txt", t, strlen(t), "n = 0 (must be 1..");
     t = "10000000000\n65536\n1\n"; /* count*n*n overflowed */
@@ -167,7 +178,8 @@ static void test_bad_files(harness *h)
     t = "99999999999999999999999\n2\n1 0\n0 1\n";
     expect_bad(h, "text count past 64 bits", "huge3.txt", t, strlen(t), "expected a positive integer");
     t = "1\n5\n";
-    expect_bad(h, "1x1 single matrix with an integer value", "one-int.txt", t, strlen(t), "a single 1 x 1 matrix is written");
+    expect_bad(h, "1x1 single matrix with an integer value", "one-int.txt", t, strlen(t),
+               "a single 1 x 1 matrix is written");
     t = "2 2\n1 0\n0 1\n";
     expect_bad(h, "count and n on one line", "oneline.txt", t, strlen(t), "must hold only the count");
     const char nul[] = "1\n2\n1 0\n\0 0 1\n"; /* data after a NUL byte were ignored */
@@ -180,13 +192,18 @@ static void test_bad_files(harness *h)
     memcpy(hdr, good, DATASET_HEADER_BYTES);
     memset(hdr + DATASET_HEADER_BYTES, 0, 8);
     memset(hdr + 24, 0, 8);
-    hdr[31] = 0x40;                                                  /* count = 2^62 */
-    hdr[16] = 0; hdr[17] = 0; hdr[18] = 1;                            /* n = 65536 */
+    hdr[31] = 0x40; /* count = 2^62 */
+    hdr[16] = 0;
+    hdr[17] = 0;
+    hdr[18] = 1; /* n = 65536 */
     expect_bad(h, "binary count*n*n past 2^64", "huge.bin", hdr, sizeof hdr, "more than 2^64 bytes");
     memset(hdr + 24, 0, 8);
-    hdr[29] = 1;                                                     /* count = 2^40 */
-    hdr[16] = 0xe8; hdr[17] = 3; hdr[18] = 0;                        /* n = 1000 */
-    expect_bad(h, "binary header of 4 EB", "huge2.bin", hdr, sizeof hdr, "(4398046511104000000 bytes of data) but the file has 8");
+    hdr[29] = 1; /* count = 2^40 */
+    hdr[16] = 0xe8;
+    hdr[17] = 3;
+    hdr[18] = 0; /* n = 1000 */
+    expect_bad(h, "binary header of 4 EB", "huge2.bin", hdr, sizeof hdr,
+               "(4398046511104000000 bytes of data) but the file has 8");
 }
 
 /* ---- layouts -------------------------------------------------------------------------------- */
@@ -201,7 +218,8 @@ static void test_layouts(harness *h)
             for (int ci = 0; ci < 5; ci++) {
                 int n = ns[a];
                 size_t batch = batches[bi], chunk = chunks[ci], total = batch * n * n;
-                float *in = host_alloc(total * sizeof(float), "test buffers"), *mid = host_alloc(total * sizeof(float), "test buffers"),
+                float *in = host_alloc(total * sizeof(float), "test buffers"),
+                      *mid = host_alloc(total * sizeof(float), "test buffers"),
                       *back = host_alloc(total * sizeof(float), "test buffers");
                 unsigned char *hit = calloc(total, 1);
                 for (size_t k = 0; k < total; k++) in[k] = (float)k; /* exact below 2^24 */
@@ -225,7 +243,10 @@ static void test_layouts(harness *h)
                 char name[96];
                 snprintf(name, sizeof name, "layout round trip n=%d batch=%zu chunk=%zu", n, batch, chunk);
                 harness_check(h, ok, name, "bijection and row-major -> chunked -> row-major");
-                free(in); free(mid); free(back); free(hit);
+                free(in);
+                free(mid);
+                free(back);
+                free(hit);
             }
 }
 
@@ -235,7 +256,9 @@ static void test_generator(harness *h)
 {
     int n = 24;
     size_t count = 64, elems = count * n * n;
-    float *a = host_alloc(elems * sizeof(float), "test buffers"), *b = host_alloc(elems * sizeof(float), "test buffers"), *part = host_alloc(5 * n * n * sizeof(float), "test buffers");
+    float *a = host_alloc(elems * sizeof(float), "test buffers"),
+          *b = host_alloc(elems * sizeof(float), "test buffers"),
+          *part = host_alloc(5 * n * n * sizeof(float), "test buffers");
     for (int f = 0; f < FAMILY_COUNT; f++) {
         gen_params p = gen_params_make((family_t)f, 11, 1e4, 0), q = gen_params_make((family_t)f, 12, 1e4, 0);
         gen_batch_host(&p, n, 0, count, a);
@@ -248,12 +271,13 @@ static void test_generator(harness *h)
         int sym = 1;
         for (size_t k = 0; k < count; k++)
             for (int i = 0; i < n; i++)
-                for (int j = 0; j < i; j++)
-                    sym &= a[k * n * n + i * n + j] == a[k * n * n + j * n + i];
+                for (int j = 0; j < i; j++) sym &= a[k * n * n + i * n + j] == a[k * n * n + j * n + i];
         char name[64];
         snprintf(name, sizeof name, "generator %s deterministic", family_name((family_t)f));
-        harness_check(h, same && differs && alone && sym, name, "same seed same bytes %d, other seed differs %d, "
-                      "regenerated alone %d, symmetric %d", same, differs, alone, sym);
+        harness_check(h, same && differs && alone && sym, name,
+                      "same seed same bytes %d, other seed differs %d, "
+                      "regenerated alone %d, symmetric %d",
+                      same, differs, alone, sym);
     }
     /* spd and illcond pass the float64 reference; nonspd fails exactly at the planted minor. */
     int sizes[] = {1, 2, 7, 33, 100};
@@ -299,7 +323,9 @@ static void test_generator(harness *h)
     khi = estimate_kappa(64, A, L);
     harness_check(h, klo > 10 && klo < 4e2 && khi > 1e4 && khi < 4e6, "illcond kappa follows --kappa",
                   "kappa 1e2 -> %.3g, kappa 1e6 -> %.3g", klo, khi);
-    free(a); free(b); free(part);
+    free(a);
+    free(b);
+    free(part);
 }
 
 /* ---- the checker must be able to fail ------------------------------------------------------- */
@@ -313,11 +339,15 @@ static void test_checker(harness *h)
     for (int i = 0; i < n * n; i++) L64[i] = A[i] = gen_element(&p, n, 0, i / n, i % n);
     ref_potrf_d(n, L64);
     factor_check r;
-    struct { const char *name; int i, j; float v; int info; int want_ok; } cases[] = {
-        {"exact factor passes", 0, 0, 0, 0, 1},
-        {"perturbed element fails", 13, 4, 1e-4f, 0, 0},
-        {"NaN fails", 7, 7, NAN, 0, 0},
-        {"nonzero upper fails", 2, 9, 1e-30f, 0, 0},
+    struct {
+        const char *name;
+        int i, j;
+        float v;
+        int info;
+        int want_ok;
+    } cases[] = {
+        {"exact factor passes", 0, 0, 0, 0, 1}, {"perturbed element fails", 13, 4, 1e-4f, 0, 0},
+        {"NaN fails", 7, 7, NAN, 0, 0},         {"nonzero upper fails", 2, 9, 1e-30f, 0, 0},
         {"wrong info fails", 0, 0, 0, 3, 0},
     };
     for (int c = 0; c < 5; c++) {
@@ -345,7 +375,9 @@ static void test_gpu(harness *h)
         for (int f = 0; f < FAMILY_COUNT; f++) {
             int n = ns[a];
             size_t batch = 1025, total = batch * n * n;
-            float *host = host_alloc(total * sizeof(float), "test buffers"), *lay = host_alloc(total * sizeof(float), "test buffers"), *got = host_alloc(total * sizeof(float), "test buffers");
+            float *host = host_alloc(total * sizeof(float), "test buffers"),
+                  *lay = host_alloc(total * sizeof(float), "test buffers"),
+                  *got = host_alloc(total * sizeof(float), "test buffers");
             float *d_a, *d_b;
             CUDA_CHECK(cudaMalloc((void **)&d_a, total * sizeof(float)));
             CUDA_CHECK(cudaMalloc((void **)&d_b, total * sizeof(float)));
@@ -367,20 +399,26 @@ static void test_gpu(harness *h)
                 CUDA_CHECK(cudaMemcpy(got, d_a, total * sizeof(float), cudaMemcpyDeviceToHost));
                 int to_ok = memcmp(got, lay, total * sizeof(float)) == 0;
                 char name[96];
-                snprintf(name, sizeof name, "device generator + converters %s n=%d chunk=%zu", family_name((family_t)f), n, chunks[c]);
-                harness_check(h, gen_ok && back_ok && to_ok, name, "generated bit-identical %d, to row-major %d, to chunked %d",
-                              gen_ok, back_ok, to_ok);
+                snprintf(name, sizeof name, "device generator + converters %s n=%d chunk=%zu", family_name((family_t)f),
+                         n, chunks[c]);
+                harness_check(h, gen_ok && back_ok && to_ok, name,
+                              "generated bit-identical %d, to row-major %d, to chunked %d", gen_ok, back_ok, to_ok);
             }
             CUDA_CHECK(cudaFree(d_a));
             CUDA_CHECK(cudaFree(d_b));
-            free(host); free(lay); free(got);
+            free(host);
+            free(lay);
+            free(got);
         }
 }
 
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/cholesky-test-XXXXXX");
-    if (!mkdtemp(tmpdir)) { perror("mkdtemp"); return 1; }
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
     harness h;
     harness_begin(&h, "common");
     /* Everything here tests provided code: sanity groups (0 points), see common/points.tsv. */
