@@ -46,8 +46,8 @@ def main(argv):
     print("-" * len(head))
     print(f"{'points':<44} {'':>7} {'':>7} {'':>8} {earned:5.1f} / {possible:g}")
     if total["skipped"]:
-        print(f"not run here: {total['skipped']} tests need a GPU; {not_here:.1f} points could not be earned "
-              f"on this machine (grading runs them on a GPU)")
+        print(f"not run here: {total['skipped']} tests (they need a GPU, or a tool this machine lacks: the SKIP lines "
+              f"say which); {not_here:.1f} points could not be earned on this machine (grading runs them on a GPU)")
     if suites:
         st = suites[0]["stamp"]
         print(f"mode {suites[0]['mode']}; GPU {st['gpu']} (driver {st['driver'] or '-'}), {st['cuda'] or 'CUDA ?'}, "
