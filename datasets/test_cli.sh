@@ -8,8 +8,6 @@ suite=datasets-cli
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../common/harness.sh"
-plan "dataset CLI" 35
-group "dataset CLI"
 
 expect_exit2() { # expect_exit2 NAME PHRASE COMMAND...
     local name=$1 phrase=$2
@@ -20,20 +18,26 @@ expect_exit2() { # expect_exit2 NAME PHRASE COMMAND...
     else record "$name" FAIL "exit $rc, output: $(head -n 1 <<<"$out")"; fi
 }
 
-expect_exit2 "gen: n = 0" "bad value for --n" "$bin/gen_dataset" --n 0 --out "$tmp/x.bin"
-expect_exit2 "gen: n negative" "bad value for --n" "$bin/gen_dataset" --n -4 --out "$tmp/x.bin"
-expect_exit2 "gen: count = 0" "bad value for --count" "$bin/gen_dataset" --count 0 --out "$tmp/x.bin"
-expect_exit2 "gen: count not a number" "bad value for --count" "$bin/gen_dataset" --count 12abc --out "$tmp/x.bin"
-expect_exit2 "gen: unknown family" "bad value for --family" "$bin/gen_dataset" --family wishart --out "$tmp/x.bin"
-expect_exit2 "gen: unknown option" "unknown option" "$bin/gen_dataset" --size 3
-expect_exit2 "gen: missing value" "needs a value" "$bin/gen_dataset" --n
-expect_exit2 "gen: fail-at beyond n" "larger than n" "$bin/gen_dataset" --family nonspd --n 4 --fail-at 9 --out "$tmp/x.bin"
 touch "$tmp/afile"
-expect_exit2 "gen: unwritable output" "is not a directory" "$bin/gen_dataset" --n 4 --count 2 --out "$tmp/afile/x.bin"
-expect_exit2 "gen: --kappa without illcond" "applies only to --family illcond" "$bin/gen_dataset" --kappa 10 --out "$tmp/x.bin"
-expect_exit2 "gen: --fail-at without nonspd" "applies only to --family nonspd" "$bin/gen_dataset" --family illcond --fail-at 3 --out "$tmp/x.bin"
-expect_exit2 "gen: a petabyte" "at most 1 PiB" "$bin/gen_dataset" --n 65536 --count 1099511627776 --out "$tmp/x.bin"
-expect_exit2 "gen: more than the disk holds" "its filesystem has" "$bin/gen_dataset" --n 2 --count 1099511627776 --out "$tmp/x.bin"
+# Bad arguments: one line each, NAME | STATUS | PHRASE | COMMAND.
+cases argument_checks <<'EOF'
+gen: n = 0 | 2 | bad value for --n | "$bin/gen_dataset" --n 0 --out "$tmp/x.bin"
+gen: n negative | 2 | bad value for --n | "$bin/gen_dataset" --n -4 --out "$tmp/x.bin"
+gen: count = 0 | 2 | bad value for --count | "$bin/gen_dataset" --count 0 --out "$tmp/x.bin"
+gen: count not a number | 2 | bad value for --count | "$bin/gen_dataset" --count 12abc --out "$tmp/x.bin"
+gen: unknown family | 2 | bad value for --family | "$bin/gen_dataset" --family wishart --out "$tmp/x.bin"
+gen: unknown option | 2 | unknown option | "$bin/gen_dataset" --size 3
+gen: missing value | 2 | needs a value | "$bin/gen_dataset" --n
+gen: fail-at beyond n | 2 | larger than n | "$bin/gen_dataset" --family nonspd --n 4 --fail-at 9 --out "$tmp/x.bin"
+gen: unwritable output | 2 | is not a directory | "$bin/gen_dataset" --n 4 --count 2 --out "$tmp/afile/x.bin"
+gen: --kappa without illcond | 2 | applies only to --family illcond | "$bin/gen_dataset" --kappa 10 --out "$tmp/x.bin"
+gen: --fail-at without nonspd | 2 | applies only to --family nonspd | "$bin/gen_dataset" --family illcond --fail-at 3 --out "$tmp/x.bin"
+gen: a petabyte | 2 | at most 1 PiB | "$bin/gen_dataset" --n 65536 --count 1099511627776 --out "$tmp/x.bin"
+gen: more than the disk holds | 2 | its filesystem has | "$bin/gen_dataset" --n 2 --count 1099511627776 --out "$tmp/x.bin"
+EOF
+plan "dataset CLI" $((${#argument_checks[@]} + 22))   # the table, and the tests below it
+group "dataset CLI"
+run_cases argument_checks
 out=$(cd "$tmp" && mkdir fresh && cd fresh && "$here/$bin/gen_dataset" --n 3 --count 2 2>&1) && [ -f "$tmp/fresh/datasets/data/spd_n3_c2_s2017.bin" ]
 record "gen: default output directory created" $([ $? -eq 0 ] && echo PASS || echo FAIL) "$out"
 out=$("$bin/gen_dataset" --n 3 --count 2 --out "$tmp/new/sub/x.txt" --format txt 2>&1) && [ -f "$tmp/new/sub/x.txt" ]
