@@ -59,18 +59,21 @@ static void helper_reference(int nb, int op, const float *in, double *want, doub
     }
 }
 
+/* Each helper is tested at every NB = 1 .. HELPER_MAX_NB: one test per NB (the plan). */
+#define HELPER_MAX_NB 32
+
 static void test_helpers(harness *h)
 {
-    float *in = host_alloc(3 * 32 * 32 * sizeof(float), "test buffers"),
-          *out = host_alloc(32 * 32 * sizeof(float), "test buffers"), *d_in, *d_out;
-    double *want = host_alloc(32 * 32 * sizeof(double), "test buffers"),
-           *bound = host_alloc(32 * 32 * sizeof(double), "test buffers"),
-           *L = host_alloc(32 * 32 * sizeof(double), "test buffers");
+    float *in = host_alloc(3 * HELPER_MAX_NB * HELPER_MAX_NB * sizeof(float), "test buffers"),
+          *out = host_alloc(HELPER_MAX_NB * HELPER_MAX_NB * sizeof(float), "test buffers"), *d_in, *d_out;
+    double *want = host_alloc(HELPER_MAX_NB * HELPER_MAX_NB * sizeof(double), "test buffers"),
+           *bound = host_alloc(HELPER_MAX_NB * HELPER_MAX_NB * sizeof(double), "test buffers"),
+           *L = host_alloc(HELPER_MAX_NB * HELPER_MAX_NB * sizeof(double), "test buffers");
     int *d_info, info;
-    CUDA_CHECK(cudaMalloc((void **)&d_in, 3 * 32 * 32 * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&d_out, 32 * 32 * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_in, 3 * HELPER_MAX_NB * HELPER_MAX_NB * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_out, HELPER_MAX_NB * HELPER_MAX_NB * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
-    for (int nb = 1; nb <= 32; nb++)
+    for (int nb = 1; nb <= HELPER_MAX_NB; nb++)
         for (int op = 0; op < 4; op++) {
             gen_params spd = gen_params_make(FAMILY_SPD, harness_seed(500 + nb), 0, 0);
             const unsigned long long s0 = harness_seed(7), s1 = harness_seed(8), s2 = harness_seed(9);
@@ -89,7 +92,7 @@ static void test_helpers(harness *h)
             }
             helper_reference(nb, op, in, want, bound);
             CUDA_CHECK(cudaMemcpy(d_in, in, 3 * nb * nb * sizeof(float), cudaMemcpyHostToDevice));
-            CUDA_CHECK(cudaMemset(d_out, 0xff, 32 * 32 * sizeof(float))); /* poison: NaN */
+            CUDA_CHECK(cudaMemset(d_out, 0xff, HELPER_MAX_NB * HELPER_MAX_NB * sizeof(float))); /* poison: NaN */
             int rc = tile_helper_test(nb, op, d_in, d_out, d_info);
             CUDA_CHECK(cudaMemcpy(out, d_out, nb * nb * sizeof(float), cudaMemcpyDeviceToHost));
             CUDA_CHECK(cudaMemcpy(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
@@ -207,7 +210,7 @@ int main(void)
 {
     harness h;
     harness_begin(&h, "stage-2");
-    for (int op = 0; op < 4; op++) harness_plan(&h, op_names[op], 32);
+    for (int op = 0; op < 4; op++) harness_plan(&h, op_names[op], HELPER_MAX_NB);
     harness_plan(&h, "single-tile kernel", kernel_test_count());
     harness_plan(&h, "argument checks", 4);
     char reason[256];
