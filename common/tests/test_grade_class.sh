@@ -29,7 +29,7 @@ python3 common/course/course_kit.py splice "$root" "$tmp/kit" "$tmp/subs/carol" 
 python3 - "$tmp/subs/carol/02_single_tile/tile_helpers.cuh" <<'PY'
 import sys
 p = sys.argv[1]; s = open(p).read()
-key = "        __syncthreads();                        // column k of L is ready for the update\n"
+key = "        __syncthreads(); // column k of L is ready for the update\n"
 assert key in s, "the planted bug's anchor moved"
 open(p, "w").write(s.replace(key, "", 1))
 PY
