@@ -142,8 +142,15 @@ int potrf_grid_math(grid_mode mode, grid_math math, int n, size_t batch, float *
     if (cached.device != device + 1) { /* blocking streams: ordered with the default stream */
         if (cached.exec) CUDA_CHECK(cudaGraphExecDestroy(cached.exec));
         cached.exec = NULL; /* (streams of another GPU are left to the process's end) */
-        CUDA_CHECK(cudaStreamCreate(&cached.s));
-        CUDA_CHECK(cudaStreamCreate(&cached.side));
+        /* The critical path (POTRF, TRSM, the next column) at the GPU's highest priority, the bulk
+         * of the update at its lowest: when a block of the bulk ends, a waiting block of the chain
+         * gets the place first. A graph keeps them (captured per kernel, used with
+         * cudaGraphInstantiateFlagUseNodePriority). H100, same run: n = 8192 pairs tf32x3 7.00 ->
+         * 6.34 ms, 16384 quads tf32x3 33.8 -> 30.7 ms; no change up to n = 2048 (no bulk to pass). */
+        int least, greatest;
+        CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        CUDA_CHECK(cudaStreamCreateWithPriority(&cached.s, cudaStreamDefault, greatest));
+        CUDA_CHECK(cudaStreamCreateWithPriority(&cached.side, cudaStreamDefault, least));
         CUDA_CHECK(cudaEventCreateWithFlags(&cached.events[0], cudaEventDisableTiming));
         CUDA_CHECK(cudaEventCreateWithFlags(&cached.events[1], cudaEventDisableTiming));
         cached.device = device + 1;
@@ -163,7 +170,7 @@ int potrf_grid_math(grid_mode mode, grid_math math, int n, size_t batch, float *
         CUDA_CHECK(cudaStreamBeginCapture(cached.s, cudaStreamCaptureModeThreadLocal));
         enqueue_all(mode, math, n, batch, d_A, d_work, d_info, cached.s, cached.side, cached.events);
         CUDA_CHECK(cudaStreamEndCapture(cached.s, &graph));
-        CUDA_CHECK(cudaGraphInstantiate(&cached.exec, graph, 0));
+        CUDA_CHECK(cudaGraphInstantiateWithFlags(&cached.exec, graph, cudaGraphInstantiateFlagUseNodePriority));
         CUDA_CHECK(cudaGraphDestroy(graph));
         cached.mode = mode;
         cached.math = math;
