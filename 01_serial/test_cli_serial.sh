@@ -6,15 +6,18 @@
 suite=stage-1-cli
 b=${BUILD:-build}/01_serial/bench_serial
 source common/harness.sh
-plan "command line" 4
-group "command line"
-out=$($b 1048576 2>&1); rc=$?
-record "bench_serial: 1 TiB per batch refused" $([ $rc -eq 2 ] && grep -q "GiB of host memory" <<<"$out" && echo PASS || echo FAIL) "exit $rc: $(head -n 1 <<<"$out")"
-out=$($b --help 2>&1); rc=$?
-record "bench_serial --help exits 0" $([ $rc -eq 0 ] && grep -q usage <<<"$out" && echo PASS || echo FAIL) "exit $rc"
-out=$($b 0 2>&1); rc=$?
-record "bench_serial: 0 MB refused" $([ $rc -eq 2 ] && echo PASS || echo FAIL) "exit $rc: $(head -n 1 <<<"$out")"
-out=$(BENCH_CSV=/nonexistent/dir/x.csv $b 1 2>&1); rc=$?
-n=$(grep -c "cannot append" <<<"$out")
-record "bench_serial: unwritable BENCH_CSV stops it" $([ $rc -eq 2 ] && [ "$n" -eq 1 ] && echo PASS || echo FAIL) "exit $rc, $n error line(s): $(grep -m1 'cannot append' <<<"$out")"
+cli_tests() {
+    group "command line"
+    out=$(setup $b 1048576 2>&1); rc=$?
+    record "bench_serial: 1 TiB per batch refused" $([ $rc -eq 2 ] && grep -q "GiB of host memory" <<<"$out" && echo PASS || echo FAIL) "exit $rc: $(head -n 1 <<<"$out")"
+    out=$(setup $b --help 2>&1); rc=$?
+    record "bench_serial --help exits 0" $([ $rc -eq 0 ] && grep -q usage <<<"$out" && echo PASS || echo FAIL) "exit $rc"
+    out=$(setup $b 0 2>&1); rc=$?
+    record "bench_serial: 0 MB refused" $([ $rc -eq 2 ] && echo PASS || echo FAIL) "exit $rc: $(head -n 1 <<<"$out")"
+    out=$(BENCH_CSV=/nonexistent/dir/x.csv setup $b 1 2>&1); rc=$?
+    n=$(grep -c "cannot append" <<<"$out")
+    record "bench_serial: unwritable BENCH_CSV stops it" $([ $rc -eq 2 ] && [ "$n" -eq 1 ] && echo PASS || echo FAIL) "exit $rc, $n error line(s): $(grep -m1 'cannot append' <<<"$out")"
+}
+plan_from cli_tests
+cli_tests
 finish

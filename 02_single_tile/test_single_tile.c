@@ -192,16 +192,32 @@ static void test_kernel(harness *h)
             }
 }
 
+/* The calls that must be refused (return -1), one row each: the plan is the table's length. */
+typedef struct {
+    const char *name, *detail;
+    int helper; /* 1: tile_helper_test(nb, ...), 0: potrf_single_tile(nb, 1, n, ...) */
+    int nb, n;
+} refused_call;
+static const refused_call refused_calls[] = {
+    {"refuses n > NB", "n = 5, NB = 4", 0, 4, 5},
+    {"refuses an NB not compiled in", "NB = 12", 0, 12, 5},
+    {"refuses n = 0", "n = 0", 0, 8, 0},
+    {"helper test refuses NB = 33", "NB = 33", 1, 33, 0},
+};
+#define N_REFUSED_CALLS (int)(sizeof refused_calls / sizeof refused_calls[0])
+
 static void test_bad_arguments(harness *h)
 {
     float *d_A;
     int *d_info;
     CUDA_CHECK(cudaMalloc((void **)&d_A, 64 * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
-    harness_check(h, potrf_single_tile(4, 1, 5, d_A, 1, d_info) == -1, "refuses n > NB", "n = 5, NB = 4");
-    harness_check(h, potrf_single_tile(12, 1, 5, d_A, 1, d_info) == -1, "refuses an NB not compiled in", "NB = 12");
-    harness_check(h, potrf_single_tile(8, 1, 0, d_A, 1, d_info) == -1, "refuses n = 0", "n = 0");
-    harness_check(h, tile_helper_test(33, 0, d_A, d_A, d_info) == -1, "helper test refuses NB = 33", "NB = 33");
+    for (int i = 0; i < N_REFUSED_CALLS; i++) {
+        const refused_call *c = &refused_calls[i];
+        const int got = c->helper ? tile_helper_test(c->nb, 0, d_A, d_A, d_info)
+                                  : potrf_single_tile(c->nb, 1, c->n, d_A, 1, d_info);
+        harness_check(h, got == -1, c->name, "%s: returned %d", c->detail, got);
+    }
     CUDA_CHECK(cudaFree(d_A));
     CUDA_CHECK(cudaFree(d_info));
 }
@@ -212,7 +228,7 @@ int main(void)
     harness_begin(&h, "stage-2");
     for (int op = 0; op < 4; op++) harness_plan(&h, op_names[op], HELPER_MAX_NB);
     harness_plan(&h, "single-tile kernel", kernel_test_count());
-    harness_plan(&h, "argument checks", 4);
+    harness_plan(&h, "argument checks", N_REFUSED_CALLS);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
         for (int op = 0; op < 4; op++) harness_skip_rest(&h, op_names[op], reason);

@@ -22,10 +22,29 @@ one: a file of two matrices | 2 | holds 2 matrices | $bin --input "$tmp/two.txt"
 one: a truncated file | 2 | short.txt | $bin --input "$tmp/short.txt"
 one: --help exits 0 | 0 | usage: cholesky_one | $bin --help
 EOF
+gpu_tests() { # on a GPU
+    group "whole GPU"
+    expect "one: n = 1000 generated" 0 "check (float64 reference): ok" $bin --n 1000
+    expect "one: n = 3000 graph mode" 0 "check (cuSOLVER's info, sampled residual): ok" $bin --n 3000 --mode graph
+    expect "one: nonspd reports its minor" 0 "info [1-9]" $bin --n 200 --family nonspd --seed 5
+    group "right-looking" # up to n = 32 the driver runs part 1's right-looking kernel
+    expect "one: n = 20 in one block" 0 "mode block: info 0" $bin --n 20
+    printf '3\n4 2 0\n2 5 1\n0 1 3\n' > "$tmp/one.txt"
+    expect "one: seed-format text file" 0 "check (float64 reference): ok" $bin --input "$tmp/one.txt" --output "$tmp/L.txt"
+    # L of [[4 2 0] [2 5 1] [0 1 3]]: rows (2), (1 2), (0 0.5 sqrt(2.75)).
+    python3 - "$tmp/L.txt" <<'PY'
+import sys
+v = [float(x) for x in open(sys.argv[1]).read().split()[2:]]
+want = [2, 0, 0, 1, 2, 0, 0, 0.5, 2.75 ** 0.5]
+sys.exit(0 if len(v) == 9 and all(abs(a - b) < 1e-6 for a, b in zip(v, want)) else 1)
+PY
+    record "one: the written factor" $([ $? -eq 0 ] && echo PASS || echo FAIL) "L.txt (want L as computed by hand): $(tr '\n' ' ' < "$tmp/L.txt" 2>/dev/null | cut -c1-200)"
+    group "whole GPU tensor cores"     # 1 GiB: the largest matrix the tests factor, both maths
+    expect "one: n = 16384 tf32x3" 0 "check (cuSOLVER's info, sampled residual): ok" $bin --n 16384 --math tf32x3
+    expect "one: n = 16384 fp32" 0 "check (cuSOLVER's info, sampled residual): ok" $bin --n 16384 --math fp32
+}
 plan "whole GPU argument checks" ${#argument_checks[@]}
-plan "whole GPU" 3
-plan "right-looking" 3   # up to n = 32 the driver runs part 1's right-looking kernel
-plan "whole GPU tensor cores" 2
+plan_from gpu_tests
 group "whole GPU argument checks"
 run_cases argument_checks
 
@@ -34,25 +53,6 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
     skip_rest "right-looking" "no CUDA device"
     skip_rest "whole GPU tensor cores" "no CUDA device"
 else
-    group "whole GPU"
-    expect "one: n = 1000 generated" 0 "check (float64 reference): ok" $bin --n 1000
-    expect "one: n = 3000 graph mode" 0 "check (cuSOLVER's info, sampled residual): ok" $bin --n 3000 --mode graph
-    expect "one: nonspd reports its minor" 0 "info [1-9]" $bin --n 200 --family nonspd --seed 5
-    group "right-looking"
-    expect "one: n = 20 in one block" 0 "mode block: info 0" $bin --n 20
-    printf '3\n4 2 0\n2 5 1\n0 1 3\n' > "$tmp/one.txt"
-    expect "one: seed-format text file" 0 "check (float64 reference): ok" $bin --input "$tmp/one.txt" --output "$tmp/L.txt"
-    # L of [[4 2 0] [2 5 1] [0 1 3]]: rows (2), (1 2), (0 0.5 sqrt(2.75)).
-    if python3 - "$tmp/L.txt" <<'PY'
-import sys
-v = [float(x) for x in open(sys.argv[1]).read().split()[2:]]
-want = [2, 0, 0, 1, 2, 0, 0, 0.5, 2.75 ** 0.5]
-sys.exit(0 if len(v) == 9 and all(abs(a - b) < 1e-6 for a, b in zip(v, want)) else 1)
-PY
-    then record "one: the written factor" PASS "L.txt as computed by hand"
-    else record "one: the written factor" FAIL "L.txt: $(tr '\n' ' ' < "$tmp/L.txt" | cut -c1-200)"; fi
-    group "whole GPU tensor cores"     # 1 GiB: the largest matrix the tests factor, both maths
-    expect "one: n = 16384 tf32x3" 0 "check (cuSOLVER's info, sampled residual): ok" $bin --n 16384 --math tf32x3
-    expect "one: n = 16384 fp32" 0 "check (cuSOLVER's info, sampled residual): ok" $bin --n 16384 --math fp32
+    gpu_tests
 fi
 finish

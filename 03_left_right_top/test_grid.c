@@ -33,8 +33,10 @@
 
 static const char *const GROUP = "whole GPU", *const BATCH_GROUP = "whole GPU batched";
 static const char *const TENSOR_GROUP = "whole GPU tensor cores";
-static int spd_sizes[16] = {1, 31, 32, 33, 100, 255, 256, 257, 1000, 1024, 2049}, nspd_sizes = 11; /* + hidden */
+/* the sizes, then room for the hidden ones; nspd_sizes counts the given ones at the start of main */
+static int spd_sizes[16] = {1, 31, 32, 33, 100, 255, 256, 257, 1000, 1024, 2049}, nspd_sizes;
 static const int illcond_sizes[] = {100, 1000};
+#define N_ILLCOND (int)(sizeof illcond_sizes / sizeof illcond_sizes[0])
 
 /* Factor the host matrix A with one mode and math into L (host); returns info. */
 static int run_grid(grid_mode mode, grid_math math, int n, const float *A, float *L)
@@ -139,7 +141,7 @@ static void test_sizes(harness *h, grid_math math)
         check_matrix(h, math, what, n, A, 0, 0);
         free(A);
     }
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < N_ILLCOND; s++) {
         int n = illcond_sizes[s];
         float *A = make_matrix(FAMILY_ILLCOND, n, 0, 3100 + n);
         char what[64];
@@ -153,18 +155,21 @@ static void test_sizes(harness *h, grid_math math)
  * (65), the middle of a tile (161), the last row of a tile (256, also the last row of a 128 x 128
  * update block); n = 515 is not a multiple of the tile. Then a NaN on the diagonal (row 300) and one off it (row 140):
  * the first NaN pivot is that row's, info = row + 1 (LAPACK's rule). */
+static const int fails[] = {65, 161, 256}, nan_row[] = {300, 140}, nan_col[] = {300, 70};
+#define N_FAILS (int)(sizeof fails / sizeof fails[0])
+#define N_NANS (int)(sizeof nan_row / sizeof nan_row[0])
+
 static void test_failures(harness *h, grid_math math)
 {
-    const int n = 515, fails[] = {65, 161, 256};
-    for (int f = 0; f < 3; f++) {
+    const int n = 515;
+    for (int f = 0; f < N_FAILS; f++) {
         float *A = make_matrix(FAMILY_NONSPD, n, fails[f], 3200 + f);
         char what[64];
         snprintf(what, sizeof what, "nonspd n=%d failing minor %d", n, fails[f]);
         check_matrix(h, math, what, n, A, fails[f], 0);
         free(A);
     }
-    const int nan_row[] = {300, 140}, nan_col[] = {300, 70};
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < N_NANS; f++) {
         float *A = make_matrix(FAMILY_SPD, n, 0, 3300 + f);
         A[(size_t)nan_row[f] * n + nan_col[f]] = NAN;
         A[(size_t)nan_col[f] * n + nan_row[f]] = NAN;
@@ -400,22 +405,48 @@ static void test_tensor(harness *h)
     }
 }
 
+/* The calls that must be refused (return -1), one row each, through the entry point they name:
+ * the plan is the table's length. */
+typedef enum { ONE_MATRIX, BATCHED, WITH_MATH } grid_entry;
+typedef struct {
+    const char *name, *detail;
+    grid_entry entry;
+    grid_mode mode;
+    grid_math math;
+    int n;
+    size_t batch;
+    int null_matrix;
+} refused_call;
+static const refused_call refused_calls[] = {
+    {"grid refuses n = 0", "n = 0", ONE_MATRIX, GRID_STREAM, GRID_FP32, 0, 1, 0},
+    {"grid refuses n too large", "n = GRID_MAX_N + 1", ONE_MATRIX, GRID_STREAM, GRID_FP32, GRID_MAX_N + 1, 1, 0},
+    {"grid refuses a NULL matrix", "d_A", ONE_MATRIX, GRID_GRAPH, GRID_FP32, 64, 1, 1},
+    {"grid refuses an unknown mode", "mode GRID_MODE_COUNT", ONE_MATRIX, (grid_mode)GRID_MODE_COUNT, GRID_FP32, 64, 1,
+     0},
+    {"grid refuses batch 0", "batch 0", BATCHED, GRID_STREAM, GRID_FP32, 64, 0, 0},
+    {"grid refuses a missing workspace", "n = 7", ONE_MATRIX, GRID_STREAM, GRID_FP32, 7, 1, 0},
+    {"grid refuses an unknown math", "math GRID_MATH_COUNT", WITH_MATH, GRID_PAIRS, (grid_math)GRID_MATH_COUNT, 64, 1,
+     0},
+};
+#define N_REFUSED_CALLS (int)(sizeof refused_calls / sizeof refused_calls[0])
+
 static void test_bad_arguments(harness *h)
 {
     float *d_A;
     int *d_info;
     CUDA_CHECK(cudaMalloc((void **)&d_A, 64 * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
-    harness_check(h, potrf_grid(GRID_STREAM, 0, d_A, NULL, d_info) == -1, "grid refuses n = 0", "n = 0");
-    harness_check(h, potrf_grid(GRID_STREAM, GRID_MAX_N + 1, d_A, NULL, d_info) == -1, "grid refuses n too large", "n");
-    harness_check(h, potrf_grid(GRID_GRAPH, 64, NULL, NULL, d_info) == -1, "grid refuses a NULL matrix", "d_A");
-    harness_check(h, potrf_grid((grid_mode)GRID_MODE_COUNT, 64, d_A, NULL, d_info) == -1,
-                  "grid refuses an unknown mode", "mode %d", GRID_MODE_COUNT);
-    harness_check(h, potrf_grid_batched(GRID_STREAM, 64, 0, d_A, NULL, d_info) == -1, "grid refuses batch 0",
-                  "batch 0");
-    harness_check(h, potrf_grid(GRID_STREAM, 7, d_A, NULL, d_info) == -1, "grid refuses a missing workspace", "n = 7");
-    harness_check(h, potrf_grid_math(GRID_PAIRS, (grid_math)GRID_MATH_COUNT, 64, 1, d_A, NULL, d_info) == -1,
-                  "grid refuses an unknown math", "math %d", GRID_MATH_COUNT);
+    for (int i = 0; i < N_REFUSED_CALLS; i++) {
+        const refused_call *c = &refused_calls[i];
+        float *A = c->null_matrix ? NULL : d_A;
+        int got;
+        switch (c->entry) {
+        case ONE_MATRIX: got = potrf_grid(c->mode, c->n, A, NULL, d_info); break;
+        case BATCHED: got = potrf_grid_batched(c->mode, c->n, c->batch, A, NULL, d_info); break;
+        default: got = potrf_grid_math(c->mode, c->math, c->n, c->batch, A, NULL, d_info); break;
+        }
+        harness_check(h, got == -1, c->name, "%s: returned %d", c->detail, got);
+    }
     CUDA_CHECK(cudaFree(d_A));
     CUDA_CHECK(cudaFree(d_info));
 }
@@ -424,16 +455,17 @@ int main(void)
 {
     harness h;
     harness_begin(&h, "stage-3-grid");
+    while (nspd_sizes < 16 && spd_sizes[nspd_sizes] > 0) nspd_sizes++;
     if (harness_extra()) {
         spd_sizes[nspd_sizes++] = 47;
         spd_sizes[nspd_sizes++] = 97;
         spd_sizes[nspd_sizes++] = 1500;
     }
-    const int matrices = nspd_sizes + 2 + 3 + 2; /* test_sizes (+ illcond) and test_failures */
+    const int matrices = nspd_sizes + N_ILLCOND + N_FAILS + N_NANS; /* test_sizes and test_failures */
     harness_plan(&h, GROUP, modes_checked(GRID_FP32) * (matrices + 2));
     harness_plan(&h, BATCH_GROUP, NBATCHED_TESTS);
     harness_plan(&h, TENSOR_GROUP, modes_checked(GRID_TF32X3) * (matrices + 2) + NGRAM_TESTS + NTENSOR_BATCHED);
-    harness_plan(&h, "whole GPU argument checks", 7);
+    harness_plan(&h, "whole GPU argument checks", N_REFUSED_CALLS);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
         harness_skip_rest(&h, GROUP, reason);

@@ -120,15 +120,30 @@ static void test_text_file(harness *h)
     unlink(path);
 }
 
+/* The calls that must be refused (return -1), one row each: the plan is the table's length. */
+typedef struct {
+    const char *name, *detail;
+    looking_order order;
+    int nb, n;
+} refused_call;
+static const refused_call refused_calls[] = {
+    {"refuses an NB not compiled in", "NB = 12", LOOK_LEFT, 12, 5},
+    {"refuses n = 0", "n = 0", LOOK_TOP, 8, 0},
+    {"refuses an unknown order", "order 7", (looking_order)7, 8, 4},
+};
+#define N_REFUSED_CALLS (int)(sizeof refused_calls / sizeof refused_calls[0])
+
 static void test_bad_arguments(harness *h)
 {
     float *d_A;
     int *d_info;
     CUDA_CHECK(cudaMalloc((void **)&d_A, 64 * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
-    harness_check(h, potrf_tiled(LOOK_LEFT, 12, 5, d_A, d_info) == -1, "refuses an NB not compiled in", "NB = 12");
-    harness_check(h, potrf_tiled(LOOK_TOP, 8, 0, d_A, d_info) == -1, "refuses n = 0", "n = 0");
-    harness_check(h, potrf_tiled((looking_order)7, 8, 4, d_A, d_info) == -1, "refuses an unknown order", "order 7");
+    for (int i = 0; i < N_REFUSED_CALLS; i++) {
+        const refused_call *c = &refused_calls[i];
+        const int got = potrf_tiled(c->order, c->nb, c->n, d_A, d_info);
+        harness_check(h, got == -1, c->name, "%s: returned %d", c->detail, got);
+    }
     CUDA_CHECK(cudaFree(d_A));
     CUDA_CHECK(cudaFree(d_info));
 }
@@ -151,7 +166,7 @@ int main(void)
         harness_plan(&h, order_groups[o], tiled);
         harness_plan(&h, one_tile_groups[o], one_tile);
     }
-    harness_plan(&h, "argument checks", 3);
+    harness_plan(&h, "argument checks", N_REFUSED_CALLS);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
         for (int o = 0; o < LOOK_COUNT; o++) {

@@ -35,20 +35,13 @@ driver: --help exits 0 | 0 | usage: cholesky_batched | $bin --help
 driver: --gpus 0 (a count) | 2 | bad value for --gpus | $bin --n 4 --batch 4 --gpus 0
 driver: --gpus list with a gap | 2 | bad value for --gpus | $bin --n 4 --batch 4 --gpus 0,,1
 EOF
-plan "driver arguments" ${#argument_checks[@]}
-plan "driver on a GPU" 24
-group "driver arguments"
-run_cases argument_checks
-
-if ! nvidia-smi -L >/dev/null 2>&1; then
-    skip_rest "driver on a GPU" "no CUDA device"
-else
+gpu_tests() { # on a GPU
     group "driver on a GPU"
-    $gen --family spd --n 33 --count 1001 --seed 3 --out "$tmp/a.bin" >/dev/null
+    setup $gen --family spd --n 33 --count 1001 --seed 3 --out "$tmp/a.bin" >/dev/null
     expect "driver: binary file in, factors out and reread" 0 "checked 1001 matrices against the float64 reference: ok" \
         $bin --input "$tmp/a.bin" --output "$tmp/L.bin" --check 1001
     expect "driver: the factors file is valid" 0 "1001" ${BUILD:-build}/datasets/dataset_check "$tmp/L.bin"
-    $gen --family illcond --n 7 --count 50 --seed 4 --format txt --out "$tmp/b.txt" >/dev/null
+    setup $gen --family illcond --n 7 --count 50 --seed 4 --format txt --out "$tmp/b.txt" >/dev/null
     expect "driver: seed text format, chunked" 0 "checked 50 matrices against the float64 reference: ok" \
         $bin --input "$tmp/b.txt" --chunk 8 --check 50 --output "$tmp/L.txt" --format txt
     expect "driver: text in, text out by default" 0 "wrote the factors" $bin --input "$tmp/b.txt" --output "$tmp/L2.txt"
@@ -56,7 +49,7 @@ else
     else expect "driver: the default output format follows the input" 0 "50 matrices of order 7" ${BUILD:-build}/datasets/dataset_check "$tmp/L2.txt"; fi
     expect "driver: the tile kernel with its defaults (NB 8, 8 per block; no --chunk)" 0 \
         "checked 8 matrices against the float64 reference: ok" $bin --n 32 --batch 1000 --kernel tiles
-    $gen --family nonspd --n 20 --count 30 --seed 5 --out "$tmp/c.bin" >/dev/null
+    setup $gen --family nonspd --n 20 --count 30 --seed 5 --out "$tmp/c.bin" >/dev/null
     expect "driver: non-SPD file: info reported" 0 "30 of 30 matrices not positive definite" $bin --input "$tmp/c.bin" --check 30
     expect "driver: generated batch, tiles, chunked" 0 "against the float64 reference: ok" \
         $bin --n 45 --batch 5000 --kernel tiles --order right --nb 8 --per-block 6 --chunk 32 --check 20
@@ -69,7 +62,7 @@ else
     got=$(tr '\n' ' ' < "$tmp/info/mixed.txt" 2>/dev/null)
     record "driver: --info holds every info" $([ "$got" = "0 2 2 1 1 " ] && echo PASS || echo FAIL) "infos: '$got' (want 0 2 2 1 1)"
     expect "driver: factors of failed matrices read back" 0 "5 matrices of order 2; 1 SPD, 4 not" ${BUILD:-build}/datasets/dataset_check "$tmp/Lmixed.txt"
-    $gen --family nonspd --n 31 --count 3000 --seed 6 --out "$tmp/ns.bin" >/dev/null
+    setup $gen --family nonspd --n 31 --count 3000 --seed 6 --out "$tmp/ns.bin" >/dev/null
     expect "driver: infos of a non-SPD file, tile kernel" 0 "checked 300 matrices against the float64 reference: ok" \
         $bin --input "$tmp/ns.bin" --kernel tiles --nb 8 --chunk 7 --check 300 --info "$tmp/ns-info.txt"
     want=$(${BUILD:-build}/datasets/dataset_check "$tmp/ns.bin" | grep -o "[0-9]* not")
@@ -81,13 +74,13 @@ else
         $bin --n 64 --batch 262144 --chunk 32 --check 64 --max-gpu-memory 256M
     grep -q "slices of" <<<"$out" && record "driver: the generated batch was sliced" PASS "$(grep -m1 'slices of' <<<"$out")" \
         || record "driver: the generated batch was sliced" FAIL "no slices line"
-    $gen --family spd --n 50 --count 107374 --seed 9 --out "$tmp/big.bin" >/dev/null
+    setup $gen --family spd --n 50 --count 107374 --seed 9 --out "$tmp/big.bin" >/dev/null
     expect "driver: 1 GiB file in 64 MiB slices" 0 "checked 1000 matrices against the float64 reference: ok" \
         $bin --input "$tmp/big.bin" --chunk 32 --check 1000 --max-gpu-memory 64M --output "$tmp/Lsliced.bin"
     echo "$out" | sed 's/^/    /' > "$tmp/sliced.log"
     grep -q "slices of" <<<"$out" && record "driver: the file was sliced, copies overlapped" PASS "$(grep -m1 'slices of' <<<"$out"); $(grep -m1 'overlap' <<<"$out" | sed 's/^ *//')" \
         || record "driver: the file was sliced, copies overlapped" FAIL "no slices line"
-    $bin --input "$tmp/big.bin" --chunk 32 --check 0 --output "$tmp/Lwhole.bin" >/dev/null 2>&1
+    setup $bin --input "$tmp/big.bin" --chunk 32 --check 0 --output "$tmp/Lwhole.bin" >/dev/null 2>&1
     cmp -s "$tmp/Lsliced.bin" "$tmp/Lwhole.bin"
     record "driver: sliced factors equal one-slice factors" $([ $? -eq 0 ] && echo PASS || echo FAIL) "cmp of the two factors files"
     [ -n "$DRIVER_LOG" ] && cp "$tmp/sliced.log" "$DRIVER_LOG"
@@ -103,5 +96,15 @@ else
     expect "driver: three workers, generated, 16 MiB each" 0 "checked 64 matrices against the float64 reference: ok" \
         $bin --n 33 --batch 40001 --chunk 7 --check 64 --gpus 0,0,0 --max-gpu-memory 16M --info "$tmp/three-info.txt"
     expect "driver: --gpus names a GPU that is not there" 2 "there is no GPU 63" $bin --n 4 --batch 4 --gpus 0,63
+}
+plan "driver arguments" ${#argument_checks[@]}
+plan_from gpu_tests
+group "driver arguments"
+run_cases argument_checks
+
+if ! nvidia-smi -L >/dev/null 2>&1; then
+    skip_rest "driver on a GPU" "no CUDA device"
+else
+    gpu_tests
 fi
 finish

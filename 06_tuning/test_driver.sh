@@ -20,21 +20,19 @@ tuned driver: staged kernel past its n | 2 | the staged kernel takes 1 <= n <= 2
 tuned driver: staged kernel on a chunked layout | 2 | bad value for --chunk: '4' (the staged kernel reads row-major | $bin --n 7 --batch 4 --kernel staged --chunk 4
 tuned driver: unreadable table | 2 | tuned table | env TUNED_TABLE=$tmp/none.tsv $bin --n 20 --batch 4
 EOF
-plan "driver" $((${#argument_checks[@]} + 16))   # the argument checks and the GPU tests below
-group "driver"
-run_cases argument_checks
-
-if ! nvidia-smi -L >/dev/null 2>&1; then
-    skip_rest "driver" "no CUDA device"
-else
+argument_tests() {
+    group "driver"
+    run_cases argument_checks
+}
+gpu_tests() { # on a GPU
     expect "tuned driver: auto on a generated batch, 1 GiB class" 0 "checked 8 matrices against the float64 reference: ok" \
         $bin --n 100 --batch 26844
     expect "tuned driver: auto says which entry it used" 0 "--kernel auto: .*tuned for n = 37" $bin --n 37 --batch 1000
-    $gen --family spd --n 45 --count 1500 --seed 3 --out "$tmp/a.bin" >/dev/null
+    setup $gen --family spd --n 45 --count 1500 --seed 3 --out "$tmp/a.bin" >/dev/null
     expect "tuned driver: auto on a binary file, factors reread" 0 "checked 1500 matrices against the float64 reference: ok" \
         $bin --input "$tmp/a.bin" --output "$tmp/L.bin" --check 1500
     expect "tuned driver: its factors read back" 0 "1500 matrices of order 45" ${BUILD:-build}/datasets/dataset_check "$tmp/L.bin"
-    $gen --family nonspd --n 70 --count 300 --seed 5 --format txt --out "$tmp/ns.txt" >/dev/null
+    setup $gen --family nonspd --n 70 --count 300 --seed 5 --format txt --out "$tmp/ns.txt" >/dev/null
     expect "tuned driver: auto flags non-SPD matrices of a text file" 0 "checked 300 matrices against the float64 reference: ok" \
         $bin --input "$tmp/ns.txt" --check 300 --info "$tmp/info.txt"
     expect "tuned driver: rows kernel by hand, steps written out" 0 "checked 64 matrices against the float64 reference: ok" \
@@ -49,7 +47,7 @@ else
         $bin --n 64 --batch 4096 --kernel rows --threads 32 --per-block 2 --chunk 2
     expect "tuned driver: cyclic kernel by hand, row-major in slices" 0 "checked 64 matrices against the float64 reference: ok" \
         $bin --n 113 --batch 3001 --kernel cyclic --threads 64 --check 64 --max-gpu-memory 64M
-    $gen --family nonspd --n 90 --count 500 --seed 9 --out "$tmp/ns90.bin" >/dev/null
+    setup $gen --family nonspd --n 90 --count 500 --seed 9 --out "$tmp/ns90.bin" >/dev/null
     expect "tuned driver: cyclic kernel on a file, non-SPD flagged, row-major in place" 0 "checked 500 matrices against the float64 reference: ok" \
         $bin --input "$tmp/ns90.bin" --kernel cyclic --threads 256 --check 500 --output "$tmp/L90.bin"
     expect "tuned driver: auto past the kernels' n (n = 200)" 0 "checked 8 matrices against the float64 reference: ok" \
@@ -58,5 +56,12 @@ else
         $bin --n 50 --batch 2001 --kernel cyclic --threads 16 --per-block 2 --chunk 32 --check 64
     expect "tuned driver: staged kernel by hand, in slices (starts not 16-byte aligned)" 0 "checked 64 matrices against the float64 reference: ok" \
         $bin --n 7 --batch 300001 --kernel staged --per-block 128 --check 64 --max-gpu-memory 16M
+}
+plan_from argument_tests gpu_tests
+argument_tests
+if ! nvidia-smi -L >/dev/null 2>&1; then
+    skip_rest "driver" "no CUDA device"
+else
+    gpu_tests
 fi
 finish

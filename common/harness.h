@@ -39,6 +39,7 @@ typedef struct {
     int ngroups, current; /* current: index of the group of the next test */
     const char *group_name[HARNESS_MAX_GROUPS];
     int planned[HARNESS_MAX_GROUPS], reported[HARNESS_MAX_GROUPS];
+    int counting, counted; /* inside harness_count: checks are only counted */
 } harness;
 
 void harness_begin(harness *h, const char *suite);
@@ -51,6 +52,12 @@ int harness_check(harness *h, int ok, const char *name, const char *fmt, ...);
 void harness_skip(harness *h, const char *name, const char *reason);
 void harness_skip_rest(harness *h, const char *group, const char *reason);
 int harness_end(harness *h); /* exit status: 0 if nothing failed and every plan was met, 1 otherwise */
+
+/* A group's plan from its own tests, for tests cheap enough to run twice (no GPU):
+ *   harness_plan(&h, "file format", harness_count(&h, file_format_tests));
+ * runs file_format_tests(&h) once with every check and skip only counted (nothing printed or
+ * recorded, harness_group ignored) and returns the count, so that no number is kept by hand. */
+int harness_count(harness *h, void (*tests)(harness *));
 
 /* Hidden variants, for grading (make grade): GRADE_SEED=S in the environment changes every seed
  * the tests draw matrices from (harness_seed), and GRADE_EXTRA=1 asks the tests to add sizes a

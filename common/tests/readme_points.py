@@ -139,8 +139,9 @@ def make_text():
 def planned_groups(script):
     """Group names a test script or C test source plans literally (names built at run time are not seen)."""
     text = open(script).read()
-    if script.endswith(".sh"):
-        return re.findall(r'^\s*plan\s+(?:"([^"]+)"|([\w-]+))\s', text, re.M)
+    if script.endswith(".sh"):  # plan GROUP N, or `group GROUP` in a function that plan_from counts
+        found = re.findall(r'^\s*(?:plan|group)\s+(?:"([^"]+)"|([\w-]+))(?:\s|$)', text, re.M)
+        return list(dict.fromkeys(found))
     return [(g, "") for g in re.findall(r'harness_plan\(\s*&?\w+,\s*"([^"]+)"', text)]
 
 

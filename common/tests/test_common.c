@@ -206,6 +206,12 @@ static void test_bad_files(harness *h)
                "(4398046511104000000 bytes of data) but the file has 8");
 }
 
+static void test_file_format(harness *h)
+{
+    test_round_trips(h);
+    test_bad_files(h);
+}
+
 /* ---- layouts -------------------------------------------------------------------------------- */
 
 static void test_layouts(harness *h)
@@ -350,7 +356,7 @@ static void test_checker(harness *h)
         {"NaN fails", 7, 7, NAN, 0, 0},         {"nonzero upper fails", 2, 9, 1e-30f, 0, 0},
         {"wrong info fails", 0, 0, 0, 3, 0},
     };
-    for (int c = 0; c < 5; c++) {
+    for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
         for (int i = 0; i < n * n; i++) L[i] = (float)L64[i];
         float *e = &L[cases[c].i * n + cases[c].j];
         if (cases[c].v != 0 || isnan(cases[c].v)) *e = (c == 1) ? *e + cases[c].v * (1 + fabsf(*e)) : cases[c].v;
@@ -363,6 +369,12 @@ static void test_checker(harness *h)
 
 /* ---- GPU: the device generator and converters equal their host twins ------------------------ */
 
+#define GPU_BATCH 1025
+static const int gpu_ns[] = {1, 5, 33};
+static const size_t gpu_chunks[] = {1, 7, 32, 100, GPU_BATCH};
+#define GPU_NS (int)(sizeof gpu_ns / sizeof gpu_ns[0])
+#define GPU_CHUNKS (int)(sizeof gpu_chunks / sizeof gpu_chunks[0])
+
 static void test_gpu(harness *h)
 {
     char reason[256];
@@ -370,19 +382,18 @@ static void test_gpu(harness *h)
         harness_skip_rest(h, "device generator and converters", reason);
         return;
     }
-    const int ns[] = {1, 5, 33};
-    for (int a = 0; a < 3; a++)
+    for (int a = 0; a < GPU_NS; a++)
         for (int f = 0; f < FAMILY_COUNT; f++) {
-            int n = ns[a];
-            size_t batch = 1025, total = batch * n * n;
+            int n = gpu_ns[a];
+            size_t batch = GPU_BATCH, total = batch * n * n;
             float *host = host_alloc(total * sizeof(float), "test buffers"),
                   *lay = host_alloc(total * sizeof(float), "test buffers"),
                   *got = host_alloc(total * sizeof(float), "test buffers");
             float *d_a, *d_b;
             CUDA_CHECK(cudaMalloc((void **)&d_a, total * sizeof(float)));
             CUDA_CHECK(cudaMalloc((void **)&d_b, total * sizeof(float)));
-            size_t chunks[] = {1, 7, 32, 100, batch};
-            for (int c = 0; c < 5; c++) {
+            const size_t *chunks = gpu_chunks;
+            for (int c = 0; c < GPU_CHUNKS; c++) {
                 gen_params p = gen_params_make((family_t)f, 99, 1e5, 0);
                 gen_batch_host(&p, n, 3, batch, host);
                 rowmajor_to_chunked_host(n, batch, chunks[c], host, lay);
@@ -422,14 +433,15 @@ int main(void)
     harness h;
     harness_begin(&h, "common");
     /* Everything here tests provided code: sanity groups (0 points), see common/points.tsv. */
-    harness_plan(&h, "file format", 8 + 18 + 3 + 12);
-    harness_plan(&h, "layouts", 3 * 4 * 5);
-    harness_plan(&h, "generator", FAMILY_COUNT + 5 * (FAMILY_COUNT - 1) + 2);
-    harness_plan(&h, "checker", 5);
-    harness_plan(&h, "device generator and converters", 3 * FAMILY_COUNT * 5);
+    /* The CPU groups are planned from their own checks (harness_count runs them once, counting),
+     * the GPU group from the sizes it loops over. */
+    harness_plan(&h, "file format", harness_count(&h, test_file_format));
+    harness_plan(&h, "layouts", harness_count(&h, test_layouts));
+    harness_plan(&h, "generator", harness_count(&h, test_generator));
+    harness_plan(&h, "checker", harness_count(&h, test_checker));
+    harness_plan(&h, "device generator and converters", GPU_NS * FAMILY_COUNT * GPU_CHUNKS);
     harness_group(&h, "file format");
-    test_round_trips(&h);
-    test_bad_files(&h);
+    test_file_format(&h);
     harness_group(&h, "layouts");
     test_layouts(&h);
     harness_group(&h, "generator");

@@ -12,73 +12,76 @@ source common/harness.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 jobs=$(nproc 2>/dev/null || echo 2)
-plan "student kit" 5
-plan "crash and hang" 4
-plan "grading without a GPU" 3
-plan "discovery anywhere" 3
-plan "harness" 1
 
 # A copy of the course with its build, so only what a mutation touches is rebuilt.
 copy_course() { mkdir -p "$1" && tar --exclude=./.git --exclude=./.venv -cf - . | tar -xf - -C "$1"; }
 ok() { "$@" && echo PASS || echo FAIL; }
 
-group "student kit"
-out=$(python3 common/course/course_kit.py kit "$tmp/kit" 2>&1 && python3 common/course/course_kit.py check "$tmp/kit" 2>&1)
-record "kit written and checked (no solution line, nothing instructor-only, byte-exact restore)" $(ok grep -q "0 problem(s)" <<<"$out") "$(tail -n 1 <<<"$out")"
-[ -f "$tmp/kit.tar.gz" ] && record "kit tarball" PASS "$(du -h "$tmp/kit.tar.gz" | cut -f1)" || record "kit tarball" FAIL "no $tmp/kit.tar.gz"
-(cd "$tmp/kit" && CI=true make -j"$jobs" all > build.log 2>&1)
-rc=$?
-warnings=$(grep -ciE "warning" "$tmp/kit/build.log")
-record "kit builds without warnings" $([ $rc -eq 0 ] && [ "$warnings" -eq 0 ] && echo PASS || echo FAIL) "make exit $rc, $warnings warning lines"
-(cd "$tmp/kit" && CI=true TEST_TIMEOUT=300 timeout 900 make test > test.log 2>&1)
-rc=$?
-last=$(grep -E '^[0-9]+ passed, ' "$tmp/kit/test.log" | tail -n 1)
-record "kit: make test runs to the end and fails" $([ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -qE '^[0-9]+ passed, [1-9][0-9]* failed' <<<"$last" && echo PASS || echo FAIL) "exit $rc: $last"
-(cd "$tmp/kit" && CI=true GRADE=1 TEST_TIMEOUT=300 timeout 900 make test > grade.log 2>&1)
-bad=0
-for s in 1 2 3 4 5; do
-    grep -qE "^stage-$s +[0-9]+ +[1-9][0-9]* " "$tmp/kit/grade.log" || bad=$((bad + 1))
-done
-record "kit, grading mode: every stage suite fails, 0 points" $([ $bad -eq 0 ] && grep -qE '^points .* 0\.0 / 100' "$tmp/kit/grade.log" && echo PASS || echo FAIL) \
-    "$bad stage suites without a failure; $(grep -E '^points' "$tmp/kit/grade.log" | tr -s ' ')"
+in_dir() { (cd "$1" && shift && "$@"); } # in_dir DIR COMMAND...: COMMAND run in DIR
+outer_repository() { # a fresh git repository with one commit that does not track the course
+    mkdir -p "$1" && git -C "$1" init -q && echo outer > "$1/README.md" && git -C "$1" add README.md &&
+        git -C "$1" -c user.name=t -c user.email=t@t commit -qm outer
+}
 
-group "crash and hang"
-copy_course "$tmp/exit"
-python3 - "$tmp/exit/01_serial/cholesky_serial.c" "if (n >= 64) exit(1);" <<'PY'
+kit_tests() {
+    group "student kit"
+    out=$(setup python3 common/course/course_kit.py kit "$tmp/kit" 2>&1 && setup python3 common/course/course_kit.py check "$tmp/kit" 2>&1)
+    record "kit written and checked (no solution line, nothing instructor-only, byte-exact restore)" $(ok grep -q "0 problem(s)" <<<"$out") "$(tail -n 1 <<<"$out")"
+    [ -f "$tmp/kit.tar.gz" ] && record "kit tarball" PASS "$(du -h "$tmp/kit.tar.gz" | cut -f1)" || record "kit tarball" FAIL "no $tmp/kit.tar.gz"
+    setup in_dir "$tmp/kit" env CI=true make -j"$jobs" all > "$tmp/kit-build.log" 2>&1
+    rc=$?
+    warnings=$(grep -ciE "warning" "$tmp/kit-build.log" 2>/dev/null)
+    record "kit builds without warnings" $([ $rc -eq 0 ] && [ "$warnings" -eq 0 ] && echo PASS || echo FAIL) "make exit $rc, $warnings warning lines"
+    setup in_dir "$tmp/kit" env CI=true TEST_TIMEOUT=300 timeout 900 make test > "$tmp/kit/test.log" 2>&1
+    rc=$?
+    last=$(grep -E '^[0-9]+ passed, ' "$tmp/kit/test.log" | tail -n 1)
+    record "kit: make test runs to the end and fails" $([ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -qE '^[0-9]+ passed, [1-9][0-9]* failed' <<<"$last" && echo PASS || echo FAIL) "exit $rc: $last"
+    setup in_dir "$tmp/kit" env CI=true GRADE=1 TEST_TIMEOUT=300 timeout 900 make test > "$tmp/kit/grade.log" 2>&1
+    bad=0
+    for s in 1 2 3 4 5; do
+        grep -qE "^stage-$s +[0-9]+ +[1-9][0-9]* " "$tmp/kit/grade.log" || bad=$((bad + 1))
+    done
+    record "kit, grading mode: every stage suite fails, 0 points" $([ $bad -eq 0 ] && grep -qE '^points .* 0\.0 / 100' "$tmp/kit/grade.log" && echo PASS || echo FAIL) \
+        "$bad stage suites without a failure; $(grep -E '^points' "$tmp/kit/grade.log" | tr -s ' ')"
+}
+
+crash_tests() {
+    group "crash and hang"
+    setup copy_course "$tmp/exit"
+    setup python3 - "$tmp/exit/01_serial/cholesky_serial.c" "if (n >= 64) exit(1);" <<'PY'
 import sys
 p, plant = sys.argv[1:3]; s = open(p).read()
 key = "    for (int i = 0; i < n; i++) {\n        float *row_i"
 assert key in s
 open(p, "w").write("#include <stdlib.h>\n" + s.replace(key, "    " + plant + "\n" + key, 1))
 PY
-(cd "$tmp/exit" && CI=true make test-stage-1 > log 2>&1)
-rc=$?
-pts=$(grep -E '^points' "$tmp/exit/log" | awk '{print $2}')
-record "exit(1) in spotrf_serial for n >= 64: nonzero exit" $([ $rc -ne 0 ] && echo PASS || echo FAIL) "make exit $rc"
-record "exit(1) in spotrf_serial for n >= 64: at most half the points" $(python3 -c "import sys; sys.exit(0 if float('${pts:-99}') <= 5 else 1)" && echo PASS || echo FAIL) \
-    "stage 1 earned ${pts:-?} / 10; $(grep -m1 'ended without' "$tmp/exit/log")"
-copy_course "$tmp/hang"
-python3 - "$tmp/hang/01_serial/cholesky_serial.c" "if (n >= 64) for (volatile int spin = 1; spin;) {}" <<'PY'
+    setup in_dir "$tmp/exit" env CI=true make test-stage-1 > "$tmp/exit/log" 2>&1
+    rc=$?
+    pts=$(grep -E '^points' "$tmp/exit/log" | awk '{print $2}')
+    record "exit(1) in spotrf_serial for n >= 64: nonzero exit" $([ $rc -ne 0 ] && echo PASS || echo FAIL) "make exit $rc"
+    record "exit(1) in spotrf_serial for n >= 64: at most half the points" $(python3 -c "import sys; sys.exit(0 if float('${pts:-99}') <= 5 else 1)" && echo PASS || echo FAIL) \
+        "stage 1 earned ${pts:-?} / 10; $(grep -m1 'ended without' "$tmp/exit/log")"
+    setup copy_course "$tmp/hang"
+    setup python3 - "$tmp/hang/01_serial/cholesky_serial.c" "if (n >= 64) for (volatile int spin = 1; spin;) {}" <<'PY'
 import sys
 p, plant = sys.argv[1:3]; s = open(p).read()
 key = "    for (int i = 0; i < n; i++) {\n        float *row_i"
 open(p, "w").write(s.replace(key, "    " + plant + "\n" + key, 1))
 PY
-start=$(date +%s)
-(cd "$tmp/hang" && CI=true TEST_TIMEOUT=20 timeout 300 make test-stage-1 > log 2>&1)
-rc=$? took=$(( $(date +%s) - start ))
-record "infinite loop: the suite fails within its time limit" $([ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "timed out after 20 s" "$tmp/hang/log" && echo PASS || echo FAIL) \
-    "exit $rc after $took s (limit 20 s + build)"
-record "infinite loop: its unreported tests are FAILs" $(grep -qE '^[0-9]+ passed, [1-9][0-9]* failed' "$tmp/hang/log" && echo PASS || echo FAIL) "$(grep -E "^[0-9]+ passed, " "$tmp/hang/log" | tail -n 1)"
+    start=$(date +%s)
+    setup in_dir "$tmp/hang" env CI=true TEST_TIMEOUT=20 timeout 300 make test-stage-1 > "$tmp/hang/log" 2>&1
+    rc=$? took=$(( $(date +%s) - start ))
+    record "infinite loop: the suite fails within its time limit" $([ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "timed out after 20 s" "$tmp/hang/log" && echo PASS || echo FAIL) \
+        "exit $rc after $took s (limit 20 s + build)"
+    record "infinite loop: its unreported tests are FAILs" $(grep -qE '^[0-9]+ passed, [1-9][0-9]* failed' "$tmp/hang/log" && echo PASS || echo FAIL) "$(grep -E "^[0-9]+ passed, " "$tmp/hang/log" | tail -n 1)"
+}
 
-group "grading without a GPU"
-python3 common/course/course_kit.py splice "$root" "$tmp/kit" "$tmp/sub" > /dev/null   # a submission holding the reference solution
-GRADE_JOBS=$jobs CI=true python3 common/course/grade.py --submission "$tmp/sub" --out "$tmp/grade" > "$tmp/grade.log" 2>&1
-rc=$?
-total=$(grep -E '^total' "$tmp/grade.log" | tr -s ' ')
-if nvidia-smi -L > /dev/null 2>&1; then
-    skip_rest "grading without a GPU" "this machine has a GPU (the GPU grading run is .ci/acceptance-gpu)"
-else
+cpu_grading_tests() { # on a machine without a GPU
+    group "grading without a GPU"
+    setup python3 common/course/course_kit.py splice "$root" "$tmp/kit" "$tmp/sub" > /dev/null   # a submission holding the reference solution
+    GRADE_JOBS=$jobs CI=true setup python3 common/course/grade.py --submission "$tmp/sub" --out "$tmp/grade" > "$tmp/grade.log" 2>&1
+    rc=$?
+    total=$(grep -E '^total' "$tmp/grade.log" 2>/dev/null | tr -s ' ')
     record "reference graded without a GPU: exactly the CPU points (9 of 110)" $([ $rc -eq 0 ] && grep -qE '^total +9\.0 / 110' "$tmp/grade.log" && echo PASS || echo FAIL) "exit $rc: $total"
     record "every GPU-only group scores 0" $(python3 - "$tmp/grade/results.json" <<'PY'
 import json, sys
@@ -86,47 +89,61 @@ r = json.load(open(sys.argv[1]))
 gpu = [t for t in r["tests"] if not t["name"].startswith("stage-1: serial") and not t["name"].startswith("stage-1: openmp")]
 print("PASS" if all(t["score"] == 0 for t in gpu) and r["score"] == 9 else "FAIL")
 PY
-) "$(python3 -c "import json; r=json.load(open('$tmp/grade/results.json')); print(len(r['tests']), 'tests in results.json, score', r['score'])")"
+    ) "$(python3 -c "import json; r=json.load(open('$tmp/grade/results.json')); print(len(r['tests']), 'tests in results.json, score', r['score'])")"
     record "results.json in the Gradescope format" $(python3 - "$tmp/grade/results.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 keys = {"name", "score", "max_score", "status", "output", "visibility"}
 print("PASS" if "score" in r and r["tests"] and all(keys <= set(t) for t in r["tests"]) else "FAIL")
 PY
-) "score, tests[] with name, score, max_score, status, output, visibility"
-fi
-group "harness"
-# A test reported into a group that points.tsv lacks is a FAIL and counts in the totals (it once
-# vanished from them: 98 tests of the common suite were neither passed nor failed).
-printf 'known\t0\ta group of the suite\n' > "$tmp/points.tsv"
-printf 'suite=h; source common/harness.sh; plan known 1; plan stray 1; group known; record a PASS x; group stray; record b PASS y; finish\n' > "$tmp/stray.sh"
-python3 common/course/run_suite.py --suite h --points "$tmp/points.tsv" --results "$tmp/hres" "bash $tmp/stray.sh" > "$tmp/stray.log" 2>&1
-record "a test in a group missing from points.tsv fails and is counted" $(python3 -c "import json,sys; g=json.load(open(sys.argv[1]))['groups']; sys.exit(0 if sum(x['failed'] for x in g) == 1 and sum(x['passed'] for x in g) == 1 else 1)" "$tmp/hres/h.json" && echo PASS || echo FAIL) \
-    "$(python3 -c "import json,sys; print([(x['group'], x['passed'], x['failed']) for x in json.load(open(sys.argv[1]))['groups']])" "$tmp/hres/h.json" 2>&1)"
-
-group "discovery anywhere"
-# The course (its build linked, not copied) inside a fresh repository that does not track it, and
-# in a folder with no git at all: the common suite, whose tests find READMEs and programs, must
-# run the same tests in both, and as many as here. A search that finds nothing fails its group.
-place_course() { mkdir -p "$1" && tar --exclude=./.git --exclude=./.venv --exclude=./build --exclude='./build-*' -cf - . | tar -xf - -C "$1" && ln -s "$root/${BUILD:-build}" "$1/${BUILD:-build}"; }
-common_tests() { # folder name -> "planned passed failed" of its common suite (results and log in $tmp/name)
-    (cd "$1" && CI=true make --no-print-directory test-common RESULTS="$tmp/$2" > "$tmp/$2.log" 2>&1)
-    python3 -c "import json,sys; g=json.load(open(sys.argv[1]))['groups']; print(sum(x['planned'] for x in g), sum(x['passed'] for x in g), sum(x['failed'] for x in g))" "$tmp/$2/common.json" 2>/dev/null || echo "0 0 0"
+    ) "score, tests[] with name, score, max_score, status, output, visibility"
 }
-mkdir -p "$tmp/outer" && git -C "$tmp/outer" init -q && echo outer > "$tmp/outer/README.md" && git -C "$tmp/outer" add README.md &&
-    git -C "$tmp/outer" -c user.name=t -c user.email=t@t commit -qm outer
-place_course "$tmp/outer/course"
-place_course "$tmp/nogit/course"
-here=$(common_tests "$root" here)
-inside=$(common_tests "$tmp/outer/course" inside)
-nogit=$(common_tests "$tmp/nogit/course" nogit)
-record "inside another repository: the same tests as here" $([ "$inside" = "$here" ] && [ "${here%% *}" -gt 50 ] && echo PASS || echo FAIL) "here: $here; inside: $inside (planned passed failed)"
-record "in no repository: the same tests as here" $([ "$nogit" = "$here" ] && echo PASS || echo FAIL) "here: $here; no git: $nogit"
-# And a search that finds nothing: the READMEs gone, make-help must fail, not pass on nothing.
-find "$tmp/nogit/course" -name '*.md' -delete
-(cd "$tmp/nogit/course" && CI=true make --no-print-directory test-common RESULTS="$tmp/empty" > "$tmp/nogit/empty.log" 2>&1)
-rc=$?
-record "no README to check: the suite fails" $([ $rc -ne 0 ] && grep -q "planned no tests" "$tmp/nogit/empty.log" && echo PASS || echo FAIL) \
-    "exit $rc: $(grep -m1 'planned no tests' "$tmp/nogit/empty.log")"
 
+harness_tests() {
+    group "harness"
+    # A test reported into a group that points.tsv lacks is a FAIL and counts in the totals (it once
+    # vanished from them: 98 tests of the common suite were neither passed nor failed).
+    printf 'known\t0\ta group of the suite\n' > "$tmp/points.tsv"
+    printf 'suite=h; source common/harness.sh; plan known 1; plan stray 1; group known; record a PASS x; group stray; record b PASS y; finish\n' > "$tmp/stray.sh"
+    setup python3 common/course/run_suite.py --suite h --points "$tmp/points.tsv" --results "$tmp/hres" "bash $tmp/stray.sh" > "$tmp/stray.log" 2>&1
+    record "a test in a group missing from points.tsv fails and is counted" $(python3 -c "import json,sys; g=json.load(open(sys.argv[1]))['groups']; sys.exit(0 if sum(x['failed'] for x in g) == 1 and sum(x['passed'] for x in g) == 1 else 1)" "$tmp/hres/h.json" && echo PASS || echo FAIL) \
+        "$(python3 -c "import json,sys; print([(x['group'], x['passed'], x['failed']) for x in json.load(open(sys.argv[1]))['groups']])" "$tmp/hres/h.json" 2>&1)"
+}
+
+discovery_tests() {
+    group "discovery anywhere"
+    # The course (its build linked, not copied) inside a fresh repository that does not track it, and
+    # in a folder with no git at all: the common suite, whose tests find READMEs and programs, must
+    # run the same tests in both, and as many as here. A search that finds nothing fails its group.
+    place_course() { mkdir -p "$1" && tar --exclude=./.git --exclude=./.venv --exclude=./build --exclude='./build-*' -cf - . | tar -xf - -C "$1" && ln -s "$root/${BUILD:-build}" "$1/${BUILD:-build}"; }
+    common_tests() { # folder name -> "planned passed failed" of its common suite (results and log in $tmp/name)
+        (cd "$1" && CI=true make --no-print-directory test-common RESULTS="$tmp/$2" > "$tmp/$2.log" 2>&1)
+        python3 -c "import json,sys; g=json.load(open(sys.argv[1]))['groups']; print(sum(x['planned'] for x in g), sum(x['passed'] for x in g), sum(x['failed'] for x in g))" "$tmp/$2/common.json" 2>/dev/null || echo "0 0 0"
+    }
+    setup outer_repository "$tmp/outer"
+    setup place_course "$tmp/outer/course"
+    setup place_course "$tmp/nogit/course"
+    here=$(setup common_tests "$root" here)
+    inside=$(setup common_tests "$tmp/outer/course" inside)
+    nogit=$(setup common_tests "$tmp/nogit/course" nogit)
+    record "inside another repository: the same tests as here" $([ "$inside" = "$here" ] && [ "${here%% *}" -gt 50 ] && echo PASS || echo FAIL) "here: $here; inside: $inside (planned passed failed)"
+    record "in no repository: the same tests as here" $([ "$nogit" = "$here" ] && echo PASS || echo FAIL) "here: $here; no git: $nogit"
+    # And a search that finds nothing: the READMEs gone, make-help must fail, not pass on nothing.
+    setup find "$tmp/nogit/course" -name '*.md' -delete
+    setup in_dir "$tmp/nogit/course" env CI=true make --no-print-directory test-common RESULTS="$tmp/empty" > "$tmp/nogit/empty.log" 2>&1
+    rc=$?
+    record "no README to check: the suite fails" $([ $rc -ne 0 ] && grep -q "planned no tests" "$tmp/nogit/empty.log" && echo PASS || echo FAIL) \
+        "exit $rc: $(grep -m1 'planned no tests' "$tmp/nogit/empty.log")"
+}
+
+plan_from kit_tests crash_tests cpu_grading_tests harness_tests discovery_tests
+kit_tests
+crash_tests
+if nvidia-smi -L > /dev/null 2>&1; then
+    skip_rest "grading without a GPU" "this machine has a GPU (the GPU grading run is .ci/acceptance-gpu)"
+else
+    cpu_grading_tests
+fi
+harness_tests
+discovery_tests
 finish
