@@ -70,6 +70,13 @@ void test_configs(harness *h, const char *prefix, const batched_config *cfgs, in
 /* The sizes the stage 04 and 05 tests run: n, batch (and chunk) lists, extended by the hidden
  * grading sizes when harness_extra() (n 5, 47, 97; batch 2049; chunk 17), and the configurations,
  * extended by two with 7 matrices per block. The arrays must have room for 4 more entries. */
+/* How many configurations an array with room holds (the given ones first, zeros after). */
+static inline int given_configs(const batched_config *c, int room)
+{
+    int k = 0;
+    while (k < room && c[k].per_block > 0) k++;
+    return k;
+}
 void add_hidden_sizes(int *ns, int *nn, size_t *batches, int *nb, size_t *chunks, int *nc, batched_config *cfgs,
                       int *ncfg);
 

@@ -16,7 +16,7 @@ static batched_config configs[32] = {
     TILES_CONFIG(LOOK_LEFT, 32, 1),  THREAD_CONFIG(2, 32, 1),        THREAD_CONFIG(4, 64, 2),
     THREAD_CONFIG(8, 96, 4),         THREAD_CONFIG(4, 33, 1),
 };
-static int ncfg = 14;
+static int ncfg; /* set in main from the table */
 
 /* Configurations the check must refuse (each one test: the plan is this table's length). */
 static const struct {
@@ -56,8 +56,10 @@ int main(void)
 {
     harness h;
     harness_begin(&h, "stage-4");
-    int ns[12] = {1, 7, 20, 31, 33, 64, 100, 128}, nn = 8, nb = 5;
+    int ns[12] = {1, 7, 20, 31, 33, 64, 100, 128}, nn = harness_given_ints(ns, HARNESS_LEN(ns));
     size_t batches[8] = {1, 3, 1000, 1025, 4096}, interleaved[] = {0};
+    int nb = harness_given_sizes(batches, HARNESS_LEN(batches));
+    ncfg = given_configs(configs, HARNESS_LEN(configs));
     add_hidden_sizes(ns, &nn, batches, &nb, NULL, NULL, configs, &ncfg);
     const int runs = nn * nb;
     const char *const groups[] = {"tile kernel", "thread-per-matrix kernel", "cuSOLVER agreement",

@@ -20,20 +20,23 @@ static batched_config configs[16] = {
     TILES_CONFIG(LOOK_TOP, 4, 16),  TILES_CONFIG(LOOK_RIGHT, 16, 3), THREAD_CONFIG(4, 64, 2),
     THREAD_CONFIG(8, 32, 1),
 };
-static int ncfg = 7;
+static int ncfg; /* set in main from the table */
 
 /* The tiled converters (this stage's exercise) against the test's own packing formula, for odd
  * n, odd batches, chunks that divide nothing and the two extremes (1: row-major, batch:
  * interleaved), with poisoned outputs. */
 static const int conv_ns[] = {1, 5, 20, 33};
 static const size_t conv_batches[] = {1, 31, 1025}, conv_chunks[] = {1, 7, 32, 100, 0 /* = batch */};
-#define CONV_TESTS (4 * 3 * 5 * 2)
+#define CONV_NS HARNESS_LEN(conv_ns)
+#define CONV_BATCHES HARNESS_LEN(conv_batches)
+#define CONV_CHUNKS HARNESS_LEN(conv_chunks)
+#define CONV_TESTS (CONV_NS * CONV_BATCHES * CONV_CHUNKS * 2) /* both directions */
 
 static void test_converters(harness *h)
 {
     harness_group(h, "tiled layout converters");
-    for (int a = 0; a < 4; a++)
-        for (int bi = 0; bi < 3; bi++) {
+    for (int a = 0; a < CONV_NS; a++)
+        for (int bi = 0; bi < CONV_BATCHES; bi++) {
             const int n = conv_ns[a];
             const size_t batch = conv_batches[bi], total = batch * n * n;
             float *rm = host_alloc(total * sizeof(float), "test buffers"),
@@ -43,7 +46,7 @@ static void test_converters(harness *h)
             CUDA_CHECK(cudaMalloc((void **)&d_in, total * sizeof(float)));
             CUDA_CHECK(cudaMalloc((void **)&d_out, (total + 64) * sizeof(float)));
             for (size_t k = 0; k < total; k++) rm[k] = (float)(k % 1000003) + 0.5f; /* every value distinct */
-            for (int ci = 0; ci < 5; ci++) {
+            for (int ci = 0; ci < CONV_CHUNKS; ci++) {
                 const size_t chunk = conv_chunks[ci] ? conv_chunks[ci] : batch;
                 pack_chunked_independent(n, batch, chunk, rm, want);
                 for (int dir = 0; dir < 2; dir++) {
@@ -82,8 +85,10 @@ int main(void)
 {
     harness h;
     harness_begin(&h, "stage-5");
-    int ns[12] = {1, 7, 20, 31, 33, 64, 100, 128}, nn = 8, nb = 5, nc = 5;
+    int ns[12] = {1, 7, 20, 31, 33, 64, 100, 128}, nn = harness_given_ints(ns, HARNESS_LEN(ns));
     size_t batches[8] = {1, 3, 1000, 1025, 4096}, chunks[8] = {1, 8, 32, 64, 100};
+    int nb = harness_given_sizes(batches, HARNESS_LEN(batches)), nc = harness_given_sizes(chunks, HARNESS_LEN(chunks));
+    ncfg = given_configs(configs, HARNESS_LEN(configs));
     add_hidden_sizes(ns, &nn, batches, &nb, chunks, &nc, configs, &ncfg);
     const int runs = nn * nb;
     const char *const groups[] = {"tiled layout converters", "tile kernel", "thread-per-matrix kernel",

@@ -385,9 +385,14 @@ int main(void)
     family_init();
     harness_begin(&h, "stage-6");
     /* every rows instance is the smallest for one of these n (12, 20, 28, 40: its 16-byte road too) */
-    int ns[32] = {1, 2, 7, 12, 16, 20, 23, 28, 31, 32, 33, 40, 43, 47, 50, 53, 60, 64, 72, 96, 97, 100, 128}, nn = 23,
-        nb = 4, nc = 4;
-    size_t batches[8] = {1, 3, 1000, 1025}, chunks[8] = {1, 7, 32, 0};
+    int ns[32] = {1, 2, 7, 12, 16, 20, 23, 28, 31, 32, 33, 40, 43, 47, 50, 53, 60, 64, 72, 96, 97, 100, 128};
+    int nn = harness_given_ints(ns, HARNESS_LEN(ns));
+    size_t batches[8] = {1, 3, 1000, 1025};
+    int nb = harness_given_sizes(batches, HARNESS_LEN(batches));
+    static const size_t given_chunks[] = {1, 7, 32, 0 /* = batch */}; /* a 0 is an entry here */
+    size_t chunks[8];
+    int nc = HARNESS_LEN(given_chunks);
+    memcpy(chunks, given_chunks, sizeof given_chunks);
     if (harness_extra()) { /* the hidden grading sizes */
         ns[nn++] = 5;
         ns[nn++] = 50;

@@ -22,6 +22,7 @@
 #ifndef HARNESS_H
 #define HARNESS_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -52,6 +53,23 @@ int harness_check(harness *h, int ok, const char *name, const char *fmt, ...);
 void harness_skip(harness *h, const char *name, const char *reason);
 void harness_skip_rest(harness *h, const char *group, const char *reason);
 int harness_end(harness *h); /* exit status: 0 if nothing failed and every plan was met, 1 otherwise */
+
+/* The length of a table the tests iterate: plans come from it, never from a number beside it. */
+#define HARNESS_LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
+/* A list the hidden grading sizes may extend (an array with room: the given entries first, zeros
+ * after): how many are given. */
+static inline int harness_given_ints(const int *a, int room)
+{
+    int k = 0;
+    while (k < room && a[k] > 0) k++;
+    return k;
+}
+static inline int harness_given_sizes(const size_t *a, int room)
+{
+    int k = 0;
+    while (k < room && a[k] > 0) k++;
+    return k;
+}
 
 /* A group's plan from its own tests, for tests cheap enough to run twice (no GPU):
  *   harness_plan(&h, "file format", harness_count(&h, file_format_tests));
