@@ -20,8 +20,9 @@ $(S6)/cholesky_tuned: $(S6)/cholesky_tuned.o $(BUILD)/05_chunked/layout_convert.
 ALL_BINS += $(S6)/test_tuning $(S6)/tune $(S6)/bench_tuned $(S6)/cholesky_tuned
 TEST_SUITES += stage-6
 SUITE_DEPS_stage-6 := $(S6)/test_tuning $(S6)/cholesky_tuned $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check \
-	$(S6)/libcourse_cholesky.so
-SUITE_CMDS_stage-6 := $(S6)/test_tuning "bash 06_tuning/test_driver.sh" "bash 06_tuning/python/test_python.sh"
+	$(S6)/libcourse_cholesky.so $(S6)/sanitize_tuning
+SUITE_CMDS_stage-6 := $(S6)/test_tuning "bash 06_tuning/test_driver.sh" "bash 06_tuning/python/test_python.sh" \
+	"bash 06_tuning/test_barriers.sh"
 SUITE_POINTS_stage-6 := 06_tuning/points.tsv
 SUITE_TIMEOUT_stage-6 := 1800
 BENCH_STAGES += stage-6
