@@ -9,11 +9,32 @@
 #include "cyclic_kernel.cuh"
 #include "cyclic_kernel.h"
 
+/* Do `blocks` blocks of `kernel` fill the GPU at least CYCLIC_CAP_WAVES times over? */
+#define CYCLIC_CAP_WAVES 4
+template <typename Kernel> static bool cyclic_many_waves(Kernel kernel, size_t blocks, int threads, size_t smem)
+{
+    int dev, sms, per_sm;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    return blocks >= (size_t)CYCLIC_CAP_WAVES * sms * per_sm;
+}
+
 template <int T, int A>
 static int cyclic_launch_one(int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
 {
-    const size_t smem = (size_t)per_block * cyclic_buf_floats(T, A) * sizeof(float);
-    launch_split((batch + per_block - 1) / per_block, [&](unsigned k, size_t first_block) {
+    const size_t smem = (size_t)per_block * cyclic_buf_floats(T, A) * sizeof(float),
+                 blocks = (batch + per_block - 1) / per_block;
+    bool capped = false; /* the register cap (cyclic_reg_cap) where the batch is many waves of blocks */
+    if constexpr (cyclic_reg_cap(T, A) > 0)
+        capped = cyclic_many_waves(potrf_cyclic_kernel_capped<T, A>, blocks, per_block * T, smem);
+    launch_split(blocks, [&](unsigned k, size_t first_block) {
+        if constexpr (cyclic_reg_cap(T, A) > 0)
+            if (capped) {
+                potrf_cyclic_kernel_capped<T, A>
+                    <<<k, per_block * T, smem>>>(d_A, n, batch, chunk, first_block * per_block, per_block, d_info);
+                return;
+            }
         potrf_cyclic_kernel<T, A>
             <<<k, per_block * T, smem>>>(d_A, n, batch, chunk, first_block * per_block, per_block, d_info);
     });

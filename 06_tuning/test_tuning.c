@@ -426,7 +426,10 @@ int main(void)
     harness_plan(&h, groups[3], 1);
     harness_plan(&h, groups[4], 2 + 2 * TABLE_NS);
     harness_plan(&h, groups[5], N_REFUSALS);
-    harness_plan(&h, groups[6], cyclic_tests + 1 + unaligned_of(BATCHED_CYCLIC));
+    /* 1 GiB batches of the cyclic kernel: many waves of blocks, so n = 89 and 100 run the
+     * register-capped instances (cyclic_reg_cap in cyclic_kernel.cuh); and the largest n. */
+    static const int cyclic_large_ns[] = {89, 100, 128};
+    harness_plan(&h, groups[6], cyclic_tests + HARNESS_LEN(cyclic_large_ns) + unaligned_of(BATCHED_CYCLIC));
     harness_plan(&h, groups[7], TABLE_CHOICE_TESTS);
     harness_plan(&h, groups[8], grid_nn * grid_nb + 1);
     harness_plan(&h, groups[9], staged_tests + unaligned_of(BATCHED_STAGED) + 1);
@@ -453,8 +456,9 @@ int main(void)
     /* 2.4e9 floats: past 32-bit offsets (skipped, and worth 0 points, on GPUs with less memory). */
     test_large_batch(&h, groups[3], &rows20, 20, 8, (size_t)9 << 30, 64);
     test_large_batch(&h, groups[0], &rows100, 100, 1, (size_t)1 << 30, 32);
-    const batched_config cyclic128 = CYCLIC_CONFIG(64, 1);
-    test_large_batch(&h, groups[6], &cyclic128, 128, 1, (size_t)1 << 30, 32);
+    const batched_config cyclic64 = CYCLIC_CONFIG(64, 1);
+    for (int i = 0; i < HARNESS_LEN(cyclic_large_ns); i++)
+        test_large_batch(&h, groups[6], &cyclic64, cyclic_large_ns[i], 1, (size_t)1 << 30, 32);
     test_configs(&h, "grid", &grid, 1, grid_ns, grid_nn, grid_batches, grid_nb, grid_chunks, 1);
     /* 1 GiB of n = 200: past the launcher's 512 MiB padded copy, so the batch goes in groups. */
     test_large_batch(&h, groups[8], &grid, 200, 1, (size_t)1 << 30, 8);
