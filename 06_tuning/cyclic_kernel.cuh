@@ -227,16 +227,20 @@ template <int T, int A> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
     cyclic_factor<T, A>(Amat, n, batch, chunk, first, per_block, info);
 }
 
-/* Registers a thread: the compiler's choice, or, for the instances below, a cap a few registers
- * under it that fits one more block of 64 threads on an SM (65 536 registers):
- *   8 x 8, A = 12 (n = 89..96): 175 -> 168, 5 -> 6 blocks; A = 13 (n = 97..104): 212 -> 200, 4 -> 5.
- * Measured on the H100 (1 GiB of row-major matrices, same run): n = 89..96 1.21-1.32x faster
- * (n = 90: 1.33 -> 1.10 ms), n = 97..100 1.01-1.02x. But the capped code spills a few registers
- * and a matrix takes longer: 1024 matrices of n = 96 went from 54 to 64 us. So the cap is used
- * only where many blocks wait for a place on the SMs (cyclic_launch_one). */
+/* Registers a thread: the compiler's choice, or, for the instances below, a cap under it that
+ * fits more blocks of 64 threads on an SM (65 536 registers), 8 x 8 grid:
+ *   A = 9 (n = 65..72):    109 -> 96,   9 -> 10 blocks
+ *   A = 12 (n = 89..96):   175 -> 168,  5 -> 6
+ *   A = 13 (n = 97..104):  212 -> 168,  4 -> 6
+ * Measured on the H100 (1 GiB of row-major matrices, same run): n = 68, 72 1.04-1.05x faster,
+ * n = 89..96 1.21-1.32x (n = 90: 1.33 -> 1.10 ms), n = 97..104 1.08-1.10x. Caps that tried and
+ * lost or gained under 2 %: A = 10 at 128, A = 11 at 144, A = 14 and 16 at 200 (up to 1.5x slower:
+ * the spills grow faster than the blocks). The capped code spills and a matrix takes longer
+ * (1024 matrices of n = 96: 54 to 64 us), so the cap is used only where many blocks wait for a
+ * place on the SMs (cyclic_launch_one). */
 __host__ __device__ constexpr int cyclic_reg_cap(int T, int A)
 {
-    return T == 64 && A == 12 ? 168 : T == 64 && A == 13 ? 200 : 0;
+    return T != 64 ? 0 : A == 9 ? 96 : A == 12 || A == 13 ? 168 : 0;
 }
 
 template <int T, int A>
