@@ -236,9 +236,9 @@ template <int T, int A> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
  * n = 89..96 1.21-1.32x (n = 90: 1.33 -> 1.10 ms), n = 97..104 1.08-1.10x. Caps that tried and
  * lost or gained under 2 %: A = 10 at 128, A = 11 at 144, A = 14 and 16 at 200 (up to 1.5x slower:
  * the spills grow faster than the blocks); at n <= 64 (4 x 8, A = 6 and 7 at 96-120; 8 x 8, A = 8 at
- * 64-72), which already runs at 80-99 % of the copy roofline, -12 % to +3 %. The capped code spills and a matrix takes longer
- * (1024 matrices of n = 96: 54 to 64 us), so the cap is used only where many blocks wait for a
- * place on the SMs (cyclic_launch_one). */
+ * 64-72), which already runs at 80-99 % of the copy roofline, -12 % to +3 %. The capped code
+ * spills and a matrix takes longer (1024 matrices of n = 96: 54 to 64 us), so the cap is used only
+ * where many blocks wait for a place on the SMs (cyclic_launch_one). */
 __host__ __device__ constexpr int cyclic_reg_cap(int T, int A)
 {
     return T != 64 ? 0 : A == 9 ? 96 : A == 12 || A == 13 ? 168 : 0;
