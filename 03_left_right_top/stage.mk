@@ -25,8 +25,9 @@ SANITIZE_STAGES += 3
 SANITIZE_DEPS_3 := $(S3)/sanitize_tiled
 SANITIZE_CMDS_3 := "$(S3)/sanitize_tiled"
 TEST_SUITES += stage-3
-SUITE_DEPS_stage-3 := $(S3)/test_tiled $(S3)/test_grid $(S3)/cholesky_one
-SUITE_CMDS_stage-3 := $(S3)/test_tiled $(S3)/test_grid "bash 03_left_right_top/test_driver.sh"
+SUITE_DEPS_stage-3 := $(S3)/test_tiled $(S3)/test_grid $(S3)/cholesky_one $(S3)/sanitize_tiled
+SUITE_CMDS_stage-3 := $(S3)/test_tiled $(S3)/test_grid "bash 03_left_right_top/test_driver.sh" \
+	"bash 03_left_right_top/test_barriers.sh"
 SUITE_POINTS_stage-3 := 03_left_right_top/points.tsv
 SUITE_TIMEOUT_stage-3 := 900
 BENCH_STAGES += stage-3

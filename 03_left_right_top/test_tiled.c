@@ -1,5 +1,5 @@
 /* test_tiled.c - stage 03 tests (GPU; skipped without one): the right-, left- and top-looking
- * kernels x NB in {4, 8, 16, 32} x n in {1, 2, 7, 8, 9, 31, 32, 33, 64, 100, 127, 256, 1000} x
+ * kernels x NB in {4, 8, 16, 32} x n in {1, 2, 7, 8, 9, 31, 32, 33, 47, 64, 97, 100, 127, 255, 256, 1001} x
  * spd / illcond / nonspd, each against the float64 reference and cusolverDnSpotrf on the same
  * matrix (same info; factors within the bound); a matrix in the seed project's text format; bad
  * arguments. Outputs are poisoned where the kernel must write (info) and the input is reloaded
@@ -31,7 +31,10 @@ static const char *variant_group(int order, int nb, int n)
     return n <= nb ? one_tile_groups[order] : order_groups[order];
 }
 enum { TEXT_N = 10 }; /* the seed-format file's matrix */
-static int family_sizes[16] = {1, 2, 7, 8, 9, 31, 32, 33, 64, 100, 127, 256, 1000}, nfamily_sizes = 13; /* + hidden */
+/* Most sizes are not a multiple of every NB: only those show a dropped or mishandled remainder tile
+ * (a multiple of NB, such as 32, 64 and 256, tests the tile edges instead). */
+static int family_sizes[20] = {1, 2, 7, 8, 9, 31, 32, 33, 47, 64, 97, 100, 127, 255, 256, 1001},
+           nfamily_sizes = 16; /* + hidden */
 
 /* Factor A (n x n, host) with every order and NB; compare each with cuSOLVER's result C/cinfo. */
 static void check_all_variants(harness *h, const char *what, int n, const float *A, int planted)
@@ -154,8 +157,8 @@ int main(void)
     harness_begin(&h, "stage-3");
     if (harness_extra()) {
         family_sizes[nfamily_sizes++] = 5;
-        family_sizes[nfamily_sizes++] = 47;
-        family_sizes[nfamily_sizes++] = 97;
+        family_sizes[nfamily_sizes++] = 65;
+        family_sizes[nfamily_sizes++] = 129;
     }
     int one_tile = 0, tiled = 0; /* per order: the three families at every size, and the text file, for each NB */
     for (int a = 0; a < 4; a++) {
