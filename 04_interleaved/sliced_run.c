@@ -100,7 +100,25 @@ static double copy_gbs(void *dst, const void *src, size_t bytes, enum cudaMemcpy
 
 /* One worker: the slices w, w + W, w + 2W, ... of the batch on its GPU, with its own streams and
  * its two buffer sets; copies of one slice overlap the factorization of the other. */
-static int run_worker(const sliced_job *job, int w, int workers, size_t slice, int sets, buffer_set *set, int pinned,
+/* Each worker's link, measured on its GPU before any slice moves (its copies in and out of the first
+ * slice's bytes, best of three each). The copy out writes the host's first bytes back onto
+ * themselves, so it must not run while another worker factors them: done for every worker, one
+ * after the other, before any of them starts (when it ran at the start of each worker, a second
+ * worker's probe could land on the first worker's factors of slice 0 and put the input back there;
+ * that also counted the probes in the end-to-end time). */
+static void probe_link(const sliced_job *job, size_t slice, buffer_set *set, sliced_worker_report *r)
+{
+    const size_t nn = (size_t)job->n * job->n, limit = (size_t)256 << 20;
+    const size_t probe = slice * nn * sizeof(float) < limit ? slice * nn * sizeof(float) : limit;
+    cudaStream_t s;
+    CUDA_CHECK(cudaSetDevice(r->device));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    r->h2d_gbs = copy_gbs(set[0].d_rm, job->host, probe, cudaMemcpyHostToDevice, s);
+    r->d2h_gbs = copy_gbs(job->host, set[0].d_rm, probe, cudaMemcpyDeviceToHost, s);
+    CUDA_CHECK(cudaStreamDestroy(s));
+}
+
+static int run_worker(const sliced_job *job, int w, int workers, size_t slice, int sets, buffer_set *set,
                       sliced_worker_report *r)
 {
     const int n = job->n, staging = job->host != NULL, in_place = staging && job->chunk == 1;
@@ -113,13 +131,6 @@ static int run_worker(const sliced_job *job, int w, int workers, size_t slice, i
     cudaStream_t in, out, compute = 0; /* compute: the device's legacy default stream, which the launchers use */
     CUDA_CHECK(cudaStreamCreateWithFlags(&in, cudaStreamNonBlocking));
     CUDA_CHECK(cudaStreamCreateWithFlags(&out, cudaStreamNonBlocking));
-    if (pinned && staging) {
-        size_t probe =
-            slice * nn * sizeof(float) < ((size_t)256 << 20) ? slice * nn * sizeof(float) : (size_t)256 << 20;
-        r->h2d_gbs = copy_gbs(set[0].d_rm, job->host, probe, cudaMemcpyHostToDevice, in);
-        r->d2h_gbs = copy_gbs(job->host, set[0].d_rm, probe, cudaMemcpyDeviceToHost, out);
-        /* the probe copied the host's first bytes back onto themselves: unchanged */
-    }
     const size_t mine = slices > (size_t)w ? (slices - w + workers - 1) / workers : 0;
     slice_events *ev = host_alloc_array(mine + 1, sizeof *ev, "slice events");
     int status = 0;
@@ -257,12 +268,15 @@ int sliced_run(const sliced_job *job, sliced_report *rep)
         }
     }
 
+    if (rep->pinned)
+        for (int w = 0; w < workers; w++) probe_link(job, slice, set[w], &rep->worker[w]);
+
     /* One host thread per worker: each drives its GPU's streams (its own copy engines and link). */
     int status = 0;
     double t0 = now_ms();
     _Pragma("omp parallel for num_threads(workers) schedule(static, 1) reduction(min : status)")
     for (int w = 0; w < workers; w++) {
-        const int rc = run_worker(job, w, workers, slice, sets, set[w], rep->pinned, &rep->worker[w]);
+        const int rc = run_worker(job, w, workers, slice, sets, set[w], &rep->worker[w]);
         if (rc < status) status = rc;
     }
     rep->wall_ms = now_ms() - t0;
