@@ -13,6 +13,8 @@
  *   - the tensor-core updates (GRID_TF32X3): all of the above in the look-ahead, pairs and quads modes,
  *     held to the same checks and tolerances as fp32 (0 points: the tasks are provided code), and
  *     Gram matrices (not diagonally dominant) whose forward error must be within 8x cuSOLVER's.
+ *   - a left-looking schedule written here from the provided tasks (n = 320, 1024): two updates of
+ *     one column back to back on the chain, which the reference schedules never launch.
  *   - bad arguments refused with a message.
  * Outputs are poisoned (info, the workspace) before every run and the input reloaded. */
 #define _POSIX_C_SOURCE 200809L
@@ -405,6 +407,57 @@ static void test_tensor(harness *h)
     }
 }
 
+/* The provided tasks under a schedule other than the reference ones: left-looking by hand, each
+ * column brought up to date one panel at a time (launch_update_tasks(k, c, c + 1) for every k < c,
+ * back to back on one stream), then its POTRF and TRSM. Two updates of the same column then follow
+ * each other on the chain, which a task that read its tile before the chain's wait would get wrong
+ * (see early_load in grid_tasks.cu): a student's schedule may look like this. */
+static const char *const SCHEDULE_GROUP = "whole GPU other schedules";
+static const int left_sizes[] = {320, 1024};
+#define N_LEFT_SIZES ((int)(sizeof left_sizes / sizeof *left_sizes))
+
+static void check_left_looking_by_hand(harness *h, int n)
+{
+    const size_t nn = (size_t)n * n, bytes = nn * sizeof(float);
+    float *A = make_matrix(FAMILY_SPD, n, 0, 3400 + n), *C = host_alloc(bytes, "test buffers"),
+          *L = host_alloc(bytes, "test buffers"), *d_A;
+    int *d_info, info = -1;
+    double tol, md = 0;
+    const int cinfo = oracle_potrf_host(n, A, C);
+    compare_tolerances(n, 1, A, &tol);
+    CUDA_CHECK(cudaMalloc((void **)&d_A, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
+    CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_info, 0, sizeof(int)));
+    grid_plan p = {d_A, (size_t)n, n / GRID_TILE, d_info, 1, nn, GRID_FP32};
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    for (int c = 0; c < p.nt; c++) {
+        for (int k = 0; k < c; k++) launch_update_tasks(&p, k, c, c + 1, s);
+        launch_potrf_task(&p, c, s);
+        launch_trsm_tasks(&p, c, s);
+    }
+    launch_zero_upper(d_A, n, 1, s);
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    CUDA_CHECK(cudaStreamDestroy(s));
+    CUDA_CHECK(cudaMemcpy(L, d_A, bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
+    factor_check r = {0};
+    char detail[256] = "", name[96];
+    check_factor(n, A, L, info, &r);
+    int ok = r.ok && info == 0 && cinfo == 0;
+    snprintf(detail, sizeof detail, "%s", !r.ok ? r.detail : ok ? "" : "info is not 0");
+    if (ok) ok = compare_factors_tol(n, 1, &tol, L, &info, C, &cinfo, detail, sizeof detail, &md) == 0;
+    snprintf(name, sizeof name, "left-looking by hand, one panel at a time, spd n=%d", n);
+    harness_check(h, ok, name, "%s info %d (cuSOLVER %d), resid %.2g, diff to cuSOLVER %.2g", detail, info, cinfo,
+                  r.resid, md);
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_info));
+    free(A);
+    free(C);
+    free(L);
+}
+
 /* The calls that must be refused (return -1), one row each, through the entry point they name:
  * the plan is the table's length. */
 typedef enum { ONE_MATRIX, BATCHED, WITH_MATH } grid_entry;
@@ -465,12 +518,14 @@ int main(void)
     harness_plan(&h, GROUP, modes_checked(GRID_FP32) * (matrices + 2));
     harness_plan(&h, BATCH_GROUP, NBATCHED_TESTS);
     harness_plan(&h, TENSOR_GROUP, modes_checked(GRID_TF32X3) * (matrices + 2) + NGRAM_TESTS + NTENSOR_BATCHED);
+    harness_plan(&h, SCHEDULE_GROUP, N_LEFT_SIZES);
     harness_plan(&h, "whole GPU argument checks", N_REFUSED_CALLS);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
         harness_skip_rest(&h, GROUP, reason);
         harness_skip_rest(&h, BATCH_GROUP, reason);
         harness_skip_rest(&h, TENSOR_GROUP, reason);
+        harness_skip_rest(&h, SCHEDULE_GROUP, reason);
         harness_skip_rest(&h, "whole GPU argument checks", reason);
         return harness_end(&h);
     }
@@ -483,6 +538,8 @@ int main(void)
     test_batched(&h);
     harness_group(&h, TENSOR_GROUP);
     test_tensor(&h);
+    harness_group(&h, SCHEDULE_GROUP);
+    for (int s = 0; s < N_LEFT_SIZES; s++) check_left_looking_by_hand(&h, left_sizes[s]);
     harness_group(&h, "whole GPU argument checks");
     test_bad_arguments(&h);
     return harness_end(&h);
