@@ -98,8 +98,6 @@ static double copy_gbs(void *dst, const void *src, size_t bytes, enum cudaMemcpy
     return bytes / (best * 1e6);
 }
 
-/* One worker: the slices w, w + W, w + 2W, ... of the batch on its GPU, with its own streams and
- * its two buffer sets; copies of one slice overlap the factorization of the other. */
 /* Each worker's link, measured on its GPU before any slice moves (its copies in and out of the first
  * slice's bytes, best of three each). The copy out writes the host's first bytes back onto
  * themselves, so it must not run while another worker factors them: done for every worker, one
@@ -118,6 +116,8 @@ static void probe_link(const sliced_job *job, size_t slice, buffer_set *set, sli
     CUDA_CHECK(cudaStreamDestroy(s));
 }
 
+/* One worker: the slices w, w + W, w + 2W, ... of the batch on its GPU, with its own streams and
+ * its two buffer sets; copies of one slice overlap the factorization of the other. */
 static int run_worker(const sliced_job *job, int w, int workers, size_t slice, int sets, buffer_set *set,
                       sliced_worker_report *r)
 {
