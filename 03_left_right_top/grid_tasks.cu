@@ -380,36 +380,45 @@ template <int BM, int KT> __global__ void __launch_bounds__(UPDATE_THREADS, 2)
 }
 
 /* UPDATE of ONE tile column, the look-ahead's column k+1 (the next POTRF waits for it): tile
- * (i0/T + b, j0/T) -= L_i L_j^T over K = KT columns, one block of 256 threads per tile. This one
- * lies on the critical path, so it is written for latency, not for throughput: both operands
- * come into shared memory 64 columns at a time (one round for K = 64), every load of a round in
- * flight at once, instead of the update kernel's 8 columns at a time (8 or 16 dependent round
- * trips to memory:
- * 11.7 us for 58 tiles at n = 4096, Nsight Compute, H100, against the chain's POTRF 12 and
- * TRSM 10). Thread (ty, tx) of 16 x 16 owns rows ty + 16 x and columns tx + 16 y (x, y < 4):
- * with rows 16 apart, the float4 reads of a quarter warp fall in different banks. Always fp32,
- * in both maths: a column is too little work for the tensor cores to pay, and fp32 is the
- * reference arithmetic. */
+ * (i0/T + b, j0/T) -= L_i L_j^T over K = KT columns, Q x Q blocks of 256 threads per tile, one per
+ * (T/Q) x (T/Q) piece (Q = 1 or 2). This one lies on the critical path, so it is written for
+ * latency, not for throughput:
+ * - both operands come into shared memory 64 columns at a time (one round for K = 64), every load
+ *   of a round in flight at once, instead of the update kernel's 8 columns at a time (8 or 16
+ *   dependent round trips to memory: 11.7 us for 58 tiles at n = 4096, Nsight Compute, H100,
+ *   against the chain's POTRF 12 and TRSM 10);
+ * - Q = 2, a quarter tile per block, where the chain is the whole time: a column is only
+ *   nt - k - 1 tiles, fewer than the SMs, and with a whole tile per block each thread ran 1 024
+ *   multiply-adds one after the other (6.3 us a launch at n = 4096, Nsight Compute); a quarter is
+ *   256 a thread, on four times the SMs (update_launch says where).
+ * Thread (ty, tx) of 16 x 16 owns rows ty + 16 x and columns tx + 16 y (x, y < R = T / 16 Q): with
+ * rows 16 apart, the float4 reads of a quarter warp fall in different banks. Always fp32, in both
+ * maths: a column is too little work for the tensor cores to pay, and fp32 is the reference
+ * arithmetic. */
 constexpr int COLUMN_KC = 64, COLUMN_LD = COLUMN_KC + 4; /* K staged per round; a staged row, padded */
 
-template <int KT> __global__ void __launch_bounds__(256)
+template <int KT, int Q> __global__ void __launch_bounds__(256)
     update_column_kernel(float *A, size_t ld, size_t stride, int kcol, int origin)
 {
     /* the wait comes before C's loads too (see early_load) */
     chain_wait_and_release();
-    constexpr int T = GRID_TILE, V = COLUMN_KC / 4, LOADS = T * V / 256; /* float4s per thread per operand */
-    static_assert(T == 64 && KT % COLUMN_KC == 0, "tiles of 64, K a multiple of 64");
-    /* 35 KB, static: K = 128 (the pairs) takes two rounds rather than 70 KB, more than a block may
-     * have on some GPUs (64 KB on Turing) */
-    __shared__ __align__(16) float Li[T * COLUMN_LD], Lj[T * COLUMN_LD];
+    constexpr int T = GRID_TILE, H = T / Q, R = H / 16, V = COLUMN_KC / 4,
+                  LOADS = H * V / 256; /* float4s per thread per operand */
+    static_assert(T == 64 && KT % COLUMN_KC == 0 && (Q == 1 || Q == 2), "tiles of 64, K a multiple of 64");
+    __shared__ __align__(16) float Li[H * COLUMN_LD], Lj[H * COLUMN_LD];
     A += blockIdx.y * stride;
-    const int i0 = origin + blockIdx.x * T, j0 = origin, tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
-    float cv[4][4]; /* my entries of C, fetched first so that their round trip overlaps the panels' */
+    /* piece (qr, qc) of tile b; the first tile is the diagonal one, whose pieces right of its
+     * diagonal lie above the matrix's and are left alone */
+    const int b = blockIdx.x / (Q * Q), qr = blockIdx.x / Q % Q, qc = blockIdx.x % Q;
+    if (b == 0 && qc > qr) return;
+    const bool diagonal = b == 0 && qr == qc;
+    const int i0 = origin + b * T + qr * H, j0 = origin + qc * H, tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
+    float cv[R][R]; /* my entries of C, fetched first so that their round trip overlaps the panels' */
 #pragma unroll
-    for (int x = 0; x < 4; x++)
+    for (int x = 0; x < R; x++)
 #pragma unroll
-        for (int y = 0; y < 4; y++) cv[x][y] = A[(size_t)(i0 + ty + 16 * x) * ld + j0 + tx + 16 * y];
-    float acc[4][4] = {};
+        for (int y = 0; y < R; y++) cv[x][y] = A[(size_t)(i0 + ty + 16 * x) * ld + j0 + tx + 16 * y];
+    float acc[R][R] = {};
 #pragma unroll 1
     for (int k0 = 0; k0 < KT; k0 += COLUMN_KC) {
         float4 ra[LOADS], rb[LOADS];
@@ -429,31 +438,31 @@ template <int KT> __global__ void __launch_bounds__(256)
         __syncthreads();
 #pragma unroll
         for (int c = 0; c < COLUMN_KC; c += 4) {
-            float4 a[4], b[4];
+            float4 a[R], bv[R];
 #pragma unroll
-            for (int x = 0; x < 4; x++) {
+            for (int x = 0; x < R; x++) {
                 a[x] = *reinterpret_cast<const float4 *>(Li + (ty + 16 * x) * COLUMN_LD + c);
-                b[x] = *reinterpret_cast<const float4 *>(Lj + (tx + 16 * x) * COLUMN_LD + c);
+                bv[x] = *reinterpret_cast<const float4 *>(Lj + (tx + 16 * x) * COLUMN_LD + c);
             }
 #pragma unroll
-            for (int x = 0; x < 4; x++)
+            for (int x = 0; x < R; x++)
 #pragma unroll
-                for (int y = 0; y < 4; y++) {
+                for (int y = 0; y < R; y++) {
                     float t = acc[x][y];
-                    t = fmaf(a[x].x, b[y].x, t);
-                    t = fmaf(a[x].y, b[y].y, t);
-                    t = fmaf(a[x].z, b[y].z, t);
-                    acc[x][y] = fmaf(a[x].w, b[y].w, t);
+                    t = fmaf(a[x].x, bv[y].x, t);
+                    t = fmaf(a[x].y, bv[y].y, t);
+                    t = fmaf(a[x].z, bv[y].z, t);
+                    acc[x][y] = fmaf(a[x].w, bv[y].w, t);
                 }
         }
     }
-    /* C -= acc; the diagonal tile (block 0) keeps its lower part only, as the update kernel does */
+    /* C -= acc; on the diagonal tile only its lower part, as the update kernel does */
 #pragma unroll
-    for (int x = 0; x < 4; x++)
+    for (int x = 0; x < R; x++)
 #pragma unroll
-        for (int y = 0; y < 4; y++) {
+        for (int y = 0; y < R; y++) {
             const int row = ty + 16 * x, col = tx + 16 * y;
-            if (blockIdx.x == 0 && col > row) continue;
+            if (diagonal && col > row) continue;
             A[(size_t)(i0 + row) * ld + j0 + col] = cv[x][y] - acc[x][y];
         }
 }
@@ -473,6 +482,17 @@ static int chain_overlap_supported()
         cached[device] = major >= 9 ? 2 : 1;
     }
     return cached[device] == 2;
+}
+
+/* The GPU's SMs (per device, asked once). */
+static int sm_count()
+{
+    static int cached[64];
+    int device;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (device >= 64) return 1;
+    if (!cached[device]) CUDA_CHECK(cudaDeviceGetAttribute(&cached[device], cudaDevAttrMultiProcessorCount, device));
+    return cached[device];
 }
 
 template <typename... Params, typename... Args>
@@ -526,7 +546,7 @@ template <int BM, int KT> static update_kernel update_kernel_for(const grid_plan
 }
 
 /* Columns first..last-1 (in tiles) of the update by the panels k .. k+KT/T-1 (K = KT columns).
- * One column: update_column_kernel, a block per tile down it. Up to the last column: the region's
+ * One column: update_column_kernel, one or four blocks per tile down it. Up to the last column: the region's
  * lower triangle in blocks of 128 x 128. A band of columns that ends before the last one: blocks of
  * 128 x 128 down each two of them (a launch per two columns; one column left over: the column kernel). */
 template <int T, int KT> static void update_launch(const grid_plan *p, int k, int first, int last, cudaStream_t s)
@@ -544,8 +564,17 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
     for (int c = first; c < last; c += 2) {
         const int origin = c * T, blocks128 = (N - origin + 127) / 128;
         if (c + 1 == last) { /* one column: on the critical path, its own kernel */
-            launch_chain(update_column_kernel<KT>, dim3(p->nt - c, p->batch), 256, 0, s, p->A, p->ld, p->stride, k * T,
-                         origin);
+            /* Quarter tiles where the chain is the whole time: up to n = 4096, and only while
+             * the column's tiles (of every matrix) are fewer than the SMs. Past n = 4096 the bulk
+             * update runs beside the column on the other stream, and four times the blocks take
+             * SMs from it (H100, same run: 1024 0.265 -> 0.238 ms, 2048 0.554 -> 0.510, 4096
+             * 1.470 -> 1.432 (tf32x3); but 8192 pairs 5.40 -> 5.49, 16384 quads 28.7 -> 29.1). */
+            if (N <= 4096 && (size_t)(p->nt - c) * p->batch < (size_t)sm_count())
+                launch_chain(update_column_kernel<KT, 2>, dim3(4 * (p->nt - c), p->batch), 256, 0, s, p->A, p->ld,
+                             p->stride, k * T, origin);
+            else
+                launch_chain(update_column_kernel<KT, 1>, dim3(p->nt - c, p->batch), 256, 0, s, p->A, p->ld, p->stride,
+                             k * T, origin);
         } else {
             kernel<<<dim3(blocks128, p->batch), threads, shared, s>>>(p->A, p->ld, p->stride, N, k * T, origin, 1);
             KERNEL_CHECK();
