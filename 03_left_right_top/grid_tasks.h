@@ -58,8 +58,8 @@ void launch_trsm_tasks(const grid_plan *p, int k, cudaStream_t s);
 
 /* Step k's update of the tiles (i,j) with first <= j < last and j <= i < nt, each minus
  * L_ik L_jk^T (tile columns first..last-1 of the trailing matrix; first > k). One column
- * (last = first + 1: one block per tile down it), a band of them (one block per 128 x 128 down each
- * two), or everything from column first on (last = nt: one block per 128 x 128, two tiles a side);
+ * (last = first + 1: a block per tile or per quarter tile down it), a band of them (one block per
+ * 128 x 128 down each two), or everything from column first on (last = nt: one block per 128 x 128, two tiles a side);
  * nothing when first >= last. The whole trailing matrix is first = k+1, last = nt. */
 void launch_update_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s);
 
@@ -68,8 +68,8 @@ void launch_update_tasks(const grid_plan *p, int k, int first, int last, cudaStr
  * Half the reads and writes of the trailing matrix, twice the work per block. */
 void launch_update_pair_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s);
 /* The updates of the panels k .. k+panels-1 in one (K = panels T), 1 <= panels <= GRID_MAX_PANELS;
- * first >= k + panels. Columns: any band first..last-1 (one column: a block per tile; more: blocks of
- * 128 x 128 down each two of them), or everything from first on (last = nt: the triangle).
+ * first >= k + panels. Columns: any band first..last-1 (one column: a block per tile or quarter
+ * tile; more: blocks of 128 x 128 down each two of them), or everything from first on (last = nt: the triangle).
  * launch_update_tasks and launch_update_pair_tasks are this with 1 and 2 panels. */
 #define GRID_MAX_PANELS 4
 void launch_update_group_tasks(const grid_plan *p, int k, int panels, int first, int last, cudaStream_t s);
