@@ -564,12 +564,14 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
     for (int c = first; c < last; c += 2) {
         const int origin = c * T, blocks128 = (N - origin + 127) / 128;
         if (c + 1 == last) { /* one column: on the critical path, its own kernel */
-            /* Quarter tiles where the chain is the whole time: up to n = 4096, and only while
-             * the column's tiles (of every matrix) are fewer than the SMs. Past n = 4096 the bulk
-             * update runs beside the column on the other stream, and four times the blocks take
-             * SMs from it (H100, same run: 1024 0.265 -> 0.238 ms, 2048 0.554 -> 0.510, 4096
-             * 1.470 -> 1.432 (tf32x3); but 8192 pairs 5.40 -> 5.49, 16384 quads 28.7 -> 29.1). */
-            if (N <= 4096 && (size_t)(p->nt - c) * p->batch < (size_t)sm_count())
+            /* Quarter tiles where the chain is the whole time: n = 1024 .. 4096, while the
+             * column's tiles (of every matrix) are fewer than half the SMs. H100, same run: one
+             * matrix 1024 0.263 -> 0.238 ms, 2048 0.550 -> 0.510, 4096 1.465 -> 1.424 (tf32x3),
+             * 4 x 1024 0.290 -> 0.277. Past n = 4096 the bulk update runs beside the column on
+             * the other stream, and four times the blocks take SMs from it (8192 pairs 5.40 ->
+             * 5.49, 16384 quads 28.7 -> 29.1). Below n = 1024 they lost too, for a reason not
+             * yet found (64 x 256, quarters on its last column only: 97 -> 103-106 us). */
+            if (N >= 1024 && N <= 4096 && 2 * (size_t)(p->nt - c) * p->batch < (size_t)sm_count())
                 launch_chain(update_column_kernel<KT, 2>, dim3(4 * (p->nt - c), p->batch), 256, 0, s, p->A, p->ld,
                              p->stride, k * T, origin);
             else
