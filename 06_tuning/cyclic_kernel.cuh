@@ -58,6 +58,8 @@
 
 /* A block of the cyclic kernel has at most this many threads (up to 255 registers each). */
 #define CYCLIC_MAX_BLOCK 256
+/* The largest register array (slots) whose steps are also compiled written out (cyclic_unrolled). */
+#define CYCLIC_UNROLLED_SLOTS 56
 
 /* The grid of T threads: GR rows (the largest power of two whose square is at most T) of GC. */
 __host__ __device__ constexpr int cyclic_grid_rows(int T) { return T >= 256 ? 16 : T >= 64 ? 8 : T >= 16 ? 4 : 2; }
@@ -111,60 +113,73 @@ template <int T, int A> struct cyclic_shape {
 };
 template <int T, int A> using cyclic_regs = float[cyclic_shape<T, A>::SLOTS];
 
-/* Panel P: steps k = GC P + c for c = 0 .. min(GC, n - GC P) - 1, then panel P + 1. */
-template <int T, int A, int P> struct cyclic_panel {
+/* Step k = GC P + c of panel P (column k lives in column slot P at q = c). */
+template <int T, int A, int P> __device__ __forceinline__ void cyclic_step(int c, cyclic_regs<T, A> &x, float *buf,
+                                                                           int p, int q, int qr, int qa, int &my_info)
+{
+    typedef cyclic_shape<T, A> C;
+    constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR, S = C::S;
+    const int k = GC * P + c;
+    cyclic_group_sync<T>(); /* column k is complete in buffer k & 1 */
+    const float *col = buf + (k & 1) * C::B;
+    float *next = buf + ((k + 1) & 1) * C::B;
+    const float d = col[(k % GR) * S + k / GR];
+    float rv[AR], cr[AR], cv[A]; /* column k at my rows p + GR a, and at my columns q + GC b (over d) */
+    cyclic_read_row<AR, W * P>(col + p * S, rv);
+    cyclic_read_row<AR, W * P>(col + qr * S, cr);
+    if (!(d > 0.0f) && my_info == 0) my_info = k + 1;
+    const float inv = rsqrtf(d), dinv = inv * inv;
+#pragma unroll
+    for (int b = P; b < A; b++) cv[b] = (W == 1 ? cr[b] : qa ? cr[W * b + 1] : cr[W * b]) * dinv; /* c_jk / d */
+    if (q == c && p == 0) buf[2 * C::B + k] = inv; /* column k is scaled by it when stored */
+    const bool right = q > c;                      /* my column in slot P lies right of column k */
+#pragma unroll
+    for (int a = W * P; a < AR; a++) {
+        float &y = x[cyclic_slot(W, a, P)];
+        const float updated = fmaf(-rv[a], cv[P], y); /* A(i, j) - c_ik c_jk / d */
+        y = right ? updated : y;                      /* a select, not a branch: threads differ */
+#pragma unroll
+        for (int b = P + 1; b < A; b++)
+            if (a >= W * b) x[cyclic_slot(W, a, b)] = fmaf(-rv[a], cv[b], x[cyclic_slot(W, a, b)]);
+    }
+    if (c + 1 < GC) { /* column k + 1 is in the same slot, at q = c + 1 */
+        if (q == c + 1)
+#pragma unroll
+            for (int a = W * P; a < AR; a++) next[p * S + a] = x[cyclic_slot(W, a, P)];
+    } else if (P + 1 < A) { /* the next panel's first column: slot P + 1, q = 0 */
+        if (q == 0)
+#pragma unroll
+            for (int a = W * (P + 1); a < AR; a++) next[p * S + a] = x[cyclic_slot(W, a, P + 1)];
+    }
+}
+
+/* Panel P: steps c = 0 .. min(GC, n - GC P) - 1, then panel P + 1. U: the steps written out, c a
+ * constant in each (see cyclic_unrolled below), else a loop. */
+template <int T, int A, int P, bool U> struct cyclic_panel {
     static __device__ __forceinline__ void run(cyclic_regs<T, A> &x, float *buf, int n, int p, int q, int &my_info)
     {
-        typedef cyclic_shape<T, A> C;
-        constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR, S = C::S;
+        constexpr int GR = cyclic_shape<T, A>::GR, GC = cyclic_shape<T, A>::GC;
         if (GC * P >= n) return;
         const int steps = n - GC * P < GC ? n - GC * P : GC;
         const int qr = q % GR, qa = q / GR; /* my columns q + GC b are buffer row qr, entries qa + W b */
+        if constexpr (U) {
+#pragma unroll
+            for (int c = 0; c < GC; c++)
+                if (c < steps) cyclic_step<T, A, P>(c, x, buf, p, q, qr, qa, my_info);
+        } else {
 #pragma unroll 1
-        for (int c = 0; c < steps; c++) {
-            const int k = GC * P + c;
-            cyclic_group_sync<T>(); /* column k is complete in buffer k & 1 */
-            const float *col = buf + (k & 1) * C::B;
-            float *next = buf + ((k + 1) & 1) * C::B;
-            const float d = col[(k % GR) * S + k / GR];
-            float rv[AR], cr[AR], cv[A]; /* column k at my rows p + GR a, and at my columns q + GC b (over d) */
-            cyclic_read_row<AR, W * P>(col + p * S, rv);
-            cyclic_read_row<AR, W * P>(col + qr * S, cr);
-            if (!(d > 0.0f) && my_info == 0) my_info = k + 1;
-            const float inv = rsqrtf(d), dinv = inv * inv;
-#pragma unroll
-            for (int b = P; b < A; b++) cv[b] = (W == 1 ? cr[b] : qa ? cr[W * b + 1] : cr[W * b]) * dinv; /* c_jk / d */
-            if (q == c && p == 0) buf[2 * C::B + k] = inv; /* column k is scaled by it when stored */
-            const bool right = q > c;                      /* my column in slot P lies right of column k */
-#pragma unroll
-            for (int a = W * P; a < AR; a++) {
-                float &y = x[cyclic_slot(W, a, P)];
-                const float updated = fmaf(-rv[a], cv[P], y); /* A(i, j) - c_ik c_jk / d */
-                y = right ? updated : y;                      /* a select, not a branch: threads differ */
-#pragma unroll
-                for (int b = P + 1; b < A; b++)
-                    if (a >= W * b) x[cyclic_slot(W, a, b)] = fmaf(-rv[a], cv[b], x[cyclic_slot(W, a, b)]);
-            }
-            if (c + 1 < GC) { /* column k + 1 is in the same slot, at q = c + 1 */
-                if (q == c + 1)
-#pragma unroll
-                    for (int a = W * P; a < AR; a++) next[p * S + a] = x[cyclic_slot(W, a, P)];
-            } else if (P + 1 < A) { /* the next panel's first column: slot P + 1, q = 0 */
-                if (q == 0)
-#pragma unroll
-                    for (int a = W * (P + 1); a < AR; a++) next[p * S + a] = x[cyclic_slot(W, a, P + 1)];
-            }
+            for (int c = 0; c < steps; c++) cyclic_step<T, A, P>(c, x, buf, p, q, qr, qa, my_info);
         }
-        cyclic_panel<T, A, P + 1>::run(x, buf, n, p, q, my_info);
+        cyclic_panel<T, A, P + 1, U>::run(x, buf, n, p, q, my_info);
     }
 };
-template <int T, int A> struct cyclic_panel<T, A, A> {
+template <int T, int A, bool U> struct cyclic_panel<T, A, A, U> {
     static __device__ __forceinline__ void run(cyclic_regs<T, A> &, float *, int, int, int, int &) {}
 };
 
-/* The kernel's body; the two entry points below differ only in the registers they may use. */
-template <int T, int A> __device__ __forceinline__ void cyclic_factor(float *Amat, int n, size_t batch, size_t chunk,
-                                                                      size_t first, int per_block, int *info)
+/* The kernel's body; the entry points below differ in the registers they may use and in U. */
+template <int T, int A, bool U> __device__ __forceinline__ void
+cyclic_factor(float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block, int *info)
 {
     typedef cyclic_shape<T, A> C;
     constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR;
@@ -197,7 +212,7 @@ template <int T, int A> __device__ __forceinline__ void cyclic_factor(float *Ama
 #pragma unroll
         for (int a = 0; a < AR; a++) buf[p * C::S + a] = x[cyclic_slot(W, a, 0)];
     int my_info = 0;
-    cyclic_panel<T, A, 0>::run(x, buf, n, p, q, my_info);
+    cyclic_panel<T, A, 0, U>::run(x, buf, n, p, q, my_info);
 
     cyclic_group_sync<T>(); /* the last 1 / sqrt(pivot) is written */
     if (!real) return;
@@ -224,7 +239,31 @@ template <int T, int A> __device__ __forceinline__ void cyclic_factor(float *Ama
 template <int T, int A> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
     potrf_cyclic_kernel(float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block, int *info)
 {
-    cyclic_factor<T, A>(Amat, n, batch, chunk, first, per_block, info);
+    cyclic_factor<T, A, false>(Amat, n, batch, chunk, first, per_block, info);
+}
+
+/* The steps written out (U = true): with c a constant in every step, the step's addresses in the
+ * column buffers, its pivot's place, the owner tests (q == c) and the choice of the next column's slot
+ * are all constants: about 15 integer instructions of a step's 70-80 gone, and the chain from the
+ * barrier to the pivot's load with them (Nsight Compute, 1024 matrices of n = 50, 8 x 8 threads: 7.9
+ * million instructions; cuSolverDx's best 6.5 million). The cost is registers and code: the code is
+ * GC times as long, and the compiler keeps more values live (8 x 8, A = 7: 80 -> 116 registers). So
+ * it is a second kernel, taken only where the block count leaves the SMs room for it (see
+ * cyclic_launch_one) and only for the instances whose code stays small. Measured on the H100, same
+ * run, 1024 row-major matrices (one wave of blocks): n = 30, 40 (4 x 8) 11.8 -> 10.3 and 13.5 ->
+ * 11.7 us, n = 50..70 (8 x 8) 1.07-1.15x, n = 90 (8 x 16) 59.0 -> 49.3 us; but 1.5-2.1x slower at
+ * n = 100 and 128 (8 x 8, A = 13 and 16: as many blocks on an SM at n = 100, the code 8 times as
+ * long; spills at 128) and up to 1.4x slower on 1 GiB batches at every n (fewer blocks on an SM). */
+__host__ __device__ constexpr bool cyclic_unrolled(int T, int A)
+{
+    return cyclic_slot(cyclic_grid_cols(T) / cyclic_grid_rows(T), cyclic_grid_cols(T) / cyclic_grid_rows(T) * A, 0) <=
+           CYCLIC_UNROLLED_SLOTS;
+}
+
+template <int T, int A> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
+    potrf_cyclic_kernel_unrolled(float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block, int *info)
+{
+    if constexpr (cyclic_unrolled(T, A)) cyclic_factor<T, A, true>(Amat, n, batch, chunk, first, per_block, info);
 }
 
 /* Registers a thread: the compiler's choice, or, for the instances below, a cap under it that
@@ -248,7 +287,7 @@ template <int T, int A>
 __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK) __maxnreg__(cyclic_reg_cap(T, A) ? cyclic_reg_cap(T, A) : 255)
     potrf_cyclic_kernel_capped(float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block, int *info)
 {
-    cyclic_factor<T, A>(Amat, n, batch, chunk, first, per_block, info);
+    cyclic_factor<T, A, false>(Amat, n, batch, chunk, first, per_block, info);
 }
 
 #endif
