@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include "cuda_check.h"
 #include "grid_tasks.h"
+#include "launch_split.cuh"
 #include "grid_tf32x3.cuh"
 
 /* The tile (ti, tj) of the N x N matrix A (row stride ld), as a pointer to its first element. */
@@ -484,17 +485,6 @@ static int chain_overlap_supported()
     return cached[device] == 2;
 }
 
-/* The GPU's SMs (per device, asked once). */
-static int sm_count()
-{
-    static int cached[64];
-    int device;
-    CUDA_CHECK(cudaGetDevice(&device));
-    if (device >= 64) return 1;
-    if (!cached[device]) CUDA_CHECK(cudaDeviceGetAttribute(&cached[device], cudaDevAttrMultiProcessorCount, device));
-    return cached[device];
-}
-
 template <typename... Params, typename... Args>
 static void launch_chain(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared, cudaStream_t s, Args... args)
 {
@@ -571,7 +561,7 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
              * the other stream, and four times the blocks take SMs from it (8192 pairs 5.40 ->
              * 5.49, 16384 quads 28.7 -> 29.1). Below n = 1024 they lost too, for a reason not
              * yet found (64 x 256, quarters on its last column only: 97 -> 103-106 us). */
-            if (N >= 1024 && N <= 4096 && 2 * (size_t)(p->nt - c) * p->batch < (size_t)sm_count())
+            if (N >= 1024 && N <= 4096 && 2 * (size_t)(p->nt - c) * p->batch < (size_t)launch_sm_count())
                 launch_chain(update_column_kernel<KT, 2>, dim3(4 * (p->nt - c), p->batch), 256, 0, s, p->A, p->ld,
                              p->stride, k * T, origin);
             else

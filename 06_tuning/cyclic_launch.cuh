@@ -9,35 +9,38 @@
 #include "cyclic_kernel.cuh"
 #include "cyclic_kernel.h"
 
-/* How many blocks of `kernel` an SM holds; the SM count in *sms. */
-template <typename Kernel> static int cyclic_blocks_per_sm(Kernel kernel, int threads, size_t smem, int *sms)
+/* How many blocks of Kernel an SM holds with `threads` threads (a multiple of 16, at most
+ * CYCLIC_MAX_BLOCK) and `smem` bytes each: asked once per device and block size (the answer is a
+ * function of the kernel, the GPU and the block; asking at every launch cost microseconds of a
+ * 10-microsecond factorization). */
+template <auto Kernel> static int cyclic_blocks_per_sm(int threads, size_t smem)
 {
+    static int cache[64][CYCLIC_MAX_BLOCK / 16 + 1]; /* 0: not asked yet (or none fits) */
     int dev, per_sm;
     CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    int *c = dev < 64 ? &cache[dev][threads / 16] : NULL;
+    per_sm = c ? __atomic_load_n(c, __ATOMIC_ACQUIRE) : 0;
+    if (!per_sm) {
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, smem));
+        if (c) __atomic_store_n(c, per_sm, __ATOMIC_RELEASE);
+    }
     return per_sm;
 }
 
-/* Do `blocks` blocks of `kernel` fill the GPU at least CYCLIC_CAP_WAVES times over? */
+/* Do `blocks` blocks of Kernel fill the GPU at least CYCLIC_CAP_WAVES times over? */
 #define CYCLIC_CAP_WAVES 4
-template <typename Kernel> static bool cyclic_many_waves(Kernel kernel, size_t blocks, int threads, size_t smem)
+template <auto Kernel> static bool cyclic_many_waves(size_t blocks, int threads, size_t smem)
 {
-    int sms;
-    const int per_sm = cyclic_blocks_per_sm(kernel, threads, smem, &sms);
-    return blocks >= (size_t)CYCLIC_CAP_WAVES * sms * per_sm;
+    return blocks >= (size_t)CYCLIC_CAP_WAVES * launch_sm_count() * cyclic_blocks_per_sm<Kernel>(threads, smem);
 }
 
-/* Does `wide` (the unrolled kernel, more registers) hold on an SM as many of these blocks as they
- * would use there with `narrow`: all of them at once (one wave), or as many as `narrow` holds? */
-template <typename Wide, typename Narrow>
-static bool cyclic_room_for(Wide wide, Narrow narrow, size_t blocks, int threads, size_t smem)
+/* Does Wide (the unrolled kernel, more registers) hold on an SM as many of these blocks as they
+ * would use there with Narrow: all of them at once (one wave), or as many as Narrow holds? */
+template <auto Wide, auto Narrow> static bool cyclic_room_for(size_t blocks, int threads, size_t smem)
 {
-    int sms;
-    const size_t per_sm_wide = cyclic_blocks_per_sm(wide, threads, smem, &sms),
-                 per_sm_narrow = cyclic_blocks_per_sm(narrow, threads, smem, &sms);
-    const size_t used = (blocks + sms - 1) / sms; /* blocks an SM gets if all fit at once */
-    return per_sm_wide >= (used < per_sm_narrow ? used : per_sm_narrow);
+    const size_t wide = cyclic_blocks_per_sm<Wide>(threads, smem), narrow = cyclic_blocks_per_sm<Narrow>(threads, smem),
+                 sms = launch_sm_count(), used = (blocks + sms - 1) / sms; /* an SM's share if all fit at once */
+    return wide >= (used < narrow ? used : narrow);
 }
 
 template <int T, int A>
@@ -47,11 +50,11 @@ static int cyclic_launch_one(int per_block, int n, size_t batch, size_t chunk, f
                  blocks = (batch + per_block - 1) / per_block;
     bool capped = false; /* the register cap (cyclic_reg_cap) where the batch is many waves of blocks */
     if constexpr (cyclic_reg_cap(T, A) > 0)
-        capped = cyclic_many_waves(potrf_cyclic_kernel_capped<T, A>, blocks, per_block * T, smem);
+        capped = cyclic_many_waves<potrf_cyclic_kernel_capped<T, A>>(blocks, per_block * T, smem);
     bool unrolled = false; /* the steps written out where they cost no block a place on an SM */
     if constexpr (cyclic_unrolled(T, A))
-        unrolled = !capped && cyclic_room_for(potrf_cyclic_kernel_unrolled<T, A>, potrf_cyclic_kernel<T, A>, blocks,
-                                              per_block * T, smem);
+        unrolled = !capped && cyclic_room_for<potrf_cyclic_kernel_unrolled<T, A>, potrf_cyclic_kernel<T, A>>(
+                                  blocks, per_block * T, smem);
     launch_split(blocks, [&](unsigned k, size_t first_block) {
         if constexpr (cyclic_unrolled(T, A))
             if (unrolled) {

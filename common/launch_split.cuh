@@ -9,6 +9,7 @@
  *
  * The lambda launches `count` blocks that stand for blocks first_block .. first_block + count - 1
  * of the whole grid; every launch is followed by the check of the last error (KERNEL_CHECK).
+ * Also here: the GPU's SM count, cached per device (launch_sm_count).
  * Alone: make build/04_interleaved/cholesky_batched && build/04_interleaved/cholesky_batched --n 20 --batch 100000 */
 #ifndef LAUNCH_SPLIT_CUH
 #define LAUNCH_SPLIT_CUH
@@ -42,6 +43,20 @@ template <typename Kernel> static int launch_smem_optin(Kernel kernel, int (&cac
         if (dev < 64) __atomic_store_n(&cache[dev], optin, __ATOMIC_RELEASE);
     }
     return optin;
+}
+
+/* The current GPU's number of SMs, asked once per device (atomics: see launch_smem_optin). */
+static inline int launch_sm_count()
+{
+    static int cache[64];
+    int dev, sms;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    sms = dev < 64 ? __atomic_load_n(&cache[dev], __ATOMIC_ACQUIRE) : 0;
+    if (!sms) {
+        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        if (dev < 64) __atomic_store_n(&cache[dev], sms, __ATOMIC_RELEASE);
+    }
+    return sms;
 }
 
 #endif
