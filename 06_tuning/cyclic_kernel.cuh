@@ -113,62 +113,52 @@ template <int T, int A> struct cyclic_shape {
 };
 template <int T, int A> using cyclic_regs = float[cyclic_shape<T, A>::SLOTS];
 
-/* Step k = GC P + c of panel P (column k lives in column slot P at q = c). */
-template <int T, int A, int P> __device__ __forceinline__ void cyclic_step(int c, cyclic_regs<T, A> &x, float *buf,
-                                                                           int p, int q, int qr, int qa, int &my_info)
-{
-    typedef cyclic_shape<T, A> C;
-    constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR, S = C::S;
-    const int k = GC * P + c;
-    cyclic_group_sync<T>(); /* column k is complete in buffer k & 1 */
-    const float *col = buf + (k & 1) * C::B;
-    float *next = buf + ((k + 1) & 1) * C::B;
-    const float d = col[(k % GR) * S + k / GR];
-    float rv[AR], cr[AR], cv[A]; /* column k at my rows p + GR a, and at my columns q + GC b (over d) */
-    cyclic_read_row<AR, W * P>(col + p * S, rv);
-    cyclic_read_row<AR, W * P>(col + qr * S, cr);
-    if (!(d > 0.0f) && my_info == 0) my_info = k + 1;
-    const float inv = rsqrtf(d), dinv = inv * inv;
-#pragma unroll
-    for (int b = P; b < A; b++) cv[b] = (W == 1 ? cr[b] : qa ? cr[W * b + 1] : cr[W * b]) * dinv; /* c_jk / d */
-    if (q == c && p == 0) buf[2 * C::B + k] = inv; /* column k is scaled by it when stored */
-    const bool right = q > c;                      /* my column in slot P lies right of column k */
-#pragma unroll
-    for (int a = W * P; a < AR; a++) {
-        float &y = x[cyclic_slot(W, a, P)];
-        const float updated = fmaf(-rv[a], cv[P], y); /* A(i, j) - c_ik c_jk / d */
-        y = right ? updated : y;                      /* a select, not a branch: threads differ */
-#pragma unroll
-        for (int b = P + 1; b < A; b++)
-            if (a >= W * b) x[cyclic_slot(W, a, b)] = fmaf(-rv[a], cv[b], x[cyclic_slot(W, a, b)]);
-    }
-    if (c + 1 < GC) { /* column k + 1 is in the same slot, at q = c + 1 */
-        if (q == c + 1)
-#pragma unroll
-            for (int a = W * P; a < AR; a++) next[p * S + a] = x[cyclic_slot(W, a, P)];
-    } else if (P + 1 < A) { /* the next panel's first column: slot P + 1, q = 0 */
-        if (q == 0)
-#pragma unroll
-            for (int a = W * (P + 1); a < AR; a++) next[p * S + a] = x[cyclic_slot(W, a, P + 1)];
-    }
-}
-
-/* Panel P: steps c = 0 .. min(GC, n - GC P) - 1, then panel P + 1. U: the steps written out, c a
- * constant in each (see cyclic_unrolled below), else a loop. */
+/* Panel P: steps k = GC P + c for c = 0 .. min(GC, n - GC P) - 1, then panel P + 1. U: the steps
+ * written out, c a constant in each (see cyclic_unrolled below), else a loop. */
 template <int T, int A, int P, bool U> struct cyclic_panel {
     static __device__ __forceinline__ void run(cyclic_regs<T, A> &x, float *buf, int n, int p, int q, int &my_info)
     {
-        constexpr int GR = cyclic_shape<T, A>::GR, GC = cyclic_shape<T, A>::GC;
+        typedef cyclic_shape<T, A> C;
+        constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR, S = C::S;
         if (GC * P >= n) return;
         const int steps = n - GC * P < GC ? n - GC * P : GC;
         const int qr = q % GR, qa = q / GR; /* my columns q + GC b are buffer row qr, entries qa + W b */
-        if constexpr (U) {
+        constexpr int UNROLL = U ? GC : 1;
+#pragma unroll UNROLL
+        for (int c = 0; c < (U ? GC : steps); c++) {
+            if (U && c >= steps) continue;
+            const int k = GC * P + c;
+            cyclic_group_sync<T>(); /* column k is complete in buffer k & 1 */
+            const float *col = buf + (k & 1) * C::B;
+            float *next = buf + ((k + 1) & 1) * C::B;
+            const float d = col[(k % GR) * S + k / GR];
+            float rv[AR], cr[AR], cv[A]; /* column k at my rows p + GR a, and at my columns q + GC b (over d) */
+            cyclic_read_row<AR, W * P>(col + p * S, rv);
+            cyclic_read_row<AR, W * P>(col + qr * S, cr);
+            if (!(d > 0.0f) && my_info == 0) my_info = k + 1;
+            const float inv = rsqrtf(d), dinv = inv * inv;
 #pragma unroll
-            for (int c = 0; c < GC; c++)
-                if (c < steps) cyclic_step<T, A, P>(c, x, buf, p, q, qr, qa, my_info);
-        } else {
-#pragma unroll 1
-            for (int c = 0; c < steps; c++) cyclic_step<T, A, P>(c, x, buf, p, q, qr, qa, my_info);
+            for (int b = P; b < A; b++) cv[b] = (W == 1 ? cr[b] : qa ? cr[W * b + 1] : cr[W * b]) * dinv; /* c_jk / d */
+            if (q == c && p == 0) buf[2 * C::B + k] = inv; /* column k is scaled by it when stored */
+            const bool right = q > c;                      /* my column in slot P lies right of column k */
+#pragma unroll
+            for (int a = W * P; a < AR; a++) {
+                float &y = x[cyclic_slot(W, a, P)];
+                const float updated = fmaf(-rv[a], cv[P], y); /* A(i, j) - c_ik c_jk / d */
+                y = right ? updated : y;                      /* a select, not a branch: threads differ */
+#pragma unroll
+                for (int b = P + 1; b < A; b++)
+                    if (a >= W * b) x[cyclic_slot(W, a, b)] = fmaf(-rv[a], cv[b], x[cyclic_slot(W, a, b)]);
+            }
+            if (c + 1 < GC) { /* column k + 1 is in the same slot, at q = c + 1 */
+                if (q == c + 1)
+#pragma unroll
+                    for (int a = W * P; a < AR; a++) next[p * S + a] = x[cyclic_slot(W, a, P)];
+            } else if (P + 1 < A) { /* the next panel's first column: slot P + 1, q = 0 */
+                if (q == 0)
+#pragma unroll
+                    for (int a = W * (P + 1); a < AR; a++) next[p * S + a] = x[cyclic_slot(W, a, P + 1)];
+            }
         }
         cyclic_panel<T, A, P + 1, U>::run(x, buf, n, p, q, my_info);
     }
