@@ -293,7 +293,7 @@ static void check_pick(harness *h, const char *gpu, const tuned_places *pl, cons
     harness_check(h, ok, name, "rc %d, path %s, notice '%s'", rc, path, notice);
 }
 
-#define TABLE_CHOICE_TESTS 24
+#define TABLE_CHOICE_TESTS 25
 static void test_table_choice(harness *h)
 {
     char dir[] = "/tmp/test_tuning_XXXXXX", path[512], text[2048], own[600], tables[600], course[600], p1[700], p2[700],
@@ -311,6 +311,20 @@ static void test_table_choice(harness *h)
     harness_check(h, read && t.count == 5 && !strcmp(t.gpu, "Test GPU A"), "a written table reads back", "%s",
                   read ? t.gpu : err);
     if (!read) t.count = 0, t.e = NULL;
+    { /* a header line longer than the reader's buffer (a hand-written source note) */
+        char longer[2048], note[1200];
+        memset(note, 'x', sizeof note - 1);
+        note[sizeof note - 1] = '\0';
+        snprintf(longer, sizeof longer, "%s# source\t%s\n%s", table_head, note, table_body);
+        snprintf(path, sizeof path, "%s/long.tsv", dir);
+        write_text(path, longer);
+        tuned_table lt;
+        const int ok = tuned_table_read(path, &lt, err, sizeof err) == 0;
+        harness_check(h, ok && lt.count == 5 && strlen(lt.source) == sizeof lt.source - 1,
+                      "a header line past the reader's buffer is read (cut to fit)", "%s", ok ? lt.source : err);
+        if (ok) tuned_table_free(&lt);
+        remove(path);
+    }
     /* The class: nearest in log scale (5000 lies nearer 16384 than 1024); 1 GiB of n = 20 is 671 089. */
     check_choice(h, &t, 20, 1000, 0, "thread NB=4 x32 u1 c=32", "batch 1000 takes the 1024 class");
     check_choice(h, &t, 20, 20000, 0, "thread NB=4 x64 u2 c=64", "batch 20000 takes the 16384 class");

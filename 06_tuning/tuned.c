@@ -83,6 +83,16 @@ int tuned_table_read(const char *path, tuned_table *t, char *err, size_t len)
     int cap = 0, lineno = 0;
     while (fgets(line, sizeof line, f)) {
         lineno++;
+        if (!strchr(line, '\n') && !feof(f)) { /* longer than the buffer: a comment's rest is skipped */
+            int ch;
+            while ((ch = fgetc(f)) != EOF && ch != '\n') {}
+            if (line[0] != '#') {
+                snprintf(err, len, "%s:%d: a line longer than %zu characters", path, lineno, sizeof line - 2);
+                fclose(f);
+                tuned_table_free(t);
+                return -1;
+            }
+        }
         if (line[0] == '#') {
             header_value(line, "gpu", t->gpu, sizeof t->gpu);
             header_value(line, "commit", t->commit, sizeof t->commit);
