@@ -1,7 +1,8 @@
 /* sanitize_tuning.c - every stage 06 kernel once, small (make sanitize-stage-6 runs it under
  * compute-sanitizer): every rows instance (NMAX x threads per matrix, steps written out and the
  * loop) at an n inside its range with a partial last block and chunk, every cyclic instance
- * (G x slots) on row-major data with a partial last block, every staged instance (n = 1 ..
+ * (G x slots) on row-major data with a partial last block (batches this small take an instance's
+ * steps written out where it has them: cyclic_unrolled; its loop kernel is the one of earlier runs), every staged instance (n = 1 ..
  * STAGED_MAX_N) with a partial last block, and the thread kernel's right- and top-looking orders. */
 #include <stdio.h>
 #include "batched_small_run.h"
