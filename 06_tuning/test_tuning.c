@@ -293,7 +293,7 @@ static void check_pick(harness *h, const char *gpu, const tuned_places *pl, cons
     harness_check(h, ok, name, "rc %d, path %s, notice '%s'", rc, path, notice);
 }
 
-#define TABLE_CHOICE_TESTS 25
+#define TABLE_CHOICE_TESTS 26
 static void test_table_choice(harness *h)
 {
     char dir[] = "/tmp/test_tuning_XXXXXX", path[512], text[2048], own[600], tables[600], course[600], p1[700], p2[700],
@@ -329,6 +329,7 @@ static void test_table_choice(harness *h)
     check_choice(h, &t, 20, 1000, 0, "thread NB=4 x32 u1 c=32", "batch 1000 takes the 1024 class");
     check_choice(h, &t, 20, 20000, 0, "thread NB=4 x64 u2 c=64", "batch 20000 takes the 16384 class");
     check_choice(h, &t, 20, 5000, 0, "thread NB=4 x64 u2 c=64", "batch 5000 takes the 16384 class");
+    check_choice(h, &t, 20, 4096, 0, "thread NB=4 x64 u2 c=64", "batch 4096 (halfway) takes the larger class");
     check_choice(h, &t, 20, (size_t)1 << 24, 0, "thread NB=2 x64 u1 interleaved", "batch 2^24 takes the 1 GiB class");
     /* n outside the table: the nearest n whose entry takes this n. */
     check_choice(h, &t, 1, 1, 0, "thread NB=4 x32 u1 c=32", "n = 1 takes the nearest n (20)");

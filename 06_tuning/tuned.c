@@ -177,7 +177,12 @@ int tuned_choose(const tuned_table *t, int n, size_t batch, int rowmajor, batche
         if (e->rowmajor != want || batched_config_check(&e->cfg, n, msg, sizeof msg) != 0) continue;
         const double class_dist = fabs(log((double)batch) - log((double)tune_class_batch(e->cls, n)));
         const double score = class_dist * 1000 + abs(e->n - n); /* the class first, then n */
-        if (score < best_score) best_score = score, best = e;
+        /* Halfway between two classes (a batch of 4096 in log scale), the larger one: its entry is
+         * made for more than one wave of blocks, which such a batch already is (H100, gpu-mode's
+         * 4096 x 32: the 16384 entry 20.4 us, the 1024 one 23.2 us, two waves of its blocks). */
+        const int tie = best && fabs(score - best_score) < 1e-9;
+        if ((!tie && score < best_score) || (tie && tune_class_batch(e->cls, n) > tune_class_batch(best->cls, n)))
+            best_score = score, best = e;
     }
     if (!best) {
         snprintf(why, len, "the tuned table has no configuration that takes n = %d", n);
