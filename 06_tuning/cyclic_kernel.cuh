@@ -233,17 +233,18 @@ template <int T, int A> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
 }
 
 /* The steps written out (U = true): with c a constant in every step, the step's addresses in the
- * column buffers, its pivot's place, the owner tests (q == c) and the choice of the next column's slot
- * are all constants: about 15 integer instructions of a step's 70-80 gone, and the chain from the
- * barrier to the pivot's load with them (Nsight Compute, 1024 matrices of n = 50, 8 x 8 threads: 7.9
- * million instructions; cuSolverDx's best 6.5 million). The cost is registers and code: the code is
- * GC times as long, and the compiler keeps more values live (8 x 8, A = 7: 80 -> 116 registers). So
- * it is a second kernel, taken only where the block count leaves the SMs room for it (see
- * cyclic_launch_one) and only for the instances whose code stays small. Measured on the H100, same
- * run, 1024 row-major matrices (one wave of blocks): n = 30, 40 (4 x 8) 11.8 -> 10.3 and 13.5 ->
- * 11.7 us, n = 50..70 (8 x 8) 1.07-1.15x, n = 90 (8 x 16) 59.0 -> 49.3 us; but 1.5-2.1x slower at
- * n = 100 and 128 (8 x 8, A = 13 and 16: as many blocks on an SM at n = 100, the code 8 times as
- * long; spills at 128) and up to 1.4x slower on 1 GiB batches at every n (fewer blocks on an SM). */
+ * column buffers, its pivot's place, the owner tests (q == c) and the choice of the next column's
+ * slot are all constants, and the chain of integer instructions from the barrier to the pivot's
+ * load is gone (Nsight Compute, 1024 matrices of n = 50, 8 x 8 threads: 7.9 -> 6.0 million
+ * instructions, about 77 -> 59 a step per warp; cuSolverDx's best 6.5 million). The cost is
+ * registers and code: the code is GC times as long, and the compiler keeps more values live (8 x 8,
+ * A = 7: 80 -> 116 registers). So it is a second kernel, taken only where the block count leaves
+ * the SMs room for it (see cyclic_launch_one) and only for the instances whose code stays small.
+ * Measured on the H100, same run, 1024 row-major matrices (one wave of blocks): n = 30, 40 (4 x 8)
+ * 11.8 -> 10.3 and 13.5 -> 11.7 us, n = 50..70 (8 x 8) 1.07-1.15x, n = 90 (8 x 16) 59.0 -> 49.3 us;
+ * but 1.5-2.1x slower at n = 100 and 128 (8 x 8, A = 13 and 16: as many blocks on an SM at n = 100,
+ * the code 8 times as long; spills at 128) and up to 1.4x slower on 1 GiB batches at every n (half
+ * the warps resident at n = 50). */
 __host__ __device__ constexpr bool cyclic_unrolled(int T, int A)
 {
     return cyclic_slot(cyclic_grid_cols(T) / cyclic_grid_rows(T), cyclic_grid_cols(T) / cyclic_grid_rows(T) * A, 0) <=
