@@ -46,7 +46,9 @@
  * Memory: no staging. Each thread loads its slots straight from global memory (only the lower
  * triangle is read) and stores its factor entries and the zeros above the diagonal straight back:
  * a warp touches 32 / GC rows of GC consecutive floats per slot. That needs only that a matrix's
- * rows be contiguous: row-major data (chunk = 1) are read as they are, with no conversion.
+ * rows be contiguous: row-major data (chunk = 1) are read as they are, with no conversion. The
+ * largest instances (cyclic_progressive: 8 x 8, n = 89..128) store each panel's columns as soon as
+ * the next panel starts, and the zeros above the diagonal at once, instead of everything at the end.
  *
  * Rows and columns past n hold zeros and take no step. A failed matrix (pivot <= 0 or NaN) gets
  * info = k + 1 and carries on with garbage so that all threads take the same steps.
@@ -113,15 +115,69 @@ template <int T, int A> struct cyclic_shape {
 };
 template <int T, int A> using cyclic_regs = float[cyclic_shape<T, A>::SLOTS];
 
+/* Which instances store their factor panel by panel (cyclic_store_slot) instead of all at the end:
+ * the 8 x 8 grids with A >= 12 (n = 89..128). Measured on the H100, same run, the same configuration
+ * (rowmajor auto): 1 GiB of n = 90, 100, 128 1.10x, 1.25x, 1.20x faster (1.10 -> 1.00, 1.16 -> 0.93,
+ * 1.22 -> 1.01 ms), 1024 matrices of n = 100, 128 1.10x. There the final store loop, with the whole
+ * triangle still live, is where the registers ran out (A = 13 capped: 72 bytes of spills -> 0). For
+ * every smaller instance it lost, loop kernels and written-out ones alike (1 GiB of n = 40: 0.72 ->
+ * 1.37 ms; n = 50..70 0.6-0.8x; 1024 matrices of n = 60, 64, 90: 0.7-0.8x), so they keep the store at
+ * the end, with the code they had. */
+__host__ __device__ constexpr bool cyclic_progressive(int T, int A) { return T == 64 && A >= 12; }
+
+/* Where a thread's factor goes: its entry (p + GR a, q + GC b) is at row0 + a row_step + b col_step;
+ * store is false for the missing matrices of the last block. */
+struct cyclic_out {
+    float *row0;
+    size_t row_step, col_step;
+    bool store;
+};
+
+/* Column slot B of the factor, stored as soon as its columns are final (they are never updated
+ * after their own step): L(i, j) = x inv(j) on and below the diagonal, zeros above it in the slots
+ * that straddle it (the slots wholly above it were written at the start, cyclic_factor). Storing
+ * each panel's columns when the next panel starts, instead of the whole factor at the end, spreads
+ * the writes over the steps and frees the registers of the final store loop (cyclic_progressive says
+ * where that was measured faster). invs: 1 / sqrt(pivot) by column. */
+template <int T, int A, int B> __device__ __forceinline__ void
+cyclic_store_slot(const cyclic_regs<T, A> &x, const cyclic_out &o, const float *invs, int n, int p, int q)
+{
+    typedef cyclic_shape<T, A> C;
+    constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR;
+    const int j = q + GC * B;
+    if (!o.store || j >= n) return;
+    const float inv = invs[j];
+    float *dst = o.row0;
+    /* The address is formed here, not hoisted to the kernel's start: without this the compiler kept every
+     * slot's address live through all the steps (8 x 8, A = 8, measured with the store in every
+     * instance: 80 -> 157 registers). An empty asm the compiler cannot see through does that. */
+    asm volatile("" : "+l"(dst));
+    dst += (size_t)W * B * o.row_step + B * o.col_step;
+#pragma unroll
+    for (int a = W * B; a < AR; a++, dst += o.row_step) {
+        const int i = p + GR * a;
+        const float v =
+            (a >= W * B + W || j <= i) ? x[cyclic_slot(W, a, B)] * inv : 0.0f; /* below the diagonal whatever p, q */
+        if (i < n) *dst = v;
+    }
+}
+
 /* Panel P: steps k = GC P + c for c = 0 .. min(GC, n - GC P) - 1, then panel P + 1. U: the steps
  * written out, c a constant in each (see cyclic_unrolled below), else a loop. */
 template <int T, int A, int P, bool U> struct cyclic_panel {
-    static __device__ __forceinline__ void run(cyclic_regs<T, A> &x, float *buf, int n, int p, int q, int &my_info)
+    static __device__ __forceinline__ void run(cyclic_regs<T, A> &x, float *buf, const cyclic_out &o, int n, int p,
+                                               int q, int &my_info)
     {
         typedef cyclic_shape<T, A> C;
         constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR, S = C::S;
         if (GC * P >= n) return;
         const int steps = n - GC * P < GC ? n - GC * P : GC;
+        /* Panel P - 1 is final: out with it, behind a barrier of its own (the 1 / sqrt of its last column
+         * is then in shared memory). Inside the step loop, under c == 0, the compiler kept more registers. */
+        if constexpr (P > 0 && cyclic_progressive(T, A)) {
+            cyclic_group_sync<T>();
+            cyclic_store_slot<T, A, P - 1>(x, o, buf + 2 * C::B, n, p, q);
+        }
         const int qr = q % GR, qa = q / GR; /* my columns q + GC b are buffer row qr, entries qa + W b */
         constexpr int UNROLL = U ? GC : 1;
 #pragma unroll UNROLL
@@ -160,11 +216,29 @@ template <int T, int A, int P, bool U> struct cyclic_panel {
                     for (int a = W * (P + 1); a < AR; a++) next[p * S + a] = x[cyclic_slot(W, a, P + 1)];
             }
         }
-        cyclic_panel<T, A, P + 1, U>::run(x, buf, n, p, q, my_info);
+        cyclic_panel<T, A, P + 1, U>::run(x, buf, o, n, p, q, my_info);
     }
 };
 template <int T, int A, bool U> struct cyclic_panel<T, A, A, U> {
-    static __device__ __forceinline__ void run(cyclic_regs<T, A> &, float *, int, int, int, int &) {}
+    static __device__ __forceinline__ void run(cyclic_regs<T, A> &, float *, const cyclic_out &, int, int, int, int &)
+    {
+    }
+};
+
+/* The last panel's column slot (B = last), stored when all steps are done. */
+template <int T, int A, int B> struct cyclic_store_last {
+    static __device__ __forceinline__ void run(const cyclic_regs<T, A> &x, const cyclic_out &o, const float *invs,
+                                               int n, int p, int q, int last)
+    {
+        if (B == last) cyclic_store_slot<T, A, B>(x, o, invs, n, p, q);
+        else cyclic_store_last<T, A, B + 1>::run(x, o, invs, n, p, q, last);
+    }
+};
+template <int T, int A> struct cyclic_store_last<T, A, A> {
+    static __device__ __forceinline__ void run(const cyclic_regs<T, A> &, const cyclic_out &, const float *, int, int,
+                                               int, int)
+    {
+    }
 };
 
 /* The kernel's body; the entry points below differ in the registers they may use and in U. */
@@ -198,13 +272,33 @@ cyclic_factor(float *Amat, int n, size_t batch, size_t chunk, size_t first, int 
             x[cyclic_slot(W, a, bb)] = (real && i < n && j <= i) ? *src : 0.0f;
         }
     }
+    constexpr bool PROGRESSIVE = cyclic_progressive(T, A);
+    if (PROGRESSIVE && real) /* the zeros of the slots wholly above the diagonal (a < W b): nothing reads them */
+#pragma unroll
+        for (int a = 0; a < AR; a++) {
+            const int i = p + GR * a;
+            if (i >= n) break;
+            float *dst = row0 + a * row_step;
+#pragma unroll
+            for (int bb = 0; bb < A; bb++, dst += col_step) {
+                const int j = q + GC * bb;
+                if (j >= n) break;
+                if (a < W * bb) *dst = 0.0f;
+            }
+        }
     if (q == 0) /* column 0 into buffer 0 */
 #pragma unroll
         for (int a = 0; a < AR; a++) buf[p * C::S + a] = x[cyclic_slot(W, a, 0)];
     int my_info = 0;
-    cyclic_panel<T, A, 0, U>::run(x, buf, n, p, q, my_info);
+    const cyclic_out o = {row0, row_step, col_step, real};
+    cyclic_panel<T, A, 0, U>::run(x, buf, o, n, p, q, my_info); /* PROGRESSIVE: stores all panels but the last */
 
     cyclic_group_sync<T>(); /* the last 1 / sqrt(pivot) is written */
+    if (PROGRESSIVE) {
+        cyclic_store_last<T, A, 0>::run(x, o, buf + 2 * C::B, n, p, q, (n - 1) / GC);
+        if (r == 0 && real) info[b] = my_info;
+        return;
+    }
     if (!real) return;
     const float *invs = buf + 2 * C::B; /* 1 / sqrt(pivot) by column: L(i, j) = x invs[j] */
     /* The factor, and zeros above the diagonal (the slots a < W b, and j > i in the others). */
