@@ -29,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))  # common/course/ -> the course
 sys.path.insert(0, HERE)
 import course_kit  # noqa: E402
-from grading_common import environment_stamp, read_points  # noqa: E402
+from grading_common import environment_stamp, read_points, shown_points  # noqa: E402
 
 STAGES = {1: "stage-1", 2: "stage-2", 3: "stage-3", 4: "stage-4", 5: "stage-5", 6: "stage-6"}
 POINTS = {1: "01_serial/points.tsv", 2: "02_single_tile/points.tsv", 3: "03_left_right_top/points.tsv",
@@ -225,8 +225,8 @@ def main():
     print()
     print(f"{'stage':<9} {'learning goal':<34} {'points':>14}")
     for suite, g, pts, w in table:
-        print(f"{suite:<9} {g[:34]:<34} {(f'{pts:5.1f} / {w:g}' if w else 'sanity'):>14}")
-    print(f"{'total':<44} {total:5.1f} / {possible:g}")
+        print(f"{suite:<9} {g[:34]:<34} {(f'{shown_points(pts)} / {w:g}' if w else 'sanity'):>14}")
+    print(f"{'total':<44} {shown_points(total)} / {possible:g}")
     for x in notes:
         print(f"note: {x}")
     st = results["stamp"]

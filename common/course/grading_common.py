@@ -1,6 +1,7 @@
 """grading_common.py - what the test runner, the summary and the grader share: reading a stage's
 points table, and the environment stamp (GPU, driver, CUDA, commit, time) every result carries."""
 import datetime
+import math
 import os
 import subprocess
 
@@ -16,6 +17,12 @@ def read_points(path):
             p = line.rstrip("\n").split("\t")
             groups[p[0]] = (float(p[1]), p[2] if len(p) > 2 else "")
     return groups
+
+
+def shown_points(x):
+    """Points as printed, to one decimal, rounded DOWN: 14.98 of 15 shows as 14.9, never as a full-looking
+    15.0 (a run with a failure must not print a full total). The results files keep three decimals."""
+    return f"{math.floor(x * 10 + 1e-6) / 10:5.1f}"
 
 
 def _cmd(args):

@@ -13,6 +13,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from grading_common import shown_points  # noqa: E402
+
 
 def main(argv):
     out = None
@@ -36,15 +39,15 @@ def main(argv):
             total[k] += cnt[k]
         earned, possible = earned + sp, possible + sw
         not_here += sum(g["points_not_run"] for g in s["groups"])
-        pts = f"{sp:5.1f} / {sw:g}" if sw else "sanity (0 pts)"
+        pts = f"{shown_points(sp)} / {sw:g}" if sw else "sanity (0 pts)"
         print(f"{s['suite']:<44} {cnt['passed']:>7} {cnt['failed']:>7} {cnt['skipped']:>8} {pts:>15}")
         for g in s["groups"]:
-            gp = f"{g['points']:5.1f} / {g['weight']:g}" if g["weight"] else "sanity"
+            gp = f"{shown_points(g['points'])} / {g['weight']:g}" if g["weight"] else "sanity"
             print(f"  {g['group'][:42]:<42} {g['passed']:>7} {g['failed']:>7} {g['skipped']:>8} {gp:>15}")
         for p in s.get("problems", []):
             print(f"  !! {p}")
     print("-" * len(head))
-    print(f"{'points':<44} {'':>7} {'':>7} {'':>8} {earned:5.1f} / {possible:g}")
+    print(f"{'points':<44} {'':>7} {'':>7} {'':>8} {shown_points(earned)} / {possible:g}")
     if total["skipped"]:
         print(f"not run here: {total['skipped']} tests (they need a GPU, or a tool this machine lacks: the SKIP lines "
               f"say which); {not_here:.1f} points could not be earned on this machine (grading runs them on a GPU)")

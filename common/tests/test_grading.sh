@@ -108,6 +108,14 @@ harness_tests() {
     setup python3 common/course/run_suite.py --suite h --points "$tmp/points.tsv" --results "$tmp/hres" "bash $tmp/stray.sh" > "$tmp/stray.log" 2>&1
     record "a test in a group missing from points.tsv fails and is counted" $(python3 -c "import json,sys; g=json.load(open(sys.argv[1]))['groups']; sys.exit(0 if sum(x['failed'] for x in g) == 1 and sum(x['passed'] for x in g) == 1 else 1)" "$tmp/hres/h.json" && echo PASS || echo FAIL) \
         "$(python3 -c "import json,sys; print([(x['group'], x['passed'], x['failed']) for x in json.load(open(sys.argv[1]))['groups']])" "$tmp/hres/h.json" 2>&1)"
+    # A total short of full never prints as full: 12 x 499/500 + 3 = 14.976 of 15 was shown as "15.0 / 15"
+    # (one-decimal rounding), which reads as a clean run. Shown rounded down, it is 14.9.
+    printf 'a\t12\tgroup a\nb\t3\tgroup b\n' > "$tmp/round.tsv"
+    printf 'suite=r; source common/harness.sh; plan a 500; plan b 1; group a; for i in $(seq 499); do record "t$i" PASS x; done; record bad FAIL y; group b; record c PASS z; finish\n' > "$tmp/round.sh"
+    setup python3 common/course/run_suite.py --suite r --points "$tmp/round.tsv" --results "$tmp/rres" "bash $tmp/round.sh" > "$tmp/round-run.log" 2>&1
+    setup python3 common/course/test_summary.py "$tmp/rres/r.json" > "$tmp/round.log" 2>&1
+    record "14.976 of 15 points shows as 14.9, never as 15.0" $(grep -qE '^points .* 14\.9 / 15' "$tmp/round.log" && echo PASS || echo FAIL) \
+        "$(grep -E '^points' "$tmp/round.log" | tr -s ' ')"
 }
 
 discovery_tests() {
