@@ -15,16 +15,12 @@
  * 10-microsecond factorization). */
 template <auto Kernel> static int cyclic_blocks_per_sm(int threads, size_t smem)
 {
-    static int cache[64][CYCLIC_MAX_BLOCK / 16 + 1]; /* 0: not asked yet (or none fits) */
-    int dev, per_sm;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    int *c = dev < 64 ? &cache[dev][threads / 16] : NULL;
-    per_sm = c ? __atomic_load_n(c, __ATOMIC_ACQUIRE) : 0;
-    if (!per_sm) {
+    static int cache[CYCLIC_MAX_BLOCK / 16 + 1][64]; /* by block size, then device */
+    return launch_per_device(cache[threads / 16], [&](int) {
+        int per_sm;
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, smem));
-        if (c) __atomic_store_n(c, per_sm, __ATOMIC_RELEASE);
-    }
-    return per_sm;
+        return per_sm;
+    });
 }
 
 /* Do `blocks` blocks of Kernel fill the GPU at least CYCLIC_CAP_WAVES times over? */

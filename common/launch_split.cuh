@@ -9,7 +9,8 @@
  *
  * The lambda launches `count` blocks that stand for blocks first_block .. first_block + count - 1
  * of the whole grid; every launch is followed by the check of the last error (KERNEL_CHECK).
- * Also here: the GPU's SM count, cached per device (launch_sm_count).
+ * Also here: values asked once per device (launch_per_device): the GPU's SM count (launch_sm_count)
+ * and a kernel's shared-memory opt-in (launch_smem_optin).
  * Alone: make build/04_interleaved/cholesky_batched && build/04_interleaved/cholesky_batched --n 20 --batch 100000 */
 #ifndef LAUNCH_SPLIT_CUH
 #define LAUNCH_SPLIT_CUH
@@ -28,35 +29,43 @@ template <typename LaunchPart> static void launch_split(size_t blocks, LaunchPar
     }
 }
 
-/* Let `kernel` use all the shared memory the current GPU offers one block (past the default
- * 48 KiB), and say how much that is. The attribute belongs to the function and the device, so
- * it is set once per kernel and GPU: cache is a static int[64] of the caller's, one per kernel
- * (the driver may run one host thread per GPU, hence the atomics). */
-template <typename Kernel> static int launch_smem_optin(Kernel kernel, int (&cache)[64])
+/* A value of the current device, asked once and kept in cache[device] (0: not asked yet): ask(dev)
+ * is called the first time, and again only while it answers 0. Atomics: the driver may run one
+ * host thread per GPU. Devices past 64 are asked every time. */
+template <typename Ask> static int launch_per_device(int (&cache)[64], Ask ask)
 {
     int dev;
     CUDA_CHECK(cudaGetDevice(&dev));
-    int optin = dev < 64 ? __atomic_load_n(&cache[dev], __ATOMIC_ACQUIRE) : 0;
-    if (!optin) {
-        CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-        if (dev < 64) __atomic_store_n(&cache[dev], optin, __ATOMIC_RELEASE);
+    int v = dev < 64 ? __atomic_load_n(&cache[dev], __ATOMIC_ACQUIRE) : 0;
+    if (!v) {
+        v = ask(dev);
+        if (dev < 64) __atomic_store_n(&cache[dev], v, __ATOMIC_RELEASE);
     }
-    return optin;
+    return v;
 }
 
-/* The current GPU's number of SMs, asked once per device (atomics: see launch_smem_optin). */
+/* Let `kernel` use all the shared memory the current GPU offers one block (past the default
+ * 48 KiB), and say how much that is. The attribute belongs to the function and the device, so
+ * it is set once per kernel and GPU: cache is a static int[64] of the caller's, one per kernel. */
+template <typename Kernel> static int launch_smem_optin(Kernel kernel, int (&cache)[64])
+{
+    return launch_per_device(cache, [&](int dev) {
+        int optin;
+        CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+        return optin;
+    });
+}
+
+/* The current GPU's number of SMs, asked once per device. */
 static inline int launch_sm_count()
 {
     static int cache[64];
-    int dev, sms;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    sms = dev < 64 ? __atomic_load_n(&cache[dev], __ATOMIC_ACQUIRE) : 0;
-    if (!sms) {
+    return launch_per_device(cache, [](int dev) {
+        int sms;
         CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        if (dev < 64) __atomic_store_n(&cache[dev], sms, __ATOMIC_RELEASE);
-    }
-    return sms;
+        return sms;
+    });
 }
 
 #endif
