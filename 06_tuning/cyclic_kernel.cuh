@@ -241,6 +241,26 @@ template <int T, int A> struct cyclic_store_last<T, A, A> {
     }
 };
 
+/* Every entry (i, j), i, j < n, of my slots, row slot by row slot: f(a, b, i, j, its address). The
+ * loops are written out, so a and b are constants in f once it is inlined. */
+template <int T, int A, typename F> __device__ __forceinline__ void
+cyclic_each_entry(float *row0, size_t row_step, size_t col_step, int n, int p, int q, F f)
+{
+    typedef cyclic_shape<T, A> C;
+#pragma unroll
+    for (int a = 0; a < C::AR; a++) {
+        const int i = p + C::GR * a;
+        if (i >= n) break;
+        float *dst = row0 + a * row_step;
+#pragma unroll
+        for (int bb = 0; bb < A; bb++, dst += col_step) {
+            const int j = q + C::GC * bb;
+            if (j >= n) break;
+            f(a, bb, i, j, dst);
+        }
+    }
+}
+
 /* The kernel's body; the entry points below differ in the registers they may use and in U. */
 template <int T, int A, bool U> __device__ __forceinline__ void
 cyclic_factor(float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block, int *info)
@@ -274,18 +294,9 @@ cyclic_factor(float *Amat, int n, size_t batch, size_t chunk, size_t first, int 
     }
     constexpr bool PROGRESSIVE = cyclic_progressive(T, A);
     if (PROGRESSIVE && real) /* the zeros of the slots wholly above the diagonal (a < W b): nothing reads them */
-#pragma unroll
-        for (int a = 0; a < AR; a++) {
-            const int i = p + GR * a;
-            if (i >= n) break;
-            float *dst = row0 + a * row_step;
-#pragma unroll
-            for (int bb = 0; bb < A; bb++, dst += col_step) {
-                const int j = q + GC * bb;
-                if (j >= n) break;
-                if (a < W * bb) *dst = 0.0f;
-            }
-        }
+        cyclic_each_entry<T, A>(row0, row_step, col_step, n, p, q, [&](int a, int bb, int, int, float *dst) {
+            if (a < W * bb) *dst = 0.0f;
+        });
     if (q == 0) /* column 0 into buffer 0 */
 #pragma unroll
         for (int a = 0; a < AR; a++) buf[p * C::S + a] = x[cyclic_slot(W, a, 0)];
@@ -302,21 +313,12 @@ cyclic_factor(float *Amat, int n, size_t batch, size_t chunk, size_t first, int 
     if (!real) return;
     const float *invs = buf + 2 * C::B; /* 1 / sqrt(pivot) by column: L(i, j) = x invs[j] */
     /* The factor, and zeros above the diagonal (the slots a < W b, and j > i in the others). */
-#pragma unroll
-    for (int a = 0; a < AR; a++) {
-        const int i = p + GR * a;
-        if (i >= n) break;
-        float *dst = row0 + a * row_step;
-#pragma unroll
-        for (int bb = 0; bb < A; bb++, dst += col_step) {
-            const int j = q + GC * bb;
-            if (j >= n) break;
-            float v = 0.0f;
-            if (a >= W * bb + W) v = x[cyclic_slot(W, a, bb)] * invs[j]; /* below the diagonal whatever p, q */
-            else if (a >= W * bb && j <= i) v = x[cyclic_slot(W, a, bb)] * invs[j];
-            *dst = v;
-        }
-    }
+    cyclic_each_entry<T, A>(row0, row_step, col_step, n, p, q, [&](int a, int bb, int i, int j, float *dst) {
+        float v = 0.0f;
+        if (a >= W * bb + W) v = x[cyclic_slot(W, a, bb)] * invs[j]; /* below the diagonal whatever p, q */
+        else if (a >= W * bb && j <= i) v = x[cyclic_slot(W, a, bb)] * invs[j];
+        *dst = v;
+    });
     if (r == 0) info[b] = my_info;
 }
 
