@@ -81,30 +81,30 @@ void enqueue_lookahead_pairs(const grid_plan *p, cudaStream_t main, cudaStream_t
 
 void enqueue_lookahead_quads(const grid_plan *p, cudaStream_t main, cudaStream_t side, cudaEvent_t events[2])
 {
-    // BEGIN SOLUTION: four panels per round, left-looking inside it; the next four columns on main, the rest on side with K = 4T
+    // BEGIN SOLUTION: four panels per round (grid_round_panels: eight in the first rounds of a large matrix), left-looking inside it; the next round's columns on main, the rest on side with K = panels T
     // stub: enqueue_lookahead_pairs(p, main, side, events); /* optional: until you write it, the pairs' schedule */
-    enum { G = 4 }; /* panels per round */
     cudaEvent_t panels_done = events[0], rest_done = events[1];
     int rest_pending = 0;
-    for (int k = 0; k < p->nt; k += G) { /* columns k .. k+G-1 have every update from before the round */
-        const int panels = p->nt - k < G ? p->nt - k : G;
+    for (int k = 0, next; k < p->nt; k = next) { /* columns k .. next-1 have every update from before the round */
+        const int G = grid_round_panels(p, k), panels = p->nt - k < G ? p->nt - k : G;
+        next = k + panels; /* the next round's first column, and the one after it: */
+        const int after = next < p->nt ? next + grid_round_panels(p, next) : p->nt;
         for (int j = 0; j < panels; j++) {
             if (j > 0) launch_update_group_tasks(p, k, j, k + j, k + j + 1, main); /* by the round's panels so far */
             launch_potrf_task(p, k + j, main);
             launch_trsm_tasks(p, k + j, main);
         }
-        if (k + 2 * G < p->nt) { /* the bulk waits for the round's panels */
+        if (after < p->nt) { /* the bulk waits for the round's panels */
             CUDA_CHECK(cudaEventRecord(panels_done, main));
             CUDA_CHECK(cudaStreamWaitEvent(side, panels_done, 0));
         }
-        if (rest_pending) { /* the next G columns got the previous round's bulk */
+        if (rest_pending) { /* the next round's columns got the previous round's bulk */
             CUDA_CHECK(cudaStreamWaitEvent(main, rest_done, 0));
             rest_pending = 0;
         }
-        if (k + G < p->nt)
-            launch_update_group_tasks(p, k, panels, k + G, k + 2 * G, main); /* the next round's columns */
-        if (k + 2 * G < p->nt) {
-            launch_update_group_tasks(p, k, panels, k + 2 * G, p->nt, side); /* the rest, K = GT */
+        if (next < p->nt) launch_update_group_tasks(p, k, panels, next, after, main); /* the next round's columns */
+        if (after < p->nt) {
+            launch_update_group_tasks(p, k, panels, after, p->nt, side); /* the rest, K = panels T */
             CUDA_CHECK(cudaEventRecord(rest_done, side));
             rest_pending = 1;
         }

@@ -546,6 +546,27 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
     const update_kernel kernel = update_kernel_for<128, KT>(p, &shared);
     if (last == p->nt && last > first + 1) { /* the trailing triangle */
         const int origin = first * T, blocks128 = (N - origin + 127) / 128;
+        const size_t triangle128 = (size_t)blocks128 * (blocks128 + 1) / 2 * p->batch;
+        if constexpr (KT == T) {
+            /* The look-ahead's tensor-core bulk in blocks of 64 x 64 while the blocks of 128 would be
+             * one to four waves (two blocks per SM): its last wave is then a short one. That is
+             * where the bulk is still on the critical path (main waits for it before the column
+             * after next). H100, same run, look-ahead tf32x3: n = 4096 1.437 -> 1.392 ms, 8192
+             * 6.81 -> 6.71, 3072 and 5120 1-3 % (all steps in 64 blocks); below one wave (every step of
+             * n = 2048) 64 blocks lost 3 % (0.524 -> 0.540 ms), and the fp32 kernel of 64 lost
+             * everywhere (4096 1.47 -> 1.67 ms), as did the pairs' and quads' bulk (K = 128, 256). */
+            const size_t wave = 2 * (size_t)launch_sm_count();
+            if (p->math == GRID_TF32X3 && triangle128 >= wave && triangle128 < 4 * wave) {
+                const int blocks64 = (N - origin + 63) / 64;
+                const size_t shared64 = tc_shared_bytes<64>();
+                allow_shared(update_tf32x3_kernel<64, KT>, shared64);
+                update_tf32x3_kernel<64, KT>
+                    <<<dim3(blocks64 * (blocks64 + 1) / 2, p->batch), TC_THREADS, shared64, s>>>(p->A, p->ld, p->stride,
+                                                                                                 N, k * T, origin, 0);
+                KERNEL_CHECK();
+                return;
+            }
+        }
         kernel<<<dim3(blocks128 * (blocks128 + 1) / 2, p->batch), threads, shared, s>>>(p->A, p->ld, p->stride, N,
                                                                                         k * T, origin, 0);
         KERNEL_CHECK();
@@ -605,8 +626,17 @@ extern "C" void launch_update_group_tasks(const grid_plan *p, int k, int panels,
     case 1: update_launch<GRID_TILE, GRID_TILE>(p, k, first, last, s); break;
     case 2: update_launch<GRID_TILE, 2 * GRID_TILE>(p, k, first, last, s); break;
     case 3: update_launch<GRID_TILE, 3 * GRID_TILE>(p, k, first, last, s); break;
-    default: update_launch<GRID_TILE, 4 * GRID_TILE>(p, k, first, last, s); break;
+    case 4: update_launch<GRID_TILE, 4 * GRID_TILE>(p, k, first, last, s); break;
+    case 5: update_launch<GRID_TILE, 5 * GRID_TILE>(p, k, first, last, s); break;
+    case 6: update_launch<GRID_TILE, 6 * GRID_TILE>(p, k, first, last, s); break;
+    case 7: update_launch<GRID_TILE, 7 * GRID_TILE>(p, k, first, last, s); break;
+    default: update_launch<GRID_TILE, 8 * GRID_TILE>(p, k, first, last, s); break;
     }
+}
+
+extern "C" int grid_round_panels(const grid_plan *p, int k)
+{
+    return p->math == GRID_TF32X3 && p->nt - k >= GRID_EIGHT_PANELS_FROM ? 8 : 4;
 }
 
 extern "C" void launch_update_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s)

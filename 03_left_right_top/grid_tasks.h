@@ -71,8 +71,17 @@ void launch_update_pair_tasks(const grid_plan *p, int k, int first, int last, cu
  * first >= k + panels. Columns: any band first..last-1 (one column: a block per tile or quarter
  * tile; more: blocks of 128 x 128 down each two of them), or everything from first on (last = nt: the triangle).
  * launch_update_tasks and launch_update_pair_tasks are this with 1 and 2 panels. */
-#define GRID_MAX_PANELS 4
+#define GRID_MAX_PANELS 8
 void launch_update_group_tasks(const grid_plan *p, int k, int panels, int first, int last, cudaStream_t s);
+/* Panels in the quads' round that starts at tile column k: 4, or 8 with the tensor-core updates
+ * while at least GRID_EIGHT_PANELS_FROM tile columns remain (n >= 10240 there). Eight panels read
+ * and write the trailing matrix half as often again (K = 8T), but make the chain of a round twice
+ * as long: worth it only while the bulk update of a round takes longer than the next round's chain.
+ * H100, same run, quads tf32x3: n = 16384 28.6-29.1 -> 27.7 ms, 12288 13.7-13.8 -> 13.4; with 8
+ * panels in every round 16384 was level and 12288 5 % slower (14.5 ms), from 96 columns left on
+ * 16384 28.4 and 8192 4 % slower (5.62 -> 5.86 ms). */
+#define GRID_EIGHT_PANELS_FROM 160
+int grid_round_panels(const grid_plan *p, int k);
 
 /* The frame around the steps (grid_cholesky.c), for `batch` matrices: the caller's n x n ones
  * packed n * n apart, the padded ones N x N apart. When n is not a multiple of T, the tasks work on

@@ -11,7 +11,8 @@
  *   - a batch (potrf_grid_batched): n = 1..256 x 5 matrices with a non-SPD and a NaN matrix among
  *     SPD ones, guard matrices and infos, every mode; one batch past a launch's 65535 matrices.
  *   - the tensor-core updates (GRID_TF32X3): all of the above in the look-ahead, pairs and quads modes,
- *     held to the same checks and tolerances as fp32 (0 points: the tasks are provided code), and
+ *     held to the same checks and tolerances as fp32 (0 points: the tasks are provided code), n = 10816
+ *     (the quads' first two rounds of eight panels, grid_round_panels) checked as n = 4097, and
  *     Gram matrices (not diagonally dominant) whose forward error must be within 8x cuSOLVER's.
  *   - a left-looking schedule written here from the provided tasks (n = 320, 1024): two updates of
  *     one column back to back on the chain, which the reference schedules never launch.
@@ -400,6 +401,8 @@ static void test_tensor(harness *h)
     test_accuracy(h);
     check_large(h, GRID_TF32X3, 4097, 0);
     check_large(h, GRID_TF32X3, 4096, 4000);
+    /* the quads' rounds of eight panels (grid_round_panels): two of them, then rounds of four */
+    check_large(h, GRID_TF32X3, GRID_TILE * (GRID_EIGHT_PANELS_FROM + 9), 0);
     for (int s = 0; s < NBATCHED_SIZES; s++) {
         check_batched(h, GRID_LOOKAHEAD, GRID_TF32X3, batched_sizes[s], BATCHED_COUNT);
         check_batched(h, GRID_PAIRS, GRID_TF32X3, batched_sizes[s], BATCHED_COUNT);
@@ -517,7 +520,7 @@ int main(void)
     const int matrices = nspd_sizes + N_ILLCOND + N_FAILS + N_NANS; /* test_sizes and test_failures */
     harness_plan(&h, GROUP, modes_checked(GRID_FP32) * (matrices + 2));
     harness_plan(&h, BATCH_GROUP, NBATCHED_TESTS);
-    harness_plan(&h, TENSOR_GROUP, modes_checked(GRID_TF32X3) * (matrices + 2) + NGRAM_TESTS + NTENSOR_BATCHED);
+    harness_plan(&h, TENSOR_GROUP, modes_checked(GRID_TF32X3) * (matrices + 3) + NGRAM_TESTS + NTENSOR_BATCHED);
     harness_plan(&h, SCHEDULE_GROUP, N_LEFT_SIZES);
     harness_plan(&h, "whole GPU argument checks", N_REFUSED_CALLS);
     char reason[256];
