@@ -46,6 +46,32 @@ int oracle_potrf_host(int n, const float *A, float *L)
     return info;
 }
 
+int oracle_potrf_double_host(int n, const float *A, double *L64)
+{
+    const size_t nn = (size_t)n * n;
+    for (size_t e = 0; e < nn; e++) L64[e] = A[e];
+    double *d_A, *d_work;
+    int *d_info, lwork = 0, info = -1;
+    cusolverDnHandle_t handle;
+    CUSOLVER_CHECK(cusolverDnCreate(&handle));
+    CUDA_CHECK(cudaMalloc((void **)&d_A, nn * sizeof(double)));
+    CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
+    CUDA_CHECK(cudaMemcpy(d_A, L64, nn * sizeof(double), cudaMemcpyHostToDevice));
+    /* row-major lower = column-major upper, as in oracle_single_run */
+    CUSOLVER_CHECK(cusolverDnDpotrf_bufferSize(handle, CUBLAS_FILL_MODE_UPPER, n, d_A, n, &lwork));
+    CUDA_CHECK(cudaMalloc((void **)&d_work, (size_t)(lwork > 0 ? lwork : 1) * sizeof(double)));
+    CUSOLVER_CHECK(cusolverDnDpotrf(handle, CUBLAS_FILL_MODE_UPPER, n, d_A, n, d_work, lwork, d_info));
+    CUDA_CHECK(cudaMemcpy(L64, d_A, nn * sizeof(double), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(d_work));
+    CUDA_CHECK(cudaFree(d_info));
+    CUDA_CHECK(cudaFree(d_A));
+    CUSOLVER_CHECK(cusolverDnDestroy(handle));
+    for (size_t e = 0; e < nn; e++)
+        if (e % n > e / n) L64[e] = 0.0;
+    return info;
+}
+
 void oracle_batched_setup(oracle_batched *o, int n, float *d_A, size_t count)
 {
     o->n = n;

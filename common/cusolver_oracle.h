@@ -21,6 +21,11 @@ extern "C" {
  * Returns info. */
 int oracle_potrf_host(int n, const float *A, float *L);
 
+/* One matrix in float64 on the GPU (cusolverDnDpotrf on A widened): the reference for orders whose
+ * O(n^3) float64 factor would take minutes on the CPU. L64 gets the factor with a zero upper part.
+ * Returns info. */
+int oracle_potrf_double_host(int n, const float *A, double *L64);
+
 /* A batch, host in and out, cusolverDnSpotrfBatched; info[count]. */
 void oracle_potrf_batched_host(int n, size_t count, const float *A, float *L, int *info);
 
