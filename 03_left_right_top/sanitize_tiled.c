@@ -22,7 +22,7 @@
  * update_launch). */
 static void tensor_bulk_in_64_blocks(int device)
 {
-    int sms, info_ok = 1;
+    int sms, accepted = 1;
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     const int n = 256;
     const size_t count = 3 * (size_t)sms, bytes = count * n * n * sizeof(float);
@@ -31,10 +31,10 @@ static void tensor_bulk_in_64_blocks(int device)
     CUDA_CHECK(cudaMalloc((void **)&d_A, bytes));
     CUDA_CHECK(cudaMalloc((void **)&d_info, count * sizeof(int)));
     CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
-    if (potrf_grid_math(GRID_LOOKAHEAD, GRID_TF32X3, n, count, d_A, NULL, d_info) != 0) info_ok = 0;
+    if (potrf_grid_math(GRID_LOOKAHEAD, GRID_TF32X3, n, count, d_A, NULL, d_info) != 0) accepted = 0;
     CUDA_CHECK(cudaMemcpy(L, d_A, bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(info, d_info, count * sizeof(int), cudaMemcpyDeviceToHost));
-    if (!info_ok) fprintf(stderr, "FAILED potrf_grid_math refused the batch\n");
+    if (!accepted) fprintf(stderr, "FAILED potrf_grid_math refused the batch\n");
     small_check("whole GPU lookahead tf32x3 (64 x 64 tensor-core bulk) n=256 batch=3xSMs", n, count, A, L, info);
     CUDA_CHECK(cudaFree(d_A));
     CUDA_CHECK(cudaFree(d_info));
