@@ -35,7 +35,7 @@ grid_mode grid_default_mode(int n) { return grid_default_batched_mode(n, 1); }
 grid_mode grid_default_batched_mode(int n, size_t batch)
 {
     const size_t nt = ((size_t)n + GRID_TILE - 1) / GRID_TILE;
-    if (nt > 128) return GRID_QUADS;
+    if (nt > GRID_QUADS_FROM_TILES || (batch == 1 && nt > GRID_TWO_PANELS_ABOVE_TILES)) return GRID_QUADS;
     return batch * nt * nt > 4096 ? GRID_PAIRS : GRID_LOOKAHEAD;
 }
 

@@ -29,20 +29,21 @@ const char *grid_math_name(grid_math math); /* "fp32", "tf32x3" */
 int grid_math_parse(const char *name);      /* the math, or -1 */
 
 /* The fastest mode for n, measured on the H100: the look-ahead up to n = 4096 (its critical path
- * is shorter), the pairs above (the updates, most of the work there, run 1.25x faster with K = 2T),
- * the quads past n = 8192 (K = 4T: 16384 31.8 vs 34.4 ms, 32768 236 vs 269; at 8192 the pairs
- * still win, 6.13 vs 6.49, the quads' longer chain inside a round costs more than it saves). */
+ * is shorter), the quads above: past n = 8192 in rounds of 4 or 8 panels (K = 4T: 16384 31.8 vs
+ * 34.4 ms for the pairs, 32768 236 vs 269), at n = 4097 .. 8192 in rounds of 2 panels, then of 1
+ * for the last 47 columns (grid_round_panels: 8192 5.25 vs 5.38 ms for the pairs, 6144 2.89 vs
+ * 3.03; with rounds of 4 the pairs won at 8192, 6.13 vs 6.49). */
 grid_mode grid_default_mode(int n);
 
 /* The same for a batch, by the tiles a step's update touches (batch x nt^2, nt = tiles a side):
  * the look-ahead while they are few (its critical path is shorter), the pairs past 4096 (the
- * update is most of the time; reading the trailing matrices half as often wins), the quads for
- * matrices past n = 8192 (nt > 128) only: on batches of smaller ones they lost to the pairs at every
- * shape of make bench-gpumode (640 x 512 2.07 vs 2.00 ms, 60 x 1024 1.18 vs 1.10, 8 x 2048 1.31 vs
- * 1.19). One matrix: the rule above (nt = 64 at n = 4096). Measured on the H100 (make
- * bench-gpumode, GRID_MODE=...): 640 x 512 3.00 vs 3.39 ms, 60 x 1024 1.94 vs 2.26, 8 x 2048 2.03
- * vs 2.26 for the pairs; 16 x 512 0.23 vs 0.27, 4 x 1024 0.47 vs 0.55, 2 x 2048 1.01 vs 1.12 for
- * the look-ahead. */
+ * update is most of the time; reading the trailing matrices half as often wins). The quads only
+ * for matrices past n = 8192 (nt > 128) and for one matrix past n = 4096 (the rule above): on
+ * batches of smaller ones they lost to the pairs at every shape of make bench-gpumode, in rounds
+ * of 4 panels (640 x 512 2.07 vs 2.00 ms, 60 x 1024 1.18 vs 1.10, 8 x 2048 1.31 vs 1.19).
+ * Measured on the H100 (make bench-gpumode, GRID_MODE=...): 640 x 512 3.00 vs 3.39 ms, 60 x 1024
+ * 1.94 vs 2.26, 8 x 2048 2.03 vs 2.26 for the pairs; 16 x 512 0.23 vs 0.27, 4 x 1024 0.47 vs
+ * 0.55, 2 x 2048 1.01 vs 1.12 for the look-ahead. */
 grid_mode grid_default_batched_mode(int n, size_t batch);
 
 /* The updates' arithmetic for n x batch: the tensor cores (GRID_TF32X3) from 4096 tiles a step

@@ -547,6 +547,9 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
     if (last == p->nt && last > first + 1) { /* the trailing triangle */
         const int origin = first * T, blocks128 = (N - origin + 127) / 128;
         const size_t triangle128 = (size_t)blocks128 * (blocks128 + 1) / 2 * p->batch;
+        update_kernel triangle = kernel;
+        size_t triangle_shared = shared;
+        int per_side = blocks128; /* blocks along a side of the triangle */
         if constexpr (KT == T) {
             /* The look-ahead's tensor-core bulk in blocks of 64 x 64 while the blocks of 128 would be
              * one to four waves (two blocks per SM): its last wave is then a short one. That is
@@ -557,18 +560,14 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
              * everywhere (4096 1.47 -> 1.67 ms), as did the pairs' and quads' bulk (K = 128, 256). */
             const size_t wave = 2 * (size_t)launch_sm_count();
             if (p->math == GRID_TF32X3 && triangle128 >= wave && triangle128 < 4 * wave) {
-                const int blocks64 = (N - origin + 63) / 64;
-                const size_t shared64 = tc_shared_bytes<64>();
-                allow_shared(update_tf32x3_kernel<64, KT>, shared64);
-                update_tf32x3_kernel<64, KT>
-                    <<<dim3(blocks64 * (blocks64 + 1) / 2, p->batch), TC_THREADS, shared64, s>>>(p->A, p->ld, p->stride,
-                                                                                                 N, k * T, origin, 0);
-                KERNEL_CHECK();
-                return;
+                triangle = update_tf32x3_kernel<64, KT>;
+                triangle_shared = tc_shared_bytes<64>();
+                allow_shared(triangle, triangle_shared);
+                per_side = (N - origin + 63) / 64;
             }
         }
-        kernel<<<dim3(blocks128 * (blocks128 + 1) / 2, p->batch), threads, shared, s>>>(p->A, p->ld, p->stride, N,
-                                                                                        k * T, origin, 0);
+        triangle<<<dim3(per_side * (per_side + 1) / 2, p->batch), threads, triangle_shared, s>>>(
+            p->A, p->ld, p->stride, N, k * T, origin, 0);
         KERNEL_CHECK();
         return;
     }
@@ -636,7 +635,10 @@ extern "C" void launch_update_group_tasks(const grid_plan *p, int k, int panels,
 
 extern "C" int grid_round_panels(const grid_plan *p, int k)
 {
-    return p->math == GRID_TF32X3 && p->nt - k >= GRID_EIGHT_PANELS_FROM ? 8 : 4;
+    const int left = p->nt - k; /* tile columns from k on */
+    if (p->nt > GRID_QUADS_FROM_TILES) return p->math == GRID_TF32X3 && left >= GRID_EIGHT_PANELS_FROM ? 8 : 4;
+    if (p->nt > GRID_TWO_PANELS_ABOVE_TILES) return left >= GRID_TWO_PANELS_FROM ? 2 : 1;
+    return 4;
 }
 
 extern "C" void launch_update_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s)

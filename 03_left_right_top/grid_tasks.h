@@ -73,14 +73,26 @@ void launch_update_pair_tasks(const grid_plan *p, int k, int first, int last, cu
  * launch_update_tasks and launch_update_pair_tasks are this with 1 and 2 panels. */
 #define GRID_MAX_PANELS 8
 void launch_update_group_tasks(const grid_plan *p, int k, int panels, int first, int last, cudaStream_t s);
-/* Panels in the quads' round that starts at tile column k: 4, or 8 with the tensor-core updates
- * while at least GRID_EIGHT_PANELS_FROM tile columns remain (n >= 10240 there). Eight panels read
- * and write the trailing matrix half as often again (K = 8T), but make the chain of a round twice
- * as long: worth it only while the bulk update of a round takes longer than the next round's chain.
- * H100, same run, quads tf32x3: n = 16384 28.6-29.1 -> 27.7 ms, 12288 13.7-13.8 -> 13.4; with 8
- * panels in every round 16384 was level and 12288 5 % slower (14.5 ms), from 96 columns left on
- * 16384 28.4 and 8192 4 % slower (5.62 -> 5.86 ms). */
+/* Panels in the quads' round that starts at tile column k, by the matrix's size (nt tiles a side):
+ * - nt > GRID_QUADS_FROM_TILES (n > 8192): 4, or 8 with the tensor-core updates while at least
+ *   GRID_EIGHT_PANELS_FROM tile columns remain (n >= 10240 there). Eight panels read and write
+ *   the trailing matrix half as often again (K = 8T), but make the chain of a round twice as long:
+ *   worth it only while the bulk update of a round takes longer than the next round's chain.
+ *   H100, same run, quads tf32x3: n = 16384 28.6-29.1 -> 27.7 ms, 12288 13.7-13.8 -> 13.4; with 8
+ *   panels in every round 16384 was level and 12288 5 % slower (14.5 ms), from 96 columns left on
+ *   16384 28.4 and 8192 4 % slower (5.62 -> 5.86 ms).
+ * - GRID_TWO_PANELS_ABOVE_TILES < nt <= GRID_QUADS_FROM_TILES (n = 4097 .. 8192): 2 while at least
+ *   GRID_TWO_PANELS_FROM columns remain, then 1: the pairs' K = 2T where the bulk is long, the
+ *   look-ahead's short chain at the end, where the bulk no longer hides it. H100, same run, one
+ *   matrix, against the pairs (the default there before): tf32x3 n = 4160 1.66 -> 1.49 ms, 5120
+ *   2.24 -> 2.09, 6144 3.03 -> 2.89, 7168 4.09-4.11 -> 3.97, 8192 5.38-5.40 -> 5.25-5.26; fp32 4160
+ *   1.90 -> 1.65, 8192 7.47 -> 7.15. At n = 4096 (nt = 64) the look-ahead stays ahead (1.39 ms
+ *   against 1.40-1.41 with this rule), so smaller matrices keep rounds of 4 when asked for quads.
+ * - otherwise 4. */
 #define GRID_EIGHT_PANELS_FROM 160
+#define GRID_QUADS_FROM_TILES 128
+#define GRID_TWO_PANELS_ABOVE_TILES 64
+#define GRID_TWO_PANELS_FROM 48
 int grid_round_panels(const grid_plan *p, int k);
 
 /* The frame around the steps (grid_cholesky.c), for `batch` matrices: the caller's n x n ones
