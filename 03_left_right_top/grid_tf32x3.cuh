@@ -152,11 +152,18 @@ template <int BM, int KT> __global__ void __launch_bounds__(TC_THREADS, TC_MIN_B
     };
 
     /* The block of C is read only at the end: ask for it now, so it comes from the L2 then and not
-     * from DRAM (BM rows of BM floats: BM / 32 lines of 128 bytes a row, a few per thread). */
-    for (int line = tid; line < BM * (BM / 32); line += TC_THREADS) {
-        const int row = line / (BM / 32), col = (line % (BM / 32)) * 32;
-        if (i0 + row < N && j0 + col < N)
-            asm volatile("prefetch.global.L2 [%0];" ::"l"(A + (size_t)(i0 + row) * ld + j0 + col));
+     * from DRAM (BM rows of BM floats: BM / 32 lines of 128 bytes a row, a few per thread). Only
+     * where the main loop is long enough to pay for it (K >= 256: the quads' rounds of four and
+     * eight panels; 16384 47.6 -> 42.8 ms when it came in). With K = 64 and 128 the early requests
+     * got in the way of the chain's kernels beside the update (H100, same run, tf32x3: 4096
+     * look-ahead 1.391-1.392 -> 1.372-1.373 ms, 8192 quads in rounds of 2 and 1 5.24-5.25 ->
+     * 5.13-5.14). */
+    if constexpr (KT >= 256) {
+        for (int line = tid; line < BM * (BM / 32); line += TC_THREADS) {
+            const int row = line / (BM / 32), col = (line % (BM / 32)) * 32;
+            if (i0 + row < N && j0 + col < N)
+                asm volatile("prefetch.global.L2 [%0];" ::"l"(A + (size_t)(i0 + row) * ld + j0 + col));
+        }
     }
 
     float acc[MT][NT][4];
