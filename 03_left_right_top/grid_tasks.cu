@@ -566,8 +566,8 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
                 per_side = (N - origin + 63) / 64;
             }
         }
-        triangle<<<dim3(per_side * (per_side + 1) / 2, p->batch), threads, triangle_shared, s>>>(
-            p->A, p->ld, p->stride, N, k * T, origin, 0);
+        triangle<<<dim3(per_side * (per_side + 1) / 2, p->batch), threads, triangle_shared, s>>>(p->A, p->ld, p->stride,
+                                                                                                 N, k * T, origin, 0);
         KERNEL_CHECK();
         return;
     }
