@@ -97,56 +97,121 @@ template <int T> __device__ __forceinline__ void store_part(const float (&x)[T /
     for (int j = 0; j < T / TASK_Q; j++) row[TASK_Q * j + q] = x[j];
 }
 
-/* x[j] -= f v[j] for my columns c = Q j + q > C (C a compile-time column): v is my part of a dealt
- * vector, read a float4 at a time from shared memory. Parts j < C / Q lie left of C for every q. */
-template <int T, int C>
-__device__ __forceinline__ void update_part(float (&x)[T / TASK_Q], float f, const float *v, int q)
+/* x[j] -= sum_m f[m] v[m][j] for my columns c = Q j + q > C (C a compile-time column): v[m] are my
+ * parts of P dealt vectors, read a float4 at a time from shared memory. Parts j < C / Q lie left of
+ * C for every q. */
+template <int T, int C, int P> __device__ __forceinline__ void update_part(float (&x)[T / TASK_Q], const float (&f)[P],
+                                                                           const float *const (&v)[P], int q)
 {
     constexpr int W = T / TASK_Q, J = C / TASK_Q;
 #pragma unroll
     for (int j4 = J / 4 * 4; j4 < W; j4 += 4) {
-        const float4 w4 = *reinterpret_cast<const float4 *>(v + j4);
-        const float w[4] = {w4.x, w4.y, w4.z, w4.w};
+        float vs[P][4];
+#pragma unroll
+        for (int m = 0; m < P; m++) {
+            const float4 v4 = *reinterpret_cast<const float4 *>(v[m] + j4);
+            vs[m][0] = v4.x, vs[m][1] = v4.y, vs[m][2] = v4.z, vs[m][3] = v4.w;
+        }
 #pragma unroll
         for (int u = 0; u < 4; u++) {
             const int j = j4 + u;
             if (j < J) continue;
-            if (j > J || TASK_Q * j + q > C) x[j] = fmaf(-f, w[u], x[j]);
+            if (j > J || TASK_Q * j + q > C)
+#pragma unroll
+                for (int m = 0; m < P; m++) x[j] = fmaf(-f[m], vs[m][u], x[j]);
         }
     }
 }
 
-/* POTRF, column J: the owners publish column J (as updated so far) into a dealt buffer, one
- * barrier, then every thread reads the pivot and its row's entry, and the row's four threads
- * update their columns c > J: a_rc -= l_rJ l_cJ. Double-buffered, so one barrier per column is
- * enough (a thread cannot write column J+2's buffer before all passed column J+1's barrier).
+/* POTRF: P consecutive columns per barrier, J .. J + P - 1 (P divides Q, so they are all my part's
+ * entry J / Q, owned by threads q = J % Q .. J % Q + P - 1 of each row). Their owners publish them
+ * (as updated through column J - 1) into dealt buffers, one barrier, then every thread reads the
+ * P x P diagonal block B at (J, J) and its row's P entries a_r, and finishes the P columns itself:
+ * it factors B = L_B L_B^T (P square roots in a row), solves L_B l_r = a_r for its row's entries of
+ * the factor, and updates its columns c > J + P - 1 by all P at once:
+ *   a_rc -= sum_m l_rm l_cm = sum_m f_m a_cm,  f = L_B^-T l_r,
+ * with the buffered (unscaled) columns a_cm, since l_c = L_B^-1 a_c. Why more than one column per
+ * barrier: the POTRF is the first link of the critical path (issue 24), a chain of T barriers,
+ * each followed by a shared-memory load and a square root before anyone can go on; P columns pay
+ * that once, and the per-column bookkeeping once, for a few more square roots and multiply-adds in
+ * every thread. Measured on the H100, same run, default mode and math, P = 1 / 2 / 4:
+ * n = 1024 0.238 / 0.230 / 0.228 ms, 2048 0.513 / 0.499 / 0.496, 4096 1.368 / 1.345 / 1.337
+ * (two runs each; 8192 within the runs' spread). Double-buffered, so one barrier per group is
+ * enough (a thread cannot write group G + 2's buffers before all passed group G + 1's barrier).
  * Rows above J compute values nobody reads. A recursive template rather than a loop so that every
- * index into x[] is a compile-time constant whatever the compiler's unrolling limits. */
+ * index into x[] is a compile-time constant whatever the compiler's unrolling limits.
+ * -DPOTRF_COLUMNS_PER_BARRIER=1 or 2 builds the others, to compare. */
+#ifndef POTRF_COLUMNS_PER_BARRIER
+#define POTRF_COLUMNS_PER_BARRIER 4
+#endif
+constexpr int POTRF_P = POTRF_COLUMNS_PER_BARRIER;
+
 template <int T, int J> struct potrf_columns {
-    static __device__ __forceinline__ void run(float (&x)[T / TASK_Q], float (*column)[task_shape<T>::VEC], int r,
-                                               int q, int k, int *info, bool &reported)
+    static_assert(TASK_Q % POTRF_P == 0 && J % POTRF_P == 0, "a group of columns shares a part entry");
+    static __device__ __forceinline__ void run(float (&x)[T / TASK_Q], float (*column)[POTRF_P][task_shape<T>::VEC],
+                                               int r, int q, int k, int *info, bool &reported)
     {
         typedef task_shape<T> S;
-        constexpr int OWNER = J % TASK_Q, JL = J / TASK_Q;
-        float *col = column[J & 1];
-        if (q == OWNER) col[S::at(r)] = x[JL];
+        constexpr int P = POTRF_P, OWNER = J % TASK_Q, JL = J / TASK_Q;
+        const float *v[P];
+#pragma unroll
+        for (int m = 0; m < P; m++) {
+            float *col = column[J / P & 1][m];
+            if (q == OWNER + m) col[S::at(r)] = x[JL];
+            v[m] = col + q * S::S;
+        }
         __syncthreads();
-        const float pivot = col[S::at(J)], mine = col[S::at(r)];
-        if (threadIdx.x == 0 && !reported && !(pivot > 0.0f)) { // <= 0 or NaN: the first failing minor
-            atomicCAS(info, 0, k * T + J + 1);                  // an earlier step's failure stays
+        float lb[P][P], inv[P], lr[P]; // L_B (lower), 1 / its diagonal, my row's l_r
+        int failed = 0;
+#pragma unroll
+        for (int m = 0; m < P; m++) {
+            const float *col = column[J / P & 1][m];
+#pragma unroll
+            for (int i = m; i < P; i++) lb[i][m] = col[S::at(J + i)];
+            lr[m] = col[S::at(r)];
+        }
+#pragma unroll
+        for (int m = 0; m < P; m++) {
+            float d = lb[m][m];
+#pragma unroll
+            for (int t = 0; t < m; t++) d = fmaf(-lb[m][t], lb[m][t], d);
+            if (!(d > 0.0f) && failed == 0) failed = J + m + 1; // <= 0 or NaN: the first failing minor
+            /* 1/sqrt in one instruction (2 ulp), nothing slower on the chain: the correctly rounded
+             * __frsqrt_rn made the task 1.5x slower (23 us vs 15 us, Nsight Compute, H100). */
+            inv[m] = rsqrtf(d);
+#pragma unroll
+            for (int i = m + 1; i < P; i++) {
+                float a = lb[i][m];
+#pragma unroll
+                for (int t = 0; t < m; t++) a = fmaf(-lb[i][t], lb[m][t], a);
+                lb[i][m] = a * inv[m];
+            }
+#pragma unroll
+            for (int t = 0; t < m; t++) lr[m] = fmaf(-lr[t], lb[m][t], lr[m]);
+            lr[m] *= inv[m];
+        }
+        if (threadIdx.x == 0 && !reported && failed) {
+            atomicCAS(info, 0, k * T + failed); // an earlier step's failure stays
             reported = true;
         }
-        /* 1/sqrt in one instruction (2 ulp), nothing slower on the chain: the correctly rounded
-         * __frsqrt_rn made the task 1.5x slower (23 us vs 15 us, Nsight Compute, H100). */
-        const float inv = rsqrtf(pivot), l = mine * inv; // l_rJ (row J: the pivot's root)
-        if (q == OWNER) x[JL] = l;
-        update_part<T, J>(x, l * inv, col + (q * S::S), q); // a_rc -= l_rJ * a_cJ / s = l_rJ l_cJ
-        potrf_columns<T, J + 1>::run(x, column, r, q, k, info, reported);
+        float f[P]; // L_B^-T l_r
+#pragma unroll
+        for (int m = P - 1; m >= 0; m--) {
+            float a = lr[m];
+#pragma unroll
+            for (int t = m + 1; t < P; t++) a = fmaf(-lb[t][m], f[t], a);
+            f[m] = a * inv[m];
+        }
+#pragma unroll
+        for (int m = 0; m < P; m++)
+            if (q == OWNER + m) x[JL] = lr[m];
+        update_part<T, J + P - 1, P>(x, f, v, q);
+        potrf_columns<T, J + P>::run(x, column, r, q, k, info, reported);
     }
 };
 template <int T> struct potrf_columns<T, T> {
-    static __device__ __forceinline__ void run(float (&)[T / TASK_Q], float (*)[task_shape<T>::VEC], int, int, int,
-                                               int *, bool &)
+    static __device__ __forceinline__ void run(float (&)[T / TASK_Q], float (*)[POTRF_P][task_shape<T>::VEC], int, int,
+                                               int, int *, bool &)
     {
     }
 };
@@ -155,7 +220,7 @@ template <int T> __global__ void __launch_bounds__(T *TASK_Q)
     potrf_task_kernel(float *A, size_t ld, size_t stride, int k, int *info)
 {
     chain_wait_and_release();
-    __shared__ __align__(16) float column[2][task_shape<T>::VEC];
+    __shared__ __align__(16) float column[2][POTRF_P][task_shape<T>::VEC];
     const int r = threadIdx.x / TASK_Q, q = threadIdx.x % TASK_Q;
     A += blockIdx.y * stride; // the batch: matrix blockIdx.y, its own info
     info += blockIdx.y;
@@ -182,7 +247,9 @@ template <int T, int C> struct trsm_columns { // recursive for the reason potrf_
         constexpr int OWNER = C % TASK_Q, JL = C / TASK_Q;
         const float xc = __shfl_sync(0xffffffffu, x[JL] * inv_diag[C], OWNER, TASK_Q); // a multiply, not a division
         if (q == OWNER) x[JL] = xc;
-        update_part<T, C>(x, xc, Lt + C * S::VEC + q * S::S, q);
+        const float f[1] = {xc};
+        const float *const v[1] = {Lt + C * S::VEC + q * S::S};
+        update_part<T, C, 1>(x, f, v, q);
         trsm_columns<T, C + 1>::run(x, Lt, inv_diag, q);
     }
 };
