@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""plot_tuning.py [RESULTS_DIR] [OUT_DIR] - the figures of the stage 06 README, from the sweep
-(tune_*.csv, `make tune`), the benchmark (bench_*.csv, `make bench-stage-6`) and the frameworks
-(frameworks_*.csv, common/course/frameworks.py). One question per figure; GPU and commit in titles.
-Default: 06_tuning/results -> 06_tuning/."""
+"""plot_tuning.py [RESULTS_DIR] [OUT_DIR] [GPU] - the figures of the stage 06 README for one GPU, from
+its sweep (tune_GPU.csv, `make tune`) and one benchmark run (bench_GPU.csv: `make bench-stage-6`,
+with cuSolverDx, and common/course/frameworks.py appending torch, cupy and jax to the same CSV; a
+frameworks_GPU.csv beside it is read too). One question per figure; GPU and commits in titles.
+Default: 06_tuning/results -> 06_tuning/, GPU h100."""
 import csv
 import glob
 import math
@@ -26,17 +27,43 @@ def read(pattern):
     return rows
 
 
+FAMILIES = {"cyclic": "cyclic (2D-cyclic grid of threads)", "staged": "staged (one thread, row-major)",
+            "grid": "grid (stage 03 tile tasks)", "tiles": "tiles (stage 02 helpers)"}
+
+
 def family(r):
     if r["kernel"] == "rows":
         return "rows, steps written out" if r["unroll"] == "0" else "rows, loop over k"
     if r["kernel"] == "thread":
         return f"thread, {r['order']}-looking"
-    return "tiles (stage 02 helpers)"
+    return FAMILIES.get(r["kernel"], r["kernel"])
 
 
 def stamp(rows):
-    r = rows[0]
-    return f"{r.get('gpu', '?')}, commit {r.get('commit', '?')}"
+    commits = sorted({r.get("commit", "?") for r in rows})
+    which = f"commit {commits[0]}" if len(commits) == 1 else f"commits {', '.join(commits)}"
+    return f"{rows[0].get('gpu', '?')}, {which}"
+
+
+# The benchmark's rows drawn beside the sweep's families: the course's answer for a user's
+# (row-major) data, the strongest peer, cuSOLVER; the frameworks are every other name.
+PEERS = {"rowmajor auto": ("k", "-", "o", 2.4), "cuSolverDx best": ("darkviolet", "-.", "^", 1.6),
+         "cusolverDnSpotrfBatched": ("dimgrey", "--", "o", 1.0)}
+NMAX = 128  # the batched course's range (the sweep's few larger n are stage 03's business)
+
+
+def bench_series(bench, label):
+    """name -> sorted [(n, ms)] of one class (label "(1 GiB)" or "(1024)"), the configuration dropped"""
+    out = defaultdict(list)
+    for r in bench:
+        v = r["variant"]
+        if not v.endswith(label) or "(batch sweep)" in v or r.get("verified") not in ("yes", "reference"):
+            continue
+        name = v[: -len(label)].strip().split(":")[0]
+        if name in ("auto", "fixed", "cuSolverDx suggested"):
+            continue
+        out[name].append((int(r["n"]), float(r["median_ms"])))
+    return {k: sorted(v) for k, v in out.items()}
 
 
 def best_by(rows, key):
@@ -60,21 +87,22 @@ def fig_roofline(tune, bench, fw, out):
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.6), sharey=True)
     copy = {(int(r["n"]), r["class"]): float(r["copy_ms"]) for r in tune}
     for ax, cls in zip(axes, CLASSES):
-        rows = [r for r in tune if r["class"] == cls]
+        rows = [r for r in tune if r["class"] == cls and int(r["n"]) <= NMAX]
         best = best_by(rows, lambda r: (family(r), int(r["n"])))
         for fam in sorted({k[0] for k in best}):
             pts = sorted((n, 100 * copy[(n, cls)] / t) for (f, n), (t, _) in best.items() if f == fam)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], label=fam, lw=1.4)
-        cus = sorted({(int(r["n"]), 100 * float(r["copy_ms"]) / float(r["cusolver_ms"])) for r in rows
-                      if float(r["cusolver_ms"]) > 0})
-        ax.plot([p[0] for p in cus], [p[1] for p in cus], "k--", marker="o", ms=3, label="cusolverDnSpotrfBatched")
         label = "(1 GiB)" if cls == "1GiB" else "(1024)"
-        bcopy = {int(r["n"]): float(r["copy_ms"]) for r in bench if r["variant"].endswith(label) and float(r["copy_ms"]) > 0}
-        for name in sorted({r["variant"].rsplit(" (", 1)[0] for r in fw}):
-            pts = sorted((int(r["n"]), 100 * bcopy[int(r["n"])] / float(r["median_ms"])) for r in fw
-                         if r["variant"] == f"{name} {label}" and int(r["n"]) in bcopy)
-            if pts:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], ":", marker="s", ms=3, label=name)
+        bcopy = {int(r["n"]): float(r["copy_ms"]) for r in bench
+                 if r["variant"].endswith(label) and float(r["copy_ms"] or 0) > 0}
+        for name, pts in sorted(bench_series(bench + fw, label).items()):
+            pts = [(n, 100 * bcopy[n] / t) for n, t in pts if n in bcopy]
+            if not pts:
+                continue
+            color, style, marker, lw = PEERS.get(name, (None, ":", "s", 1.0))
+            shown = "rowmajor auto (the course, benchmark run)" if name == "rowmajor auto" else name
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], linestyle=style, color=color, marker=marker, ms=3,
+                    lw=lw, label=shown)
         ax.axhline(50, color="grey", lw=0.6)
         ax.set_title(CLASSES[cls], fontsize=10)
         ax.set_xlabel("n")
@@ -82,7 +110,8 @@ def fig_roofline(tune, bench, fw, out):
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("% of the copy roofline (higher is better)")
     legend_outside(axes[1])
-    fig.suptitle(f"Best configuration per kernel family vs the libraries - {stamp(tune)}", fontsize=10)
+    fig.suptitle(f"Best configuration per kernel family (sweep: {stamp(tune)})\nvs the libraries and the course's "
+                 f"auto in one benchmark run ({stamp(bench) if bench else 'none'})", fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "roofline_by_family.png"), dpi=110)
 
@@ -111,7 +140,8 @@ def fig_heatmap(tune, out):
         ax.set_ylabel("threads per matrix T")
         ax.set_title(f"n = {n}: time / best", fontsize=10)
     fig.colorbar(im, ax=axes, shrink=0.8, label="time relative to the best (1 = best)")
-    fig.suptitle(f"Rows kernel, 1 GiB batches: threads per matrix x matrices per block - {stamp(tune)}", fontsize=10)
+    fig.suptitle(f"Rows kernel, 1 GiB batches: threads per matrix x matrices per block - "
+                 f"{stamp([r for r in tune if r['kernel'] == 'rows'])}", fontsize=10, y=1.03)
     fig.savefig(os.path.join(out, "rows_heatmap.png"), dpi=110, bbox_inches="tight")
 
 
@@ -144,7 +174,7 @@ def fig_orders_unroll(tune, out):
     axes[1].set_title("unrolling the left-looking update loop", fontsize=10)
     axes[1].grid(alpha=0.3)
     axes[1].legend(fontsize=8)
-    fig.suptitle(f"Thread-per-matrix kernel, 1 GiB batches - {stamp(tune)}", fontsize=10)
+    fig.suptitle(f"Thread-per-matrix kernel, 1 GiB batches - {stamp(rows)}", fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "thread_orders_unroll.png"), dpi=110)
 
@@ -177,9 +207,12 @@ def fig_batch(bench, out):
 def main():
     res = sys.argv[1] if len(sys.argv) > 1 else "06_tuning/results"
     out = sys.argv[2] if len(sys.argv) > 2 else "06_tuning"
-    tune, bench, fw = read(f"{res}/tune_*.csv"), read(f"{res}/bench_*.csv"), read(f"{res}/frameworks_*.csv")
+    gpu = sys.argv[3] if len(sys.argv) > 3 else "h100"
+    tune, runs = read(f"{res}/tune_{gpu}.csv"), read(f"{res}/bench_{gpu}.csv")
+    bench = [r for r in runs if r["stage"] != "frameworks"]
+    fw = [r for r in runs if r["stage"] == "frameworks"] + read(f"{res}/frameworks_{gpu}.csv")
     if not tune:
-        print(f"plot_tuning: no sweep rows in {res}/tune_*.csv: run make tune; nothing drawn")
+        print(f"plot_tuning: no sweep rows in {res}/tune_{gpu}.csv: run make tune; nothing drawn")
         return 0
     fig_roofline(tune, bench, fw, out)
     fig_heatmap(tune, out)
@@ -187,7 +220,7 @@ def main():
     if bench:
         fig_batch(bench, out)
     else:
-        print(f"plot_tuning: no benchmark rows in {res}/bench_*.csv: the batch-size figure is not drawn")
+        print(f"plot_tuning: no benchmark rows in {res}/bench_{gpu}.csv: the batch-size figure is not drawn")
     print(f"plot_tuning: figures in {out}/")
     return 0
 

@@ -6,7 +6,7 @@ each. Appends rows to CSV (default $BENCH_CSV, else build/bench.csv) in the form
 common/report.c, stage "frameworks", so the table and the plots show them beside cuSOLVER.
 
   batched (default): an (batch, n, n) array, the batches of `make bench-stage-6` (1 GiB of
-                     matrices and 1024 matrices, n = 20, 30, ..., 100)
+                     matrices and 1024 matrices, n = 20, 30, ..., 100, 64 and 128)
   --single:          ONE n x n matrix, the sizes of `make bench-stage-3` (n = 256 .. 16384)
   --gpumode:         the (batch, n) grid of gpu-mode's Cholesky leaderboard (`make bench-gpumode`,
                      06_tuning/bench_gpumode.c); BENCH_MAX_N=N leaves out larger n
@@ -43,6 +43,20 @@ def spd_batch(xp, batch, n, seed):
     xp.random.seed(seed)
     b = xp.random.standard_normal((batch, n, n), dtype="float32")
     return b @ b.transpose(0, 2, 1) / n + xp.eye(n, dtype="float32")
+
+
+def git_commit():
+    """The commit as the Makefile stamps it (GIT_COMMIT), for a run started outside make."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True, text=True,
+                              timeout=10)
+        if head.returncode != 0:
+            return "unknown"
+        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=here, timeout=10).returncode != 0
+        return head.stdout.strip() + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
 
 
 def frameworks():
@@ -133,7 +147,7 @@ def main():
     if not fws:
         print("frameworks: none of torch, cupy, jax can run here; nothing to time")
         return 0
-    default_ns = "256 512 1024 2048 4096 8192 16384" if single else "20 30 40 50 60 70 80 90 100"
+    default_ns = "256 512 1024 2048 4096 8192 16384" if single else "20 30 40 50 60 64 70 80 90 100 128"
     ns = [int(x) for x in (os.environ.get("BENCH_NS") or default_ns).replace(",", " ").split()]
     classes = ((("(one matrix)", lambda n: 1),) if single else
                (("(1 GiB)", lambda n: -(-(1 << 30) // (n * n * 4))), ("(1024)", lambda n: 1024)))
@@ -142,7 +156,7 @@ def main():
         max_n = int(os.environ.get("BENCH_MAX_N") or 65536)
         runs = [("(gpumode)", n, batch) for batch, n in GPUMODE_SHAPES if n <= max_n]
     gpu, cc, drv = gpu_stamp()
-    commit = os.environ.get("GIT_COMMIT", "unknown")
+    commit = os.environ.get("GIT_COMMIT") or git_commit()
     new = not os.path.exists(path) or os.path.getsize(path) == 0
     with open(path, "a", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS)
