@@ -108,12 +108,24 @@ template <int N, int F> __device__ __forceinline__ void cyclic_read_row(const fl
     }
 }
 
-/* The register array of one thread, and the shape of instance (T, A). */
-template <int T, int A> struct cyclic_shape {
-    static constexpr int GR = cyclic_grid_rows(T), GC = cyclic_grid_cols(T), W = GC / GR, AR = W * A;
+/* Row slots: W A cover the NMAX = GC A columns' rows. A wide grid (W = 2) also has an instance with
+ * one row slot less (cyclic_trimmed_rows), for n <= GR (W A - 1): see cyclic_launch_one. */
+__host__ __device__ constexpr int cyclic_full_rows(int T, int A)
+{
+    return cyclic_grid_cols(T) / cyclic_grid_rows(T) * A;
+}
+__host__ __device__ constexpr int cyclic_trimmed_rows(int T, int A)
+{
+    return cyclic_grid_cols(T) == 2 * cyclic_grid_rows(T) ? cyclic_full_rows(T, A) - 1 : 0; /* 0: none */
+}
+
+/* The register array of one thread, and the shape of instance (T, A, R): R row slots. */
+template <int T, int A, int R> struct cyclic_shape {
+    static constexpr int GR = cyclic_grid_rows(T), GC = cyclic_grid_cols(T), W = GC / GR, AR = R;
+    static_assert(R == cyclic_full_rows(T, A) || R == cyclic_trimmed_rows(T, A), "full rows, or one slot less (W = 2)");
     static constexpr int SLOTS = cyclic_slot(W, AR, 0), S = cyclic_stride(AR), B = GR * S;
 };
-template <int T, int A> using cyclic_regs = float[cyclic_shape<T, A>::SLOTS];
+template <int T, int A, int R> using cyclic_regs = float[cyclic_shape<T, A, R>::SLOTS];
 
 /* Which instances store their factor panel by panel (cyclic_store_slot) instead of all at the end:
  * the 8 x 8 grids with A >= 12 (n = 89..128). Measured on the H100, same run, the same configuration
@@ -139,10 +151,10 @@ struct cyclic_out {
  * each panel's columns when the next panel starts, instead of the whole factor at the end, spreads
  * the writes over the steps and frees the registers of the final store loop (cyclic_progressive says
  * where that was measured faster). invs: 1 / sqrt(pivot) by column. */
-template <int T, int A, int B> __device__ __forceinline__ void
-cyclic_store_slot(const cyclic_regs<T, A> &x, const cyclic_out &o, const float *invs, int n, int p, int q)
+template <int T, int A, int R, int B> __device__ __forceinline__ void
+cyclic_store_slot(const cyclic_regs<T, A, R> &x, const cyclic_out &o, const float *invs, int n, int p, int q)
 {
-    typedef cyclic_shape<T, A> C;
+    typedef cyclic_shape<T, A, R> C;
     constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR;
     const int j = q + GC * B;
     if (!o.store || j >= n) return;
@@ -164,11 +176,11 @@ cyclic_store_slot(const cyclic_regs<T, A> &x, const cyclic_out &o, const float *
 
 /* Panel P: steps k = GC P + c for c = 0 .. min(GC, n - GC P) - 1, then panel P + 1. U: the steps
  * written out, c a constant in each (see cyclic_unrolled below), else a loop. */
-template <int T, int A, int P, bool U> struct cyclic_panel {
-    static __device__ __forceinline__ void run(cyclic_regs<T, A> &x, float *buf, const cyclic_out &o, int n, int p,
+template <int T, int A, int R, int P, bool U> struct cyclic_panel {
+    static __device__ __forceinline__ void run(cyclic_regs<T, A, R> &x, float *buf, const cyclic_out &o, int n, int p,
                                                int q, int &my_info)
     {
-        typedef cyclic_shape<T, A> C;
+        typedef cyclic_shape<T, A, R> C;
         constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR, S = C::S;
         if (GC * P >= n) return;
         const int steps = n - GC * P < GC ? n - GC * P : GC;
@@ -176,7 +188,7 @@ template <int T, int A, int P, bool U> struct cyclic_panel {
          * is then in shared memory). Inside the step loop, under c == 0, the compiler kept more registers. */
         if constexpr (P > 0 && cyclic_progressive(T, A)) {
             cyclic_group_sync<T>();
-            cyclic_store_slot<T, A, P - 1>(x, o, buf + 2 * C::B, n, p, q);
+            cyclic_store_slot<T, A, R, P - 1>(x, o, buf + 2 * C::B, n, p, q);
         }
         const int qr = q % GR, qa = q / GR; /* my columns q + GC b are buffer row qr, entries qa + W b */
         constexpr int UNROLL = U ? GC : 1;
@@ -194,7 +206,9 @@ template <int T, int A, int P, bool U> struct cyclic_panel {
             if (!(d > 0.0f) && my_info == 0) my_info = k + 1;
             const float inv = rsqrtf(d), dinv = inv * inv;
 #pragma unroll
-            for (int b = P; b < A; b++) cv[b] = (W == 1 ? cr[b] : qa ? cr[W * b + 1] : cr[W * b]) * dinv; /* c_jk / d */
+            for (int b = P; b < A;
+                 b++) /* c_jk / d; with a row slot trimmed, entry W b + 1 of the last b is a row past n: 0 */
+                cv[b] = (W == 1 ? cr[b] : qa ? (W * b + 1 < AR ? cr[W * b + 1] : 0.0f) : cr[W * b]) * dinv;
             if (q == c && p == 0) buf[2 * C::B + k] = inv; /* column k is scaled by it when stored */
             const bool right = q > c;                      /* my column in slot P lies right of column k */
 #pragma unroll
@@ -216,37 +230,38 @@ template <int T, int A, int P, bool U> struct cyclic_panel {
                     for (int a = W * (P + 1); a < AR; a++) next[p * S + a] = x[cyclic_slot(W, a, P + 1)];
             }
         }
-        cyclic_panel<T, A, P + 1, U>::run(x, buf, o, n, p, q, my_info);
+        cyclic_panel<T, A, R, P + 1, U>::run(x, buf, o, n, p, q, my_info);
     }
 };
-template <int T, int A, bool U> struct cyclic_panel<T, A, A, U> {
-    static __device__ __forceinline__ void run(cyclic_regs<T, A> &, float *, const cyclic_out &, int, int, int, int &)
+template <int T, int A, int R, bool U> struct cyclic_panel<T, A, R, A, U> {
+    static __device__ __forceinline__ void run(cyclic_regs<T, A, R> &, float *, const cyclic_out &, int, int, int,
+                                               int &)
     {
     }
 };
 
 /* The last panel's column slot (B = last), stored when all steps are done. */
-template <int T, int A, int B> struct cyclic_store_last {
-    static __device__ __forceinline__ void run(const cyclic_regs<T, A> &x, const cyclic_out &o, const float *invs,
+template <int T, int A, int R, int B> struct cyclic_store_last {
+    static __device__ __forceinline__ void run(const cyclic_regs<T, A, R> &x, const cyclic_out &o, const float *invs,
                                                int n, int p, int q, int last)
     {
-        if (B == last) cyclic_store_slot<T, A, B>(x, o, invs, n, p, q);
-        else cyclic_store_last<T, A, B + 1>::run(x, o, invs, n, p, q, last);
+        if (B == last) cyclic_store_slot<T, A, R, B>(x, o, invs, n, p, q);
+        else cyclic_store_last<T, A, R, B + 1>::run(x, o, invs, n, p, q, last);
     }
 };
-template <int T, int A> struct cyclic_store_last<T, A, A> {
-    static __device__ __forceinline__ void run(const cyclic_regs<T, A> &, const cyclic_out &, const float *, int, int,
-                                               int, int)
+template <int T, int A, int R> struct cyclic_store_last<T, A, R, A> {
+    static __device__ __forceinline__ void run(const cyclic_regs<T, A, R> &, const cyclic_out &, const float *, int,
+                                               int, int, int)
     {
     }
 };
 
 /* Every entry (i, j), i, j < n, of my slots, row slot by row slot: f(a, b, i, j, its address). The
  * loops are written out, so a and b are constants in f once it is inlined. */
-template <int T, int A, typename F> __device__ __forceinline__ void
+template <int T, int A, int R, typename F> __device__ __forceinline__ void
 cyclic_each_entry(float *row0, size_t row_step, size_t col_step, int n, int p, int q, F f)
 {
-    typedef cyclic_shape<T, A> C;
+    typedef cyclic_shape<T, A, R> C;
 #pragma unroll
     for (int a = 0; a < C::AR; a++) {
         const int i = p + C::GR * a;
@@ -262,10 +277,10 @@ cyclic_each_entry(float *row0, size_t row_step, size_t col_step, int n, int p, i
 }
 
 /* The kernel's body; the entry points below differ in the registers they may use and in U. */
-template <int T, int A, bool U> __device__ __forceinline__ void
+template <int T, int A, int R, bool U> __device__ __forceinline__ void
 cyclic_factor(float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block, int *info)
 {
-    typedef cyclic_shape<T, A> C;
+    typedef cyclic_shape<T, A, R> C;
     constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR;
     static_assert(T == 16 || T == 32 || T == 64 || T == 128 || T == 256, "T = GR x GC threads per matrix: 16 .. 256");
     static_assert(C::SLOTS <= 160, "the triangle would not fit in registers");
@@ -280,7 +295,7 @@ cyclic_factor(float *Amat, int n, size_t batch, size_t chunk, size_t first, int 
      * product per entry (these addresses were a fifth of the instructions at n = 40) */
     const size_t col_step = (size_t)GC * pl.stride, row_step = (size_t)GR * n * pl.stride;
     float *row0 = g + ((size_t)p * n + q) * pl.stride;
-    cyclic_regs<T, A> x; /* slot (a, b) at cyclic_slot(W, a, b) */
+    cyclic_regs<T, A, R> x; /* slot (a, b) at cyclic_slot(W, a, b) */
 #pragma unroll
     for (int a = 0; a < AR; a++) {
         const int i = p + GR * a;
@@ -294,7 +309,7 @@ cyclic_factor(float *Amat, int n, size_t batch, size_t chunk, size_t first, int 
     }
     constexpr bool PROGRESSIVE = cyclic_progressive(T, A);
     if (PROGRESSIVE && real) /* the zeros of the slots wholly above the diagonal (a < W b): nothing reads them */
-        cyclic_each_entry<T, A>(row0, row_step, col_step, n, p, q, [&](int a, int bb, int, int, float *dst) {
+        cyclic_each_entry<T, A, R>(row0, row_step, col_step, n, p, q, [&](int a, int bb, int, int, float *dst) {
             if (a < W * bb) *dst = 0.0f;
         });
     if (q == 0) /* column 0 into buffer 0 */
@@ -302,18 +317,18 @@ cyclic_factor(float *Amat, int n, size_t batch, size_t chunk, size_t first, int 
         for (int a = 0; a < AR; a++) buf[p * C::S + a] = x[cyclic_slot(W, a, 0)];
     int my_info = 0;
     const cyclic_out o = {row0, row_step, col_step, real};
-    cyclic_panel<T, A, 0, U>::run(x, buf, o, n, p, q, my_info); /* PROGRESSIVE: stores all panels but the last */
+    cyclic_panel<T, A, R, 0, U>::run(x, buf, o, n, p, q, my_info); /* PROGRESSIVE: stores all panels but the last */
 
     cyclic_group_sync<T>(); /* the last 1 / sqrt(pivot) is written */
     if (PROGRESSIVE) {
-        cyclic_store_last<T, A, 0>::run(x, o, buf + 2 * C::B, n, p, q, (n - 1) / GC);
+        cyclic_store_last<T, A, R, 0>::run(x, o, buf + 2 * C::B, n, p, q, (n - 1) / GC);
         if (r == 0 && real) info[b] = my_info;
         return;
     }
     if (!real) return;
     const float *invs = buf + 2 * C::B; /* 1 / sqrt(pivot) by column: L(i, j) = x invs[j] */
     /* The factor, and zeros above the diagonal (the slots a < W b, and j > i in the others). */
-    cyclic_each_entry<T, A>(row0, row_step, col_step, n, p, q, [&](int a, int bb, int i, int j, float *dst) {
+    cyclic_each_entry<T, A, R>(row0, row_step, col_step, n, p, q, [&](int a, int bb, int i, int j, float *dst) {
         float v = 0.0f;
         if (a >= W * bb + W) v = x[cyclic_slot(W, a, bb)] * invs[j]; /* below the diagonal whatever p, q */
         else if (a >= W * bb && j <= i) v = x[cyclic_slot(W, a, bb)] * invs[j];
@@ -322,10 +337,10 @@ cyclic_factor(float *Amat, int n, size_t batch, size_t chunk, size_t first, int 
     if (r == 0) info[b] = my_info;
 }
 
-template <int T, int A> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
+template <int T, int A, int R> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
     potrf_cyclic_kernel(float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block, int *info)
 {
-    cyclic_factor<T, A, false>(Amat, n, batch, chunk, first, per_block, info);
+    cyclic_factor<T, A, R, false>(Amat, n, batch, chunk, first, per_block, info);
 }
 
 /* The steps written out (U = true): with c a constant in every step, the step's addresses in the
@@ -341,16 +356,15 @@ template <int T, int A> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
  * but 1.5-2.1x slower at n = 100 and 128 (8 x 8, A = 13 and 16: as many blocks on an SM at n = 100,
  * the code 8 times as long; spills at 128) and up to 1.4x slower on 1 GiB batches at every n (half
  * the warps resident at n = 50). */
-__host__ __device__ constexpr bool cyclic_unrolled(int T, int A)
+__host__ __device__ constexpr bool cyclic_unrolled(int T, int R)
 {
-    return cyclic_slot(cyclic_grid_cols(T) / cyclic_grid_rows(T), cyclic_grid_cols(T) / cyclic_grid_rows(T) * A, 0) <=
-           CYCLIC_UNROLLED_SLOTS;
+    return cyclic_slot(cyclic_grid_cols(T) / cyclic_grid_rows(T), R, 0) <= CYCLIC_UNROLLED_SLOTS;
 }
 
-template <int T, int A> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
+template <int T, int A, int R> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
     potrf_cyclic_kernel_unrolled(float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block, int *info)
 {
-    if constexpr (cyclic_unrolled(T, A)) cyclic_factor<T, A, true>(Amat, n, batch, chunk, first, per_block, info);
+    if constexpr (cyclic_unrolled(T, R)) cyclic_factor<T, A, R, true>(Amat, n, batch, chunk, first, per_block, info);
 }
 
 /* Registers a thread: the compiler's choice, or, for the instances below, a cap under it that
@@ -370,11 +384,11 @@ __host__ __device__ constexpr int cyclic_reg_cap(int T, int A)
     return T != 64 ? 0 : A == 9 ? 96 : A == 12 || A == 13 ? 168 : 0;
 }
 
-template <int T, int A>
+template <int T, int A, int R>
 __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK) __maxnreg__(cyclic_reg_cap(T, A) ? cyclic_reg_cap(T, A) : 255)
     potrf_cyclic_kernel_capped(float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block, int *info)
 {
-    cyclic_factor<T, A, false>(Amat, n, batch, chunk, first, per_block, info);
+    cyclic_factor<T, A, R, false>(Amat, n, batch, chunk, first, per_block, info);
 }
 
 #endif

@@ -443,9 +443,13 @@ int main(void)
     harness_plan(&h, groups[5], N_REFUSALS);
     /* 1 GiB batches of the cyclic kernel: many waves of blocks, so n = 50 runs the steps as a loop
      * (the smaller batches above take the unrolled kernel, cyclic_unrolled in cyclic_kernel.cuh),
-     * n = 72, 89 and 100 the register-capped instances (cyclic_reg_cap); and the largest n. */
+     * n = 72, 89 and 100 the register-capped instances (cyclic_reg_cap); and the largest n. Then the
+     * wide grids with a row slot trimmed (cyclic_try: only batches of many waves take it), 4 x 8 at
+     * n = 50 and 60 and 8 x 16 at n = 72 (the largest n each takes), and 4 x 8 in full at n = 53. */
     static const int cyclic_large_ns[] = {50, 72, 89, 100, 128};
-    harness_plan(&h, groups[6], cyclic_tests + HARNESS_LEN(cyclic_large_ns) + unaligned_of(BATCHED_CYCLIC));
+    static const int cyclic_wide[][2] = {{32, 50}, {32, 53}, {32, 60}, {128, 72}}; /* threads, n */
+    harness_plan(&h, groups[6],
+                 cyclic_tests + HARNESS_LEN(cyclic_large_ns) + HARNESS_LEN(cyclic_wide) + unaligned_of(BATCHED_CYCLIC));
     harness_plan(&h, groups[7], TABLE_CHOICE_TESTS);
     harness_plan(&h, groups[8], grid_nn * grid_nb + 1);
     harness_plan(&h, groups[9], staged_tests + unaligned_of(BATCHED_STAGED) + 1);
@@ -475,6 +479,10 @@ int main(void)
     const batched_config cyclic64 = CYCLIC_CONFIG(64, 1);
     for (int i = 0; i < HARNESS_LEN(cyclic_large_ns); i++)
         test_large_batch(&h, groups[6], &cyclic64, cyclic_large_ns[i], 1, (size_t)1 << 30, 32);
+    for (int i = 0; i < HARNESS_LEN(cyclic_wide); i++) {
+        const batched_config wide = CYCLIC_CONFIG(cyclic_wide[i][0], 1);
+        test_large_batch(&h, groups[6], &wide, cyclic_wide[i][1], 1, (size_t)1 << 30, 32);
+    }
     test_configs(&h, "grid", &grid, 1, grid_ns, grid_nn, grid_batches, grid_nb, grid_chunks, 1);
     /* 1 GiB of n = 200: past the launcher's 512 MiB padded copy, so the batch goes in groups. */
     test_large_batch(&h, groups[8], &grid, 200, 1, (size_t)1 << 30, 8);
