@@ -41,7 +41,8 @@ ALL_BINS += $(S6)/sanitize_tuning
 SANITIZE_STAGES += 6
 SANITIZE_DEPS_6 := $(S6)/sanitize_tuning $(S6)/cholesky_tuned
 SANITIZE_CMDS_6 := "$(S6)/sanitize_tuning" \
-	"$(S6)/cholesky_tuned --n 41 --batch 300 --check 20 --max-gpu-memory 1M --output \$$SANITIZE_TMP/L.bin"
+	"$(S6)/cholesky_tuned --n 41 --batch 300 --check 20 --max-gpu-memory 1M --output \$$SANITIZE_TMP/L.bin" \
+	"$(S6)/cholesky_tuned --n 44 --batch 20000 --kernel cyclic --threads 32 --check 20"
 
 # make tune-plots: the figures of the stage 06 README from 06_tuning/results/ (the committed H100
 # sweep, benchmark and frameworks rows; copy your own build/tune/*.csv there as tune_<gpu>.csv).
