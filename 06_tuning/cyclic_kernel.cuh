@@ -1,7 +1,7 @@
 /* cyclic_kernel.cuh - stage 06's kernel for n = 33..128: a grid of T threads factors one matrix,
  * thread (p, q) holding the LOWER TRIANGLE of its 2D-cyclic share in registers ("cyclic kernel").
  * Instantiated per (T, A) from the list CYCLIC_INSTANCES (cyclic_kernel.h); NMAX = GC A is the
- * largest n.
+ * largest n. The wide grids' entries are also instantiated with one row slot less (R below).
  *
  * Why not the rows kernel at large n: a thread of the rows kernel holds whole rows, so its
  * register array is a rectangle (R rows x NMAX columns) and every step updates all of it, the
@@ -109,7 +109,8 @@ template <int N, int F> __device__ __forceinline__ void cyclic_read_row(const fl
 }
 
 /* Row slots: W A cover the NMAX = GC A columns' rows. A wide grid (W = 2) also has an instance with
- * one row slot less (cyclic_trimmed_rows), for n <= GR (W A - 1): see cyclic_launch_one. */
+ * one row slot less (cyclic_trimmed_rows), for n <= GR (W A - 1): cyclic_try (cyclic_launch.cuh)
+ * says when it is taken. */
 __host__ __device__ constexpr int cyclic_full_rows(int T, int A)
 {
     return cyclic_grid_cols(T) / cyclic_grid_rows(T) * A;
@@ -205,9 +206,10 @@ template <int T, int A, int R, int P, bool U> struct cyclic_panel {
             cyclic_read_row<AR, W * P>(col + qr * S, cr);
             if (!(d > 0.0f) && my_info == 0) my_info = k + 1;
             const float inv = rsqrtf(d), dinv = inv * inv;
+            /* c_jk / d. With a row slot trimmed (AR = W A - 1), entry W b + 1 of the last b is a row past
+             * every n the instance takes: 0. (With all W A slots the test is always true.) */
 #pragma unroll
-            for (int b = P; b < A;
-                 b++) /* c_jk / d; with a row slot trimmed, entry W b + 1 of the last b is a row past n: 0 */
+            for (int b = P; b < A; b++)
                 cv[b] = (W == 1 ? cr[b] : qa ? (W * b + 1 < AR ? cr[W * b + 1] : 0.0f) : cr[W * b]) * dinv;
             if (q == c && p == 0) buf[2 * C::B + k] = inv; /* column k is scaled by it when stored */
             const bool right = q > c;                      /* my column in slot P lies right of column k */
