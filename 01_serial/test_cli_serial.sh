@@ -6,6 +6,9 @@
 suite=stage-1-cli
 b=${BUILD:-build}/01_serial/bench_serial
 source common/harness.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+touch "$tmp/a-file"
 cli_tests() {
     group "command line"
     out=$(setup $b 1048576 2>&1); rc=$?
@@ -14,7 +17,8 @@ cli_tests() {
     record "bench_serial --help exits 0" $([ $rc -eq 0 ] && grep -q usage <<<"$out" && echo PASS || echo FAIL) "exit $rc"
     out=$(setup $b 0 2>&1); rc=$?
     record "bench_serial: 0 MB refused" $([ $rc -eq 2 ] && echo PASS || echo FAIL) "exit $rc: $(head -n 1 <<<"$out")"
-    out=$(BENCH_CSV=/nonexistent/dir/x.csv setup $b 1 2>&1); rc=$?
+    # A path no other program can create: under a plain file of this test's own temporary folder.
+    out=$(BENCH_CSV="$tmp/a-file/x.csv" setup $b 1 2>&1); rc=$?
     n=$(grep -c "cannot append" <<<"$out")
     record "bench_serial: unwritable BENCH_CSV stops it" $([ $rc -eq 2 ] && [ "$n" -eq 1 ] && echo PASS || echo FAIL) "exit $rc, $n error line(s): $(grep -m1 'cannot append' <<<"$out")"
 }

@@ -42,7 +42,11 @@ static void run_cpu(harness *h, int gpu, const char *gpu_reason)
                 *cinfo = host_alloc(count * sizeof(int), "test buffers"), *expect = planted(&p, n, count);
             gen_batch_host(&p, n, 0, count, A);
             for (int variant = 0; variant < 2; variant++) {
+                char name[96];
+                snprintf(name, sizeof name, "%s %s n=%d batch=%zu vs float64", variant ? "openmp" : "serial",
+                         family_name((family_t)f), n, count);
                 harness_group(h, variant ? "openmp" : "serial");
+                harness_start(h, "%s", name);
                 memcpy(L, A, elems * sizeof(float));
                 for (size_t b = 0; b < count; b++) info[b] = -99; /* poison */
                 if (variant == 0) spotrf_batch_serial(n, count, L, info);
@@ -50,9 +54,6 @@ static void run_cpu(harness *h, int gpu, const char *gpu_reason)
                 factor_check first;
                 double mr, mf;
                 size_t bad = check_batch(n, count, A, L, info, expect, &first, &mr, &mf);
-                char name[96];
-                snprintf(name, sizeof name, "%s %s n=%d batch=%zu vs float64", variant ? "openmp" : "serial",
-                         family_name((family_t)f), n, count);
                 harness_check(h, bad == 0, name, "%s max resid %.2g, max fwd %.2g", bad ? first.detail : "", mr, mf);
             }
             char name[96];
@@ -61,6 +62,7 @@ static void run_cpu(harness *h, int gpu, const char *gpu_reason)
             if (!gpu) {
                 harness_skip(h, name, gpu_reason);
             } else {
+                harness_start(h, "%s", name);
                 /* L still holds the OpenMP result. One matrix through cusolverDnSpotrf ... */
                 int one = oracle_potrf_host(n, A, C);
                 char detail[256] = "";
@@ -91,12 +93,13 @@ static void run_nan(harness *h)
           *L = host_alloc(count * nn * sizeof(float), "test buffers");
     int info[5];
     gen_batch_host(&p, n, 0, count, A);
+    harness_group(h, "serial");
+    harness_start(h, "NaN matrix fails alone");
     A[2 * nn + 9 * n + 4] = A[2 * nn + 4 * n + 9] = NAN; /* matrix 2, element (9, 4) */
     memcpy(L, A, count * nn * sizeof(float));
     spotrf_batch_omp(n, count, L, info);
     factor_check first;
     size_t bad = check_batch(n, count, A, L, info, NULL, &first, NULL, NULL);
-    harness_group(h, "serial");
     harness_check(h, bad == 0 && info[2] == 10 && info[1] == 0 && info[3] == 0, "NaN matrix fails alone",
                   "infos %d %d %d %d %d (want 0 0 10 0 0) %s", info[0], info[1], info[2], info[3], info[4],
                   bad ? first.detail : "");

@@ -49,9 +49,9 @@ group "whole GPU argument checks"
 run_cases argument_checks
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
-    skip_rest "whole GPU" "no CUDA device"
-    skip_rest "right-looking" "no CUDA device"
-    skip_rest "whole GPU tensor cores" "no CUDA device"
+    skip_rest "whole GPU" "$(gpu_reason)"
+    skip_rest "right-looking" "$(gpu_reason)"
+    skip_rest "whole GPU tensor cores" "$(gpu_reason)"
 else
     gpu_tests
 fi

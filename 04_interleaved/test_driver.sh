@@ -103,7 +103,7 @@ group "driver arguments"
 run_cases argument_checks
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
-    skip_rest "driver on a GPU" "no CUDA device"
+    skip_rest "driver on a GPU" "$(gpu_reason)"
 else
     gpu_tests
 fi

@@ -78,6 +78,6 @@ load_tests() {
     done
 }
 plan_from load_tests
-if ! nvidia-smi -L >/dev/null 2>&1; then skip_rest "under load" "no CUDA device"; finish; fi
+if ! nvidia-smi -L >/dev/null 2>&1; then skip_rest "under load" "$(gpu_reason)"; finish; fi
 load_tests
 finish

@@ -60,7 +60,7 @@ gpu_tests() { # on a GPU
 plan_from argument_tests gpu_tests
 argument_tests
 if ! nvidia-smi -L >/dev/null 2>&1; then
-    skip_rest "driver" "no CUDA device"
+    skip_rest "driver" "$(gpu_reason)"
 else
     gpu_tests
 fi

@@ -62,6 +62,23 @@ void harness_group(harness *h, const char *group)
     if (h->current < 0) misuse(h, "tests in a group that was never planned:", group);
 }
 
+void harness_start(harness *h, const char *fmt, ...)
+{
+    if (h->counting || !h->record) return;
+    if (h->current < 0) misuse(h, "harness_start before harness_group(), for", fmt);
+    char name[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    fprintf(h->record, "START\t");
+    record_clean(h->record, h->group_name[h->current]);
+    fputc('\t', h->record);
+    record_clean(h->record, name);
+    fputc('\n', h->record);
+    fflush(h->record);
+}
+
 static void record(harness *h, const char *name, const char *status, const char *detail)
 {
     if (h->current < 0) misuse(h, "a test before harness_group(), named", name);
@@ -176,6 +193,15 @@ int gpu_available(char *reason, size_t len)
 {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaErrorInsufficientDriver) {
+        /* The runtime found no driver it can use: none installed, or one older than the runtime. */
+        FILE *f = fopen("/proc/driver/nvidia/version", "r");
+        if (f) fclose(f);
+        if (f) snprintf(reason, len, "NVIDIA driver older than the CUDA runtime (%s)", cudaGetErrorString(e));
+        else snprintf(reason, len, "no NVIDIA driver");
+        cudaGetLastError();
+        return 0;
+    }
     if (e != cudaSuccess) {
         snprintf(reason, len, "no CUDA device (%s)", cudaGetErrorString(e));
         cudaGetLastError(); /* clear the sticky error so later calls are not confused */

@@ -4,6 +4,8 @@
  *   harness_plan(&h, "serial", 66);                      every group's test count, BEFORE any test
  *   harness_plan(&h, "openmp", 66);
  *   harness_group(&h, "serial");                         the group the next tests belong to
+ *   harness_start(&h, "spd n=7");                        (optional) the test about to run, so that a
+ *                                                        hang or crash in it is reported by this name
  *   harness_check(&h, ok, "spd n=7", "resid %.3g", r);   one test: PASS or FAIL with a detail
  *   harness_skip(&h, "cusolver n=7", reason);            one test skipped (reason printed once)
  *   harness_skip_rest(&h, "openmp", reason);             every planned test of a group not yet run
@@ -18,6 +20,7 @@
  * FAIL lines are always printed, PASS lines only with TEST_VERBOSE=1. When the environment
  * variable TEST_RESULTS names a file, the harness appends tab-separated records to it:
  *   PLAN <group> <count>      TEST <group> <name> PASS|FAIL|SKIP <detail>      END <program>
+ *   START <group> <name>      (harness_start: the test now running; the runner names it if it hangs)
  * which run_suite.py and test_summary.py turn into the points table. */
 #ifndef HARNESS_H
 #define HARNESS_H
@@ -46,6 +49,10 @@ typedef struct {
 void harness_begin(harness *h, const char *suite);
 void harness_plan(harness *h, const char *group, int count);
 void harness_group(harness *h, const char *group);
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void harness_start(harness *h, const char *fmt, ...);
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
@@ -84,7 +91,8 @@ int harness_count(harness *h, void (*tests)(harness *));
 unsigned long long harness_seed(unsigned long long base);
 int harness_extra(void);
 
-/* 1 if a CUDA device can be used; otherwise 0 and the reason in reason[len]. */
+/* 1 if a CUDA device can be used; otherwise 0 and the reason in reason[len], as it is: "no NVIDIA
+ * driver" (none installed), "NVIDIA driver older than the CUDA runtime", or "no CUDA device". */
 int gpu_available(char *reason, size_t len);
 
 #ifdef __cplusplus

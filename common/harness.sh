@@ -120,7 +120,12 @@ finish() { # the end: plans met? exit status 0 only if nothing failed
 ran_as_shown() { # ran_as_shown RC OUTPUT: a command the course shows its users worked: exit 0, or, on a machine
                   # without a GPU, it got as far as looking for one (a bad option or a refused configuration fails)
     [ -n "${harness_gpu:-}" ] || { nvidia-smi -L >/dev/null 2>&1 && harness_gpu=1 || harness_gpu=0; }
-    [ "$1" -eq 0 ] || { [ "$harness_gpu" = 0 ] && grep -q "no CUDA device" <<<"$2"; }
+    [ "$1" -eq 0 ] || { [ "$harness_gpu" = 0 ] && grep -qE "no CUDA device|no NVIDIA driver|NVIDIA driver older" <<<"$2"; }
+}
+gpu_reason() { # why no GPU test can run here, as it is (harness.c's gpu_available says the same)
+    if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then echo "no CUDA device usable"
+    elif [ -e /proc/driver/nvidia/version ]; then echo "no CUDA device"
+    else echo "no NVIDIA driver"; fi
 }
 course_markdown() { # every *.md of the course (run from its root): its own files, not build output
     find . \( -name build -o -name 'build-*' -o -name .venv -o -name .git -o -name node_modules \) -prune -o \

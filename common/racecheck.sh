@@ -25,7 +25,7 @@ racecheck_group() { # racecheck_group GROUP NAME KERNELS COMMAND...
     racecheck_cs=$(command -v compute-sanitizer ||
         ls /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer 2>/dev/null | head -n 1)
     plan_from racecheck_test
-    if ! nvidia-smi -L >/dev/null 2>&1; then skip_rest "$1" "no CUDA device"; return; fi
+    if ! nvidia-smi -L >/dev/null 2>&1; then skip_rest "$1" "$(gpu_reason)"; return; fi
     if [ -z "$racecheck_cs" ]; then skip_rest "$1" "compute-sanitizer not found (it comes with the CUDA toolkit)"; return; fi
     racecheck_test
 }

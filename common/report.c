@@ -11,8 +11,31 @@
 #include "harness.h"
 #include "report.h"
 
+static const char *csv_path(void)
+{
+    const char *path = getenv("BENCH_CSV");
+    return path && *path ? path : "build/bench.csv";
+}
+
+/* A benchmark whose rows cannot be written stops before it times anything, whatever its results
+ * (a wrong kernel writes no row, and must not hide an unwritable file). */
+static void csv_writable_or_exit(void)
+{
+    const char *path = csv_path();
+    int existed = access(path, F_OK) == 0;
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        fprintf(stderr, "cannot append to %s (BENCH_CSV): %s; stopping\n", path, strerror(errno));
+        exit(2);
+    }
+    long at = ftell(f);
+    fclose(f);
+    if (!existed && at == 0) remove(path); /* leave no empty file behind */
+}
+
 void env_stamp_read(env_stamp *e)
 {
+    csv_writable_or_exit();
     memset(e, 0, sizeof *e);
     snprintf(e->gpu, sizeof e->gpu, "none");
     int count = 0;
@@ -71,8 +94,7 @@ void report_row(const env_stamp *e, const char *stage, const char *variant, int 
            stage, variant, n, batch, t.median_ms, t.min_ms, gflops, xcus, roof);
     fflush(stdout);
 
-    const char *path = getenv("BENCH_CSV");
-    if (!path || !*path) path = "build/bench.csv";
+    const char *path = csv_path();
     FILE *f = fopen(path, "a");
     if (!f) { /* a benchmark whose rows are lost must not look like a success */
         fprintf(stderr, "cannot append to %s (BENCH_CSV): %s; stopping\n", path, strerror(errno));

@@ -15,7 +15,7 @@ SANITIZE_TMP=$(mktemp -d)
 export SANITIZE_TMP
 trap 'rm -rf "$SANITIZE_TMP"' EXIT
 cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer 2>/dev/null | head -n 1)
-if ! nvidia-smi -L >/dev/null 2>&1; then skip_rest sanitizer "no CUDA device"; finish; fi
+if ! nvidia-smi -L >/dev/null 2>&1; then skip_rest sanitizer "$(gpu_reason)"; finish; fi
 if [ -z "$cs" ]; then skip_rest sanitizer "compute-sanitizer not found (it comes with the CUDA toolkit)"; finish; fi
 group sanitizer
 for cmd in "$@"; do

@@ -20,6 +20,7 @@ what the machine could run. Either way the possible total is the same on every m
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -30,9 +31,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from grading_common import environment_stamp, read_points  # noqa: E402
 
 
-def run_command(cmd, env, time_left):
+def run_command(cmd, env, time_left, progress=None):
     """Run one command in its own process group, echoing its output. Returns (status, exit code,
-    the last lines it printed); status is 'ok' (exit 0 or 1), 'crashed' or 'timeout'."""
+    the last lines it printed); status is 'ok' (exit 0 or 1), 'crashed' or 'timeout'. progress(),
+    when given, is called every PROGRESS_S seconds while the command runs (a line for long suites)."""
     proc = subprocess.Popen(["bash", "-c", cmd], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)
     tail = []
@@ -42,26 +44,68 @@ def run_command(cmd, env, time_left):
             line = raw.decode(errors="replace")
             sys.stdout.write(line)
             sys.stdout.flush()
-            tail.append(line.strip())
-            del tail[:-20]
+            tail.append(line.rstrip("\n"))
+            del tail[:-200]  # a sanitizer's report is long; its first frames name the bug
 
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
-    try:
-        rc = proc.wait(timeout=max(time_left, 0.1))
-    except subprocess.TimeoutExpired:
+    deadline = time.monotonic() + max(time_left, 0.1)
+    while True:
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
-        reader.join(timeout=5)
-        return "timeout", None, tail
+            rc = proc.wait(timeout=max(min(deadline - time.monotonic(), PROGRESS_S), 0.1))
+            break
+        except subprocess.TimeoutExpired:
+            if time.monotonic() < deadline:
+                if progress:
+                    progress()
+                continue
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+            reader.join(timeout=5)
+            return "timeout", None, tail
     reader.join(timeout=5)
+    if sanitizer_report(tail):
+        return "crashed", rc, tail  # UBSan and LeakSanitizer can exit 1, like a failed test
     return ("ok" if rc in (0, 1) else "crashed"), rc, tail
 
 
+PROGRESS_S = float(os.environ.get("TEST_PROGRESS_S") or 30)
+COURSE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SAN_ERROR = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer): .*|runtime error: .*")
+FRAME = re.compile(r"#\d+ 0x[0-9a-f]+ in (\S+) (\S+?:\d+)")
+
+
+def course_path(path):
+    return os.path.relpath(path, COURSE) if path.startswith(COURSE + os.sep) else path
+
+
+def sanitizer_report(tail):
+    """'AddressSanitizer: heap-buffer-overflow in spotrf_serial at 01_serial/cholesky_serial.c:31:9'
+    from a host sanitizer's report (make SAN=1, which builds with -g), or None. The frame named is
+    the first one in a course file outside common/ (the student's code), else the first one."""
+    for k, line in enumerate(tail):
+        m = SAN_ERROR.search(line)
+        if not m:
+            continue
+        if m.group(0).startswith("runtime error"):  # UBSan: 'path/file.c:12:5: runtime error: ...'
+            where = course_path(line[:m.start()].strip().rstrip(":"))
+            return f"UndefinedBehaviorSanitizer: {m.group(0)[len('runtime error: '):][:160]} at {where}"
+        what = m.group(0)[len("ERROR: "):].split(" on address")[0].split(" (")[0][:120]
+        frames = [f for f in (FRAME.search(x) for x in tail[k + 1:k + 80]) if f]
+        mine = [f for f in frames if f.group(2).startswith(COURSE + os.sep)]
+        student = [f for f in mine if not course_path(f.group(2)).startswith("common/")]
+        best = (student or mine or frames or [None])[0]
+        return what + (f" in {best.group(1)} at {course_path(best.group(2))}" if best else "")
+    return None
+
+
 def crash_reason(rc, tail):
+    san = sanitizer_report(tail)
+    if san:
+        return f"crashed: {san}"
     if rc is not None and rc < 0:
         try:
             what = f"killed by signal {signal.Signals(-rc).name}"
@@ -70,24 +114,44 @@ def crash_reason(rc, tail):
     else:
         what = f"exit status {rc}"
     # The most telling line it printed: an error message if there is one.
-    hints = [t for t in tail if any(k in t for k in ("error", "Error", "ERROR", "Assertion", "misuse", "FAILED"))]
+    hints = [t for t in tail[-20:] if any(k in t for k in ("error", "Error", "ERROR", "Assertion", "misuse", "FAILED"))]
     return f"crashed: {what}" + (f" ({hints[-1][:200]})" if hints else "")
 
 
 def parse_records(path):
-    plans, tests, ended = {}, [], False
+    """PLAN / START / TEST / END records -> (plans, tests, ended, running); running is (group, name)
+    of a test that started (harness_start) and never reported, or None."""
+    plans, tests, ended, running = {}, [], False, None
     if not os.path.exists(path):
-        return plans, tests, ended
+        return plans, tests, ended, running
     with open(path, errors="replace") as f:
         for line in f:
             p = line.rstrip("\n").split("\t")
             if p[0] == "PLAN" and len(p) >= 3:
                 plans[p[1]] = plans.get(p[1], 0) + int(p[2])
+            elif p[0] == "START" and len(p) >= 3:
+                running = (p[1], p[2])
             elif p[0] == "TEST" and len(p) >= 4:
                 tests.append({"group": p[1], "name": p[2], "status": p[3], "detail": p[4] if len(p) > 4 else ""})
+                running = None
             elif p[0] == "END":
                 ended = True
-    return plans, tests, ended
+    return plans, tests, ended, running
+
+
+def where_it_stopped(plans, tests, running):
+    """(group, words) for the test a hang or crash happened in: the one that started and never
+    reported, or else the one after the last that reported."""
+    if running:
+        return running[0], f"in test '{running[1]}'"
+    if not tests:
+        first = next(iter(plans), None)
+        return first, (f"in the first test of group '{first}'" if first else "before planning its tests")
+    last = tests[-1]
+    done = sum(1 for t in tests if t["group"] == last["group"])
+    if done < plans.get(last["group"], 0):
+        return last["group"], f"in test {done + 1} of {plans[last['group']]} of '{last['group']}' (after '{last['name']}')"
+    return None, f"in the test after '{last['name']}'"
 
 
 def main():
@@ -98,13 +162,16 @@ def main():
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("commands", nargs="+")
     a = ap.parse_args()
-    timeout = float(os.environ.get("TEST_TIMEOUT") or a.timeout)
+    # The suite's limit: about ten times its normal time, so a hang is told in seconds, not minutes;
+    # TEST_TIMEOUT_SCALE stretches it for slow builds (make SAN=1, DEBUG=1), TEST_TIMEOUT replaces it.
+    timeout = float(os.environ.get("TEST_TIMEOUT") or a.timeout * float(os.environ.get("TEST_TIMEOUT_SCALE") or 1))
     grading = os.environ.get("GRADE", "") not in ("", "0")
     groups = read_points(a.points)
     os.makedirs(a.results, exist_ok=True)
 
     plans, tests, problems = {}, [], []
     start = time.monotonic()
+    print(f"== {a.suite}: time limit {timeout:g} s (a hang fails there; TEST_TIMEOUT=S sets another)", flush=True)
     for k, cmd in enumerate(a.commands):
         rec = os.path.join(a.results, f".{a.suite}.{k}.records")
         if os.path.exists(rec):
@@ -114,8 +181,15 @@ def main():
             problems.append(f"'{cmd}' not started: the suite's {timeout:g} s were used up")
             continue
         env = dict(os.environ, TEST_RESULTS=rec)
-        status, rc, tail = run_command(cmd, env, left)
-        p, t, ended = parse_records(rec)
+
+        def progress(rec=rec, cmd=cmd):  # long suites: a line every PROGRESS_S seconds
+            p, t, _, running = parse_records(rec)
+            now = f"; now {running[1]}" if running else ""
+            print(f"..... {a.suite}: {sum(p.values())} planned, {len(t)} done, "
+                  f"{time.monotonic() - start:.0f} of {timeout:g} s{now}", flush=True)
+
+        status, rc, tail = run_command(cmd, env, left, progress)
+        p, t, ended, running = parse_records(rec)
         if os.path.exists(rec):
             os.remove(rec)
         if status == "timeout":
@@ -126,11 +200,19 @@ def main():
             reason = f"ended without reporting its end (exit status {rc}: exit() called early?)"
         else:
             reason = None
+        hung_group = culprit = None
+        if reason:  # name the test it happened in: the first unreported test is that one
+            hung_group, where = where_it_stopped(p, t, running)
+            culprit = running[1] if running else None
+            reason += f" {where}" + (" (the suite's time limit; TEST_TIMEOUT=S sets another)" if status == "timeout" else "")
         # Every planned test that never reported is a FAIL with the reason.
         for g, n in p.items():
             got = sum(1 for x in t if x["group"] == g)
             for i in range(got, n):
-                t.append({"group": g, "name": f"{g} (planned test {i + 1} of {n})", "status": "FAIL",
+                name = f"{g} (planned test {i + 1} of {n})"
+                if reason and g == hung_group and i == got and culprit:
+                    name = culprit
+                t.append({"group": g, "name": name, "status": "FAIL",
                           "detail": f"did not run: {reason or 'the program reported fewer tests than it planned'}"})
         if reason:
             print(f"FAIL  {a.suite}: '{cmd}' {reason}")

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """test_summary.py [--write SUMMARY.json] SUITE.json... - the points table of one or more suites
-(written by run_suite.py), ending with the line 'N passed, N failed, N skipped'.
+(written by run_suite.py), ending with the line 'N passed, N failed, N skipped' (one suite whose
+graded tests could not run here ends with a 'NOT GRADED here' line after it).
 
 Points are per learning goal: each group of a suite has a fixed weight (the stage's points.tsv)
 and earns weight x passed / planned. Groups worth 0 are sanity checks of provided code or of
@@ -59,8 +60,28 @@ def main(argv):
         with open(out, "w") as f:
             json.dump({"suites": suites, "points": round(earned, 3), "possible": possible,
                        "points_not_run_here": round(not_here, 3), **total}, f, indent=1)
-    print(f"{total['passed']} passed, {total['failed']} failed, {total['skipped']} skipped")
+    counts = f"{total['passed']} passed, {total['failed']} failed, {total['skipped']} skipped"
+    # A suite whose graded tests all skipped earned nothing and failed nothing: say so where a
+    # student looks, the last line (with several suites the counts stay last, for CI).
+    ungraded = [not_graded_line(s) for s in suites]
+    ungraded = [x for x in ungraded if x]
+    if len(suites) == 1 and ungraded:
+        print(counts)
+        print(ungraded[0])
+    else:
+        for x in ungraded:
+            print(x)
+        print(counts)
     return 1 if total["failed"] or not suites else 0
+
+
+def not_graded_line(suite):
+    graded = [g for g in suite["groups"] if g["weight"]]
+    if not graded or any(g["passed"] + g["failed"] for g in graded) or not any(g["skipped"] for g in graded):
+        return None
+    why = "no GPU" if suite["stamp"].get("gpu", "none") == "none" else "its graded tests could not run"
+    possible = sum(g["weight"] for g in graded)
+    return f"NOT GRADED here: {why}; 0 of {possible:g} points of {suite['suite']} could be earned (run it on a GPU)"
 
 
 if __name__ == "__main__":
