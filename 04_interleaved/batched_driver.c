@@ -30,7 +30,9 @@
 #include "batched_driver.h"
 
 /* The usage text, built once: the kernel names and which options each reads come from the kernel
- * table (batched_kernel_ops), so the text cannot contradict what the parser accepts. */
+ * table (batched_kernel_ops), so the text cannot contradict what the parser accepts. Each option is
+ * described in one place: hooks->help (the --kernel lines of the kernels a driver adds) goes right
+ * after --chunk, before the lines of thread and tiles, and names no option that has its own line. */
 static const char *usage_text(const batched_driver_hooks *hooks)
 {
     static char text[4096];
@@ -53,8 +55,7 @@ static const char *usage_text(const batched_driver_hooks *hooks)
         "       [--gpus all|N|LIST]\n"
         "  (--opt value and --opt=value both work; -h, --help: this text)\n",
         hooks->prog, hooks->choose ? "auto|" : "", kernels, hooks->choose ? " [--threads T]" : "");
-    w += snprintf(text + w, sizeof text - w, "%s", hooks->help ? hooks->help : "");
-    snprintf(
+    w += snprintf(
         text + w, sizeof text - w,
         "  --input FILE  binary or text dataset; NaN/Inf and non-SPD matrices are factored and flagged by info\n"
         "  --output      write the factors, row-major, in --format (default: the input file's format, else binary);\n"
@@ -64,8 +65,12 @@ static const char *usage_text(const batched_driver_hooks *hooks)
         "  --chunk C     chunked interleaved layout with chunks of C matrices; 1 = row-major, the data as they come, "
         "no\n"
         "                conversion (default: simple interleaved, or the kernel's own default)\n"
-        "  --kernel      thread: one thread per matrix, register tiles%s; tiles: stage 02 helpers, NB x NB threads per "
-        "matrix\n"
+        "%s",
+        hooks->help ? hooks->help : "");
+    snprintf(
+        text + w, sizeof text - w,
+        "  --kernel thread: one thread per matrix, register tiles%s\n"
+        "  --kernel tiles: stage 02 helpers, NB x NB threads per matrix\n"
         "  --order       left (default), right or top; read by:%s\n"
         "  --unroll      read by:%s; --nb read by:%s\n"
         "  defaults      thread NB=4, 64 matrices per block, unroll 2; tiles NB=8, 8 matrices per block\n"
@@ -656,8 +661,8 @@ static int run_batch(driver_options *o, const batched_driver_hooks *hooks, datas
     int status = sliced_run(&job, &rep) != 0 ? 2 : 0;
     if (status == 0) {
         print_measured(o, &r, &g, &rep);
+        status = check_samples(o, &r); /* first: the factors as the kernel left them */
         const size_t failed = report_failures(o, &r);
-        status = check_samples(o, &r);
         if (write_files(o, prog, &r, failed) != 0) status = 2;
     }
     run_buffers_free(&r);

@@ -173,8 +173,30 @@ int layout_run_check(layout_run *r, const batched_config *cfg, char *detail, siz
     return 1;
 }
 
+static void configs_run(harness *h, const char *prefix, const batched_config *cfgs, int ncfg, const int *ns, int nn,
+                        const size_t *batches, int nb, const size_t *chunks, int nc, int chunk_groups);
+
 void test_configs(harness *h, const char *prefix, const batched_config *cfgs, int ncfg, const int *ns, int nn,
                   const size_t *batches, int nb, const size_t *chunks, int nc)
+{
+    configs_run(h, prefix, cfgs, ncfg, ns, nn, batches, nb, chunks, nc, 0);
+}
+
+void test_configs_on_chunks(harness *h, const char *prefix, const batched_config *cfgs, int ncfg, const int *ns, int nn,
+                            const size_t *batches, int nb, const size_t *chunks, int nc)
+{
+    configs_run(h, prefix, cfgs, ncfg, ns, nn, batches, nb, chunks, nc, 1);
+}
+
+const char *batched_chunks_group_name(batched_kernel k)
+{
+    return k == BATCHED_TILES    ? "tile kernel on chunks"
+           : k == BATCHED_THREAD ? "thread-per-matrix kernel on chunks"
+                                 : NULL;
+}
+
+static void configs_run(harness *h, const char *prefix, const batched_config *cfgs, int ncfg, const int *ns, int nn,
+                        const size_t *batches, int nb, const size_t *chunks, int nc, int chunk_groups)
 {
     for (int a = 0; a < nn; a++)
         for (int bi = 0; bi < nb; bi++) {
@@ -202,7 +224,8 @@ void test_configs(harness *h, const char *prefix, const batched_config *cfgs, in
                     else
                         snprintf(name, sizeof name, "%s %s n=%d batch=%zu", prefix,
                                  batched_config_name(&cfgs[c], cname, sizeof cname), ns[a], batches[bi]);
-                    harness_group(h, batched_group_name(cfgs[c].kernel));
+                    harness_group(h, chunk_groups && chunk < t.batch ? batched_chunks_group_name(cfgs[c].kernel)
+                                                                     : batched_group_name(cfgs[c].kernel));
                     harness_check(h, ok, name, "%s", detail);
                 }
                 layout_run_end(&r);

@@ -67,6 +67,13 @@ void test_large_batch(harness *h, const char *group, const batched_config *cfg, 
 void test_configs(harness *h, const char *prefix, const batched_config *cfgs, int ncfg, const int *ns, int nn,
                   const size_t *batches, int nb, const size_t *chunks, int nc);
 
+/* The same, with every run whose chunk is smaller than its batch in the group of its kernel "on
+ * chunks" (batched_chunks_group_name): stage 04 grades there that a kernel finds its matrix through
+ * chunked_place (one that hard-codes the interleaved index passes every chunk = batch run). */
+void test_configs_on_chunks(harness *h, const char *prefix, const batched_config *cfgs, int ncfg, const int *ns, int nn,
+                            const size_t *batches, int nb, const size_t *chunks, int nc);
+const char *batched_chunks_group_name(batched_kernel k); /* "tile kernel on chunks", ... */
+
 /* The sizes the stage 04 and 05 tests run: n, batch (and chunk) lists, extended by the hidden
  * grading sizes when harness_extra() (n 5, 47, 97; batch 2049; chunk 17), and the configurations,
  * extended by two with 7 matrices per block. The arrays must have room for 4 more entries. */

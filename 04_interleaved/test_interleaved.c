@@ -3,7 +3,8 @@
  * thread-per-matrix kernel x NB x unroll, over n in {1, 7, 20, 31, 33, 64, 100, 128} x batch in
  * {1, 3, 1000, 1025, 4096}, each batch mixing spd, ill-conditioned, non-SPD and one NaN matrix,
  * all against cusolverDnSpotrfBatched (batched_testing.h says what is checked); a batch past
- * 2^31 floats and a 1 GiB one, checked by sampling; refused configurations. */
+ * 2^31 floats and a 1 GiB one, checked by sampling; refused configurations. Both kernels again on
+ * chunks of 32 (graded apart: a kernel must use chunked_place). */
 #include <stdio.h>
 #include "batched_testing.h"
 #include "cuda_check.h"
@@ -62,19 +63,34 @@ int main(void)
     ncfg = given_configs(configs, HARNESS_LEN(configs));
     add_hidden_sizes(ns, &nn, batches, &nb, NULL, NULL, configs, &ncfg);
     const int runs = nn * nb;
-    const char *const groups[] = {"tile kernel", "thread-per-matrix kernel", "cuSOLVER agreement",
-                                  "batch past 2^31 floats", "refused configurations"};
+    /* The same kernels on chunks of 32 matrices (the last one partial), so that a kernel must find
+     * its matrix through chunked_place: one that hard-codes the interleaved index passes every run
+     * above and fails every one of these. */
+    const int chunk_ns[] = {7, 33, 100};
+    const size_t chunk_batches[] = {1000, 1025}, chunk32[] = {32};
+    const int chunk_runs = HARNESS_LEN(chunk_ns) * HARNESS_LEN(chunk_batches);
+    const char *const groups[] = {"tile kernel",
+                                  "thread-per-matrix kernel",
+                                  "cuSOLVER agreement",
+                                  "batch past 2^31 floats",
+                                  "refused configurations",
+                                  batched_chunks_group_name(BATCHED_TILES),
+                                  batched_chunks_group_name(BATCHED_THREAD)};
     harness_plan(&h, groups[0], count_kernel_configs(configs, ncfg, BATCHED_TILES) * runs + 1);
     harness_plan(&h, groups[1], count_kernel_configs(configs, ncfg, BATCHED_THREAD) * runs);
-    harness_plan(&h, groups[2], runs);
+    harness_plan(&h, groups[2], runs + chunk_runs);
     harness_plan(&h, groups[3], 1);
     harness_plan(&h, groups[4], N_REFUSALS);
+    harness_plan(&h, groups[5], count_kernel_configs(configs, ncfg, BATCHED_TILES) * chunk_runs);
+    harness_plan(&h, groups[6], count_kernel_configs(configs, ncfg, BATCHED_THREAD) * chunk_runs);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
-        for (int g = 0; g < 5; g++) harness_skip_rest(&h, groups[g], reason);
+        for (int g = 0; g < HARNESS_LEN(groups); g++) harness_skip_rest(&h, groups[g], reason);
         return harness_end(&h);
     }
     test_configs(&h, "interleaved", configs, ncfg, ns, nn, batches, nb, interleaved, 1);
+    test_configs_on_chunks(&h, "interleaved", configs, ncfg, chunk_ns, HARNESS_LEN(chunk_ns), chunk_batches,
+                           HARNESS_LEN(chunk_batches), chunk32, 1);
     const batched_config fast = THREAD_CONFIG(4, 64, 2), tiles = TILES_CONFIG(LOOK_TOP, 8, 8);
     /* 2.4e9 floats: past 32-bit offsets. Needs ~19 GiB: on a smaller GPU it is skipped, so its
      * group is worth 0 points (a grade must not depend on the GPU's memory). */

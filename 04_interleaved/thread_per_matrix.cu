@@ -65,14 +65,15 @@ template <int NB, int UNROLL> __global__ void __launch_bounds__(THREAD_MAX_PER_B
                 for (int q = 0; q <= r; q++) l[r][q] -= x[r] * x[q];
         }
         potrf_registers<NB>(l, k0, n, &my_info);
-        if (my_info) break; /* contents of a failed matrix are unspecified */
+        /* Stored even when a pivot failed: its rows before the pivot are the leading minor's factor. */
 #pragma unroll
-        for (int r = 0; r < NB; r++) {
-            linv[r] = 1.0f / l[r][r];
+        for (int r = 0; r < NB; r++)
 #pragma unroll
             for (int q = 0; q < NB; q++)
                 if (k0 + r < n && k0 + q < n) AT(k0 + r, k0 + q) = q <= r ? l[r][q] : 0.0f;
-        }
+        if (my_info) break; /* the rest of a failed matrix is unspecified */
+#pragma unroll
+        for (int r = 0; r < NB; r++) linv[r] = 1.0f / l[r][r];
         /* Tiles (i, k) below: load, c -= sum_p x_p y_p^T, solve with L_kk^T, store. */
         for (int i = k + 1; i < nt; i++) {
             const int i0 = i * NB;

@@ -59,8 +59,8 @@ template <int NB, int UNROLL> __device__ int right_looking_thread(float *a, size
         float l[NB][NB], linv[NB];
         load_tile_regs<NB>(l, a, s, n, k0, k0); /* already up to date: the updates came from the left */
         potrf_registers<NB>(l, k0, n, &my_info);
+        store_tile_regs<NB>(l, a, s, n, k0, k0); /* even on failure: the rows before the pivot are defined */
         if (my_info) break;
-        store_tile_regs<NB>(l, a, s, n, k0, k0);
         diag_inverse<NB>(l, linv);
         for (int i = k + 1; i < nt; i++) { /* the panel below: solve */
             float c[NB][NB];
@@ -135,8 +135,8 @@ template <int NB, int UNROLL> __device__ int top_looking_thread(float *a, size_t
                 for (int q = 0; q <= r; q++) l[r][q] -= x[r] * x[q];
         }
         potrf_registers<NB>(l, i0, n, &my_info);
+        store_tile_regs<NB>(l, a, s, n, i0, i0); /* even on failure: the rows before the pivot are defined */
         if (my_info) break;
-        store_tile_regs<NB>(l, a, s, n, i0, i0);
 #pragma unroll
         for (int r = 0; r < NB; r++) /* right of the diagonal tile: zeros (the output contract) */
             if (i0 + r < n)

@@ -4,8 +4,10 @@
  *   - A = L L^T with L lower triangular and a positive diagonal; on return the strict upper
  *     triangle of each output matrix is ZERO (the kernels write it), so L can be used as is.
  *   - info = 0 on success; info = k > 0 when the leading minor of order k is not positive
- *     definite (the k-th pivot is <= 0 or NaN), as LAPACK and cuSOLVER report it. The contents of
- *     a matrix with info > 0 are unspecified; the other matrices of the batch must be exact.
+ *     definite (the k-th pivot is <= 0 or NaN), as LAPACK and cuSOLVER report it. Of a matrix with
+ *     info = k > 0 only the part LAPACK defines is checked: rows and columns 1..k-1 hold the factor
+ *     of the leading minor of order k - 1 (lower triangle; residual as below); the rest is
+ *     unspecified. The other matrices of the batch must be exact.
  *     One documented difference: cusolverDnSpotrfBatched (CUDA 13.0, measured on an H100) reports
  *     info 0 for a NaN pivot; the course follows LAPACK (info = that pivot's index), so the
  *     batched tests expect LAPACK's info on a NaN matrix and cuSOLVER's on every finite one.
