@@ -8,8 +8,9 @@ $(BUILD)/common/tests/fuzz_readers: $(BUILD)/common/tests/fuzz_readers.o $(COMMO
 	$(LINK)
 FUZZ_SECONDS ?= 60
 .PHONY: fuzz
+# It builds (with SAN=1) the fuzz target and every program fuzz_cli.py runs (its --programs list).
 fuzz:
-	@$(MAKE) --no-print-directory SAN=1 build-san/common/tests/fuzz_readers
+	@$(MAKE) --no-print-directory SAN=1 build-san/common/tests/fuzz_readers $$(python3 common/tests/fuzz_cli.py --programs build-san)
 	@mkdir -p build-san/test-results
 	@python3 common/course/run_suite.py --suite fuzz --points common/points-fuzz.tsv --results build-san/test-results \
 		--timeout $$(($(FUZZ_SECONDS) + 300)) -- 'bash common/tests/fuzz.sh $(FUZZ_SECONDS)'
@@ -20,7 +21,14 @@ $(BUILD)/common/tests/gpu_hold: $(BUILD)/common/tests/gpu_hold.o $(COMMON_LIB)
 
 ALL_BINS += $(BUILD)/common/tests/test_common $(BUILD)/common/tests/gpu_hold
 TEST_SUITES += common
-SUITE_DEPS_common := $(BUILD)/common/tests/test_common $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check
+# Every program the suite runs, so that make test-common works alone on a fresh clone: test_common;
+# datasets/test_cli.sh: gen_dataset, dataset_check, hp3_study; test_cli_conventions.sh (the `valued`
+# programs; it also checks every other program already built) and test_readme_commands.sh (the
+# READMEs' build/ commands): cholesky_one, cholesky_batched, cholesky_tuned, tune. test_alone_lines.sh
+# skips a program not built (make test builds them all).
+SUITE_DEPS_common := $(BUILD)/common/tests/test_common $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check \
+	$(BUILD)/datasets/hp3_study $(BUILD)/03_left_right_top/cholesky_one $(BUILD)/04_interleaved/cholesky_batched \
+	$(BUILD)/06_tuning/cholesky_tuned $(BUILD)/06_tuning/tune
 SUITE_CMDS_common := $(BUILD)/common/tests/test_common 'bash datasets/test_cli.sh $(BUILD)/datasets' 'bash common/tests/test_make_help.sh' 'bash common/tests/test_cli_conventions.sh' 'bash common/tests/test_readme_commands.sh' 'bash common/tests/test_readme_points.sh' 'bash common/tests/test_alone_lines.sh' 'bash common/tests/test_make_tools.sh' 'bash common/tests/test_format.sh'
 SUITE_POINTS_common := common/points.tsv
 SUITE_TIMEOUT_common := 600
@@ -29,9 +37,18 @@ SUITE_TIMEOUT_common := 600
 # builds the course three times, so it is not in `make test`; CI runs it, and `make test-grading`.
 GRADING_POINTS := common/points-grading.tsv
 .PHONY: test-grading
+ifeq ($(IN_KIT),) # (a student kit has neither: the top Makefile says so)
 test-grading: all
 	@python3 common/course/run_suite.py --suite grading --points $(GRADING_POINTS) --results $(RESULTS) --timeout 3600 -- 'bash common/tests/test_grading.sh'
 	@python3 common/course/test_summary.py $(RESULTS)/grading.json
+
+# Every documented target alone on a fresh clone of this repository, without a GPU
+# (common/tests/test_fresh_targets.sh): make test-common, fuzz, bench-gpumode, plots, sass and the
+# Slurm script. Builds the course in the clone (CCACHE=ccache helps); CI runs it, not make test.
+.PHONY: test-fresh-targets
+test-fresh-targets:
+	@python3 common/course/run_suite.py --suite fresh-targets --points common/points-fresh.tsv --results $(RESULTS) --timeout 3600 -- 'bash common/tests/test_fresh_targets.sh'
+	@python3 common/course/test_summary.py $(RESULTS)/fresh-targets.json
 
 # make grade-class for real (common/tests/test_grade_class.sh): three submissions graded here and
 # through the Slurm cluster that is running (CI starts a one-node one with .ci/slurm-up), one task
@@ -40,6 +57,7 @@ test-grading: all
 test-grade-class: all
 	@python3 common/course/run_suite.py --suite grade-class --points common/points-grade-class.tsv --results $(RESULTS) --timeout 5400 -- 'bash common/tests/test_grade_class.sh'
 	@python3 common/course/test_summary.py $(RESULTS)/grade-class.json
+endif
 
 # cuSolverDx, the device-side peer of make bench-stage-6 (cusolverdx_peer.h). libmathdx is loaded at
 # run time from what `make cusolverdx` unpacks into build/mathdx/ (the pinned wheel from PyPI, or

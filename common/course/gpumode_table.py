@@ -7,6 +7,7 @@ ranks entries. Prints Markdown; exits 2 when the CSV has no gpumode rows.
 """
 import csv
 import math
+import os
 import sys
 
 LIBS = [("cuSOLVER", lambda v: v.startswith("cusolverDn")), ("torch", lambda v: v.startswith("torch.")),
@@ -22,6 +23,9 @@ def main():
         print(__doc__)
         return 0 if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help") else 2
     shapes, gpu, commit = {}, "", ""
+    if not os.path.exists(sys.argv[1]):
+        print(f"gpumode_table: no {sys.argv[1]} (make bench-gpumode writes it; without a GPU it writes none)")
+        return 2
     with open(sys.argv[1], newline="") as f:
         for r in csv.DictReader(f):
             v = r["variant"]

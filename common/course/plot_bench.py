@@ -9,8 +9,8 @@
                            factorization time, in ms, never as GFLOP/s)
 
 Legends sit outside the axes; titles carry the GPU and commit. With rows missing (a run without a
-GPU has none from the GPU stages) it draws what it has and says what it could not draw.
-Run through `make plots`."""
+GPU has none from the GPU stages) it draws what it has and says what it could not draw; with no
+CSV, or nothing it can draw, it says so and exits 2. Run through `make plots`."""
 import csv
 import os
 import sys
@@ -48,10 +48,11 @@ def main(path, outdir):
         with open(path) as f:
             rows = list(csv.DictReader(f))
     except FileNotFoundError:
-        rows = []
+        print(f"no {path}: run make bench first")
+        return 2
     if not rows:
-        print(f"plot_bench: {path} has no rows (run make bench); nothing drawn")
-        return 0
+        print(f"plot_bench: {path} has no rows (run make bench on a GPU); nothing drawn")
+        return 2
     os.makedirs(outdir, exist_ok=True)
     r0 = rows[0]
     title = f"{r0['gpu']}, CUDA runtime {r0['cuda_runtime']}, commit {r0['commit']}"
@@ -147,7 +148,7 @@ def main(path, outdir):
     print(f"plot_bench: drew {', '.join(drawn) or 'nothing'} in {outdir}")
     for m in missing:
         print(f"plot_bench: could not draw {m}")
-    return 0
+    return 0 if drawn else 2
 
 
 if __name__ == "__main__":

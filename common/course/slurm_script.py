@@ -2,7 +2,8 @@
 """slurm_script.py TARGET [--out FILE] - a Slurm batch script that runs `make TARGET` on one GPU.
 
 For students without a GPU of their own whose course has a cluster: `make slurm-script
-TARGET=test > job.sh`, then `sbatch job.sh`; the output goes to the job's log
+TARGET=test > job.sh`, then `sbatch job.sh` from any folder (the job runs in the course's folder,
+whose absolute path the script holds); the output goes to the job's log
 (cholesky-TARGET-<jobid>.out in the folder it was submitted from). TARGET: test, bench or tune
 (also test-stage-N and bench-stage-N). SLURM_PARTITION, SLURM_ACCOUNT and SLURM_GRES (default
 gpu:1) fill in the cluster's names.
@@ -10,7 +11,11 @@ gpu:1) fill in the cluster's names.
 import argparse
 import os
 import re
+import shlex
 import sys
+
+# The course's folder (this file is common/course/slurm_script.py in it): the job runs there.
+COURSE = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 # Minutes each target needs at most on a slow GPU (the H100 takes 4, 3 and 12 minutes), with the build.
 MINUTES = {"test": 60, "bench": 60, "tune": 180}
@@ -21,8 +26,8 @@ def script(target):
     minutes = MINUTES[kind] // (2 if kind != target else 1)
     lines = ["#!/bin/bash",
              f"# make {target} on one GPU of the cluster (made by `make slurm-script TARGET={target}`).",
-             "# Submit it from the course's folder: sbatch job.sh; follow it: squeue -u $USER;",
-             f"# read it: cholesky-{target}-<jobid>.out.",
+             "# Submit it from any folder: sbatch job.sh; follow it: squeue -u $USER;",
+             f"# read it: cholesky-{target}-<jobid>.out in the folder it was submitted from.",
              f"#SBATCH --job-name=cholesky-{target}",
              f"#SBATCH --gres={os.environ.get('SLURM_GRES', 'gpu:1')}",
              "#SBATCH --cpus-per-task=8",
@@ -32,7 +37,7 @@ def script(target):
         if os.environ.get(var):
             lines.append(f"#SBATCH --{opt}={os.environ[var]}")
     lines += ["set -eu",
-              'cd "${SLURM_SUBMIT_DIR:-.}"',
+              f"cd {shlex.quote(COURSE)}",  # the course, wherever the job was submitted from
               'echo "job ${SLURM_JOB_ID:-?} on $(hostname): $(nvidia-smi -L 2>&1 | head -n 1)"',
               "make -j\"${SLURM_CPUS_PER_TASK:-8}\" all",
               f"make {target}",

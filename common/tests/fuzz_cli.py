@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """fuzz_cli.py BUILD_DIR FILES_DIR SECONDS [SEED] - random command lines for every CLI of the course.
+fuzz_cli.py --programs BUILD_DIR - the programs it runs, one path a line (what make fuzz builds).
 
 Each run picks a program and 0..6 arguments from a dictionary of options and values (good, bad,
 huge, empty, missing; half of them joined as --opt=value) and of files (FILES_DIR: the fuzz corpus
@@ -67,7 +68,14 @@ def argv_for(prog, rng, files, scratch):
 
 
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--programs":
+        print("\n".join(os.path.join(sys.argv[2], prog) for prog in sorted(OPTS)))
+        return 0
     build, files_dir, seconds = os.path.abspath(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+    missing = [prog for prog in sorted(OPTS) if not os.access(os.path.join(build, prog), os.X_OK)]
+    if missing:
+        print(f"fuzz_cli: not built in {sys.argv[1]}: {', '.join(missing)} (make fuzz builds them)")
+        return 1
     rng = random.Random(int(sys.argv[4]) if len(sys.argv) > 4 else 1)
     files = sorted(os.path.join(files_dir, f) for f in os.listdir(files_dir))
     runs, end = 0, time.time() + seconds
