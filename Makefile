@@ -12,9 +12,9 @@ BUILD := $(if $(filter 1,$(SAN)),build-san,build)
 export BUILD
 RESULTS := $(BUILD)/test-results
 NVCC ?= nvcc
-# CCACHE=ccache: compile through ccache (grading builds many copies of the course that differ in a
-# few files; CI and make grade-class use it when it is installed).
-CCACHE ?=
+# CCACHE: compile through ccache, used when it is installed (grading builds many copies of the course
+# that differ in a few files); CCACHE= turns it off.
+CCACHE ?= $(if $(shell command -v ccache 2>/dev/null),ccache)
 CC := gcc
 CUDA_HOME ?= $(abspath $(dir $(shell command -v $(NVCC) 2>/dev/null))/..)
 
@@ -40,19 +40,32 @@ NVCCFLAGS := $(OPT) -lineinfo $(NVDEBUG) $(GENCODE) -std=c++17 -Icommon -Xcompil
 LDFLAGS := $(GENCODE) -Xcompiler -fopenmp -L$(CUDA_HOME)/lib64
 LDLIBS := -lcusolver -lcudart -lm
 ifeq ($(SAN),1)
-  SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+  # -g: a report's frames name the file and line (the test runner quotes the first one in your code).
+  SANFLAGS := -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
   CFLAGS += $(SANFLAGS)
-  NVCCFLAGS += -Xcompiler -fsanitize=address,-fsanitize=undefined,-fno-sanitize-recover=undefined,-fno-omit-frame-pointer
+  NVCCFLAGS += -g -Xcompiler -fsanitize=address,-fsanitize=undefined,-fno-sanitize-recover=undefined,-fno-omit-frame-pointer
   LDFLAGS += -Xcompiler -fsanitize=address,-fsanitize=undefined
-  # protect_shadow_gap=0: the CUDA driver maps memory where ASan keeps its shadow gap.
-  export ASAN_OPTIONS := protect_shadow_gap=0:detect_leaks=1:abort_on_error=0
-  export LSAN_OPTIONS := suppressions=$(abspath common/lsan.supp):print_suppressions=0
-  export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1
+  # protect_shadow_gap=0: the CUDA driver maps memory where ASan keeps its shadow gap. exitcode=66:
+  # a sanitizer's abort is a crash, not the exit status 1 of a failed test.
+  export ASAN_OPTIONS := protect_shadow_gap=0:detect_leaks=1:abort_on_error=0:exitcode=66
+  export LSAN_OPTIONS := suppressions=$(abspath common/lsan.supp):print_suppressions=0:exitcode=66
+  export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1:exitcode=66
+  # Sanitized programs run several times slower: every suite's time limit is stretched.
+  export TEST_TIMEOUT_SCALE ?= 5
+endif
+ifeq ($(DEBUG),1)
+  export TEST_TIMEOUT_SCALE ?= 10
 endif
 LINK = $(NVCC) $(LDFLAGS) $(filter %.o %.a,$^) -o $@ $(LDLIBS)
 
-# The commit stamped on every benchmark row.
-export GIT_COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+# The commit stamped on every benchmark row. A student kit is no git repository: its COURSE_VERSION
+# file (written by make student-kit) names the course's commit it was made from.
+IN_KIT := $(wildcard COURSE_VERSION)
+ifneq ($(IN_KIT),)
+  export GIT_COMMIT ?= kit of $(shell head -n 1 COURSE_VERSION)
+else
+  export GIT_COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+endif
 
 # Rebuild everything when the target architecture or DEBUG changes, or the flags below do (-pic:
 # since the objects are position-independent, for the Python library).
@@ -89,7 +102,7 @@ include common/stage.mk datasets/stage.mk
 include $(sort $(wildcard 0*/stage.mk))
 
 .DEFAULT_GOAL := all
-.PHONY: all help test bench dataset clean plots layout-pictures $(addprefix test-,$(TEST_SUITES)) $(addprefix bench-,$(BENCH_STAGES))
+.PHONY: all help test bench dataset clean plots layout-pictures $(addprefix test-,$(TEST_SUITES)) $(addprefix build-,$(TEST_SUITES)) $(addprefix bench-,$(BENCH_STAGES))
 
 all: $(ALL_BINS)
 
@@ -113,16 +126,22 @@ help:
 	@echo "  make plot-stage-3 [GRID_CSV=F]  stage 03's whole-GPU picture (default: the committed H100 run)"
 	@echo "  make tune-plots    the figures of the stage 06 README from 06_tuning/results/"
 	@echo "  make layout-pictures  redraw the layout pictures of the stage 04 and 05 READMEs"
+ifneq ($(IN_KIT),)
+	@echo "Your grade"
+	@echo "  make grade [STAGE=N]   the points an instructor's make grade gives for the tests this kit can run, stage by stage"
+	@echo "Checks"
+else
 	@echo "Instructors"
 	@echo "  make student-kit   write build/student-kit/ (+ .tar.gz): the course with every solution region a stub"
 	@echo "  make grade SUBMISSION=DIR [STAGE=N]   grade a submitted kit (build/grade/results.json, Gradescope format)"
 	@echo "  make grade-class SUBMISSIONS=DIR [STAGE=N] [SLURM=1|0]   grade a class (Slurm job array, or one per GPU); build/class/"
 	@echo "  make leaderboard CSVS=\"a.csv b.csv\"   rank students' bench CSVs per GPU (build/leaderboard.png)"
 	@echo "Checks of the course itself"
+	@echo "  make test-grading  the kit, make grade, planted mistakes, crashes and hangs (slow: builds the course three times)"
+	@echo "  make test-grade-class  make grade-class for real: here and through the running Slurm cluster (slow)"
+endif
 	@echo "  make SAN=1 test    every test with the host code under ASan/UBSan (build-san/)"
 	@echo "  make fuzz          the dataset reader, the parsers and every CLI with random input (FUZZ_SECONDS=60)"
-	@echo "  make test-grading  the kit, make grade, crashes and hangs (slow: builds the course three times)"
-	@echo "  make test-grade-class  make grade-class for real: here and through the running Slurm cluster (slow)"
 	@echo "  make sass [SASS_ARCH=sm_90] [FILES=...] [KERNEL=regex]   registers and spills of every kernel instance (ptxas -v)"
 	@echo "  make format        the course's style (.clang-format, clang-format $(CLANG_FORMAT_PIN)) on every C/CUDA source; make format-check: which differ"
 	@echo "  make profile KERNEL=rows|cyclic|staged|thread|tiles|grid [ARGS=\"--n 64 --batch 65536\"] [NCU_ARGS=...]   Nsight Compute on one configuration"
@@ -161,7 +180,8 @@ SASS_ARCH ?= $(ARCH)
 FILES ?= $(sort $(wildcard common/*.cu 0*/*.cu))
 $(BUILD)/%.$(SASS_ARCH).res: %.cu
 	@mkdir -p $(@D)
-	@echo "ptxas -v $< ($(SASS_ARCH))"
+	@k=$$(tr ' ' '\n' <<<'$(strip $(FILES))' | grep -nxF -m1 '$<' | cut -d: -f1); \
+		echo "[$${k:-?}/$(words $(FILES))] ptxas -v $< ($(SASS_ARCH))"
 	@$(NVCC) $(filter-out $(GENCODE),$(NVCCFLAGS)) -arch=$(SASS_ARCH) -Xptxas -v -MMD -MF $@.d -MT $@ -c $< -o $@.o 2> $@ \
 		|| { cat $@; rm -f $@; exit 1; }
 	@rm -f $@.o
@@ -178,6 +198,7 @@ sass: $(patsubst %.cu,$(BUILD)/%.$(SASS_ARCH).res,$(FILES))
 RUN_SUITE = python3 common/course/run_suite.py --suite $(1) --points $(SUITE_POINTS_$(1)) --results $(RESULTS) \
 	--timeout $(or $(SUITE_TIMEOUT_$(1)),1800) -- $(SUITE_CMDS_$(1))
 define suite_rule
+build-$(1): $$(SUITE_DEPS_$(1))
 test-$(1): $$(SUITE_DEPS_$(1))
 	@$$(call RUN_SUITE,$(1))
 	@python3 common/course/test_summary.py $(RESULTS)/$(1).json
@@ -202,9 +223,17 @@ bench: all
 	@$(foreach s,$(BENCH_STAGES),echo "== $(s)" && BENCH_CSV=$(BUILD)/bench.csv $(BENCH_CMD_$(s)) &&) true
 	@python3 common/course/bench_table.py $(BUILD)/bench.csv
 
-# ---- the course as it is handed out (INSTRUCTORS.md) ---------------------------------------------
+# ---- the course as it is handed out (the instructors' guide) -------------------------------------
 .PHONY: student-kit check-kit grade grade-class slurm-script leaderboard
 KIT := $(BUILD)/student-kit
+ifneq ($(IN_KIT),)
+# In a student kit: make grade is the student's own grade (grade.py --self); the instructors'
+# targets are not there.
+grade:
+	@python3 common/course/grade.py --self $(foreach s,$(STAGE),--stage $(s))
+student-kit grade-class test-grading test-grade-class test-fresh-targets:
+	@echo "make $@: this is a student kit; $@ is part of the instructors' copy of the course"; exit 2
+else
 student-kit:
 	python3 common/course/course_kit.py kit $(KIT)
 	python3 common/course/course_kit.py check $(KIT)
@@ -216,11 +245,12 @@ grade:
 
 # make grade-class SUBMISSIONS=DIR [STAGE="N ..."] [SLURM=1|0] [CLASS_OUT=DIR]: every submission in DIR graded as
 # make grade grades one, through Slurm when sbatch is here (or SLURM=1), else one per visible GPU;
-# resumable; build/class/grades.csv and summary.md (INSTRUCTORS.md: Grading a class).
+# resumable; build/class/grades.csv and summary.md (the instructors' guide: Grading a class).
 grade-class:
 	@test -n "$(SUBMISSIONS)" || { echo "make grade-class SUBMISSIONS=DIR [STAGE=N] [SLURM=1|0]: DIR holds one folder or .tar.gz per student"; exit 2; }
 	python3 common/course/grade_class.py --submissions $(SUBMISSIONS) $(foreach s,$(STAGE),--stage $(s)) \
 		$(if $(SLURM),$(if $(filter 1 yes,$(SLURM)),--slurm,--local)) $(if $(CLASS_OUT),--out $(CLASS_OUT))
+endif
 
 # make slurm-script TARGET=test|bench|tune [OUT=job.sh]: a batch script for one GPU of a cluster
 slurm-script:
@@ -234,7 +264,12 @@ leaderboard: $(VENV)/.installed
 $(VENV)/.installed: requirements.txt
 	python3 -m venv $(VENV) && $(VENV)/bin/pip install -q -r requirements.txt && touch $@
 
-plots: $(VENV)/.installed
+# make plots: build/bench.csv (make bench) drawn as build/plots/stages_vs_cusolver.png,
+# best_vs_roofline.png and layout_conversion.png (common/course/plot_bench.py); without the CSV it
+# says so and fails (exit 2) before installing anything.
+plots:
+	@test -s $(BUILD)/bench.csv || { echo "no $(BUILD)/bench.csv: run make bench first"; exit 2; }
+	@$(MAKE) -q --no-print-directory $(VENV)/.installed || $(MAKE) --no-print-directory $(VENV)/.installed
 	$(VENV)/bin/python common/course/plot_bench.py $(BUILD)/bench.csv $(BUILD)/plots
 
 # The layout pictures of the stage 04 and 05 READMEs (committed; regenerate after changing them).

@@ -33,8 +33,16 @@ BEGIN = re.compile(r"^(\s*)// BEGIN SOLUTION(?::\s*(.*))?$")
 END = re.compile(r"^\s*// END SOLUTION\s*$")
 STUB = re.compile(r"^\s*// stub: ?(.*)$")
 
-# Never in a kit: the instructors' material and the mutation tests, which hold solution lines.
-INSTRUCTOR_ONLY = (".ci/", "INSTRUCTORS.md")
+# Never in a kit: the instructors' material and the mutation tests, which hold solution lines, and
+# the tests of the grading machinery (make test-grading, test-grade-class), which need them.
+INSTRUCTOR_ONLY = (".ci/", "INSTRUCTORS.md", "common/tests/test_grading.sh", "common/tests/test_grade_class.sh",
+                   "common/points-grading.tsv", "common/points-grade-class.tsv", "common/course/grade_class.py",
+                   "common/course/kit_start.md")
+# What the kit's README starts with, and the marks around what only instructors read in a README.
+KIT_START = "common/course/kit_start.md"
+INSTRUCTORS_PART = re.compile(r"<!-- instructors -->.*?<!-- /instructors -->\n?", re.S)
+# The file naming the course's version a kit was made from (the kit has no git history).
+VERSION_FILE = "COURSE_VERSION"
 # Where each stage's exercise lives.
 STAGE_DIRS = {1: "01_serial/", 2: "02_single_tile/", 3: "03_left_right_top/", 4: "04_interleaved/", 5: "05_chunked/", 6: "06_tuning/"}
 # Files that may hold regions.
@@ -42,10 +50,37 @@ SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
 
 
 def repo_files(root):
-    """The course's files: what git tracks or would track (not ignored), that exist now."""
+    """The course's files: what git tracks or would track (not ignored), that exist now; in a folder
+    that is not the course's git repository (a kit), every file but build output."""
+    top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=root, capture_output=True, text=True)
+    if top.returncode != 0 or os.path.realpath(top.stdout.strip()) != os.path.realpath(root):
+        skip = {".git", ".venv", "build", "node_modules"}
+        found = []
+        for dirpath, dirs, names in os.walk(root):
+            dirs[:] = [d for d in dirs if d not in skip and not d.startswith("build-")]
+            found += [os.path.relpath(os.path.join(dirpath, n), root) for n in names]
+        return sorted(found)
     out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
                          capture_output=True, check=True).stdout
     return sorted({f for f in out.decode().split("\0") if f and os.path.isfile(os.path.join(root, f))})
+
+
+def course_version(root):
+    """The commit the kit is made from ('6baf6df', '6baf6df-dirty' with changes not committed)."""
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+    head = git("rev-parse", "--short", "HEAD").stdout.strip() or "unknown"
+    return head + ("" if git("diff", "--quiet", "HEAD").returncode == 0 else "-dirty")
+
+
+def kit_markdown(root, rel, text):
+    """A README as the kit has it: the instructors' parts out; the top README starts with the
+    students' getting started, after its title."""
+    text = INSTRUCTORS_PART.sub("", text)
+    if rel == "README.md":
+        title, _, rest = text.partition("\n")
+        text = title + "\n\n" + open(os.path.join(root, KIT_START)).read().rstrip("\n") + "\n" + rest
+    return text
 
 
 def parse(text, path="?"):
@@ -116,8 +151,13 @@ def make_kit(root, outdir):
             with open(dst, "w") as out:
                 out.write(join(kit))
             shutil.copymode(src, dst)
+        elif f.endswith(".md"):
+            with open(dst, "w") as out:
+                out.write(kit_markdown(root, f, open(src).read()))
         else:
             shutil.copy2(src, dst)
+    with open(os.path.join(outdir, VERSION_FILE), "w") as out:
+        out.write(f"{course_version(root)}\nthe version of the course this student kit was made from\n")
     with tarfile.open(outdir.rstrip("/") + ".tar.gz", "w:gz") as t:
         t.add(outdir, arcname=os.path.basename(outdir.rstrip("/")))
     print(f"student kit: {outdir} and {outdir.rstrip('/')}.tar.gz ({count} solution regions replaced by stubs)")
@@ -197,11 +237,28 @@ def check_kit(root, kit):
             continue
         for s in sorted(secret & lines):
             problems.append(f"solution line in the kit: {f}: {s}")
+    # What a student reads names nothing the kit lacks: every relative link of a README resolves, and
+    # no README names an instructors' file (the Makefile's instructors' targets are not in a kit's).
+    names = [x.rstrip("/") for x in INSTRUCTOR_ONLY]
+    for f in kit_files:
+        if not f.endswith(".md"):
+            continue
+        text = open(os.path.join(kit, f), errors="replace").read()
+        for name in names:
+            if name in text:
+                problems.append(f"{f} names {name}, which the kit lacks")
+        if f.endswith(".md"):
+            for link in re.findall(r"\]\(([^)\s]+)\)", text):
+                path = link.split("#")[0]
+                if not path or re.match(r"^[a-z]+:", path):
+                    continue
+                if not os.path.exists(os.path.normpath(os.path.join(kit, os.path.dirname(f), path))):
+                    problems.append(f"{f}: the link ({link}) leads nowhere in the kit")
     # Reverse: the solutions put back give the sources byte for byte.
     back = kit.rstrip("/") + "-restored"
     splice(root, kit, back, quiet=True)
     for f in files:
-        if f.startswith(INSTRUCTOR_ONLY):
+        if f.startswith(INSTRUCTOR_ONLY) or f.endswith(".md"):  # READMEs are the kit's own (kit_markdown)
             continue
         a, b = os.path.join(root, f), os.path.join(back, f)
         if not os.path.exists(b) or open(a, "rb").read() != open(b, "rb").read():

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
 """grade.py --submission DIR [--stage N] [--out build/grade] - grade a student's submitted kit.
+grade.py --self [--stage N] - in a student's kit (make grade there): the kit's own points for the
+tests it can run, as make test-stage-N gives them, and what only the instructor's run adds.
 
 Policy (INSTRUCTORS.md):
   * Only the solution regions are taken from the submission (common/course/course_kit.py splice); any
@@ -24,6 +26,7 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))  # common/course/ -> the course
@@ -34,6 +37,11 @@ from grading_common import environment_stamp, read_points, shown_points  # noqa:
 STAGES = {1: "stage-1", 2: "stage-2", 3: "stage-3", 4: "stage-4", 5: "stage-5", 6: "stage-6"}
 POINTS = {1: "01_serial/points.tsv", 2: "02_single_tile/points.tsv", 3: "03_left_right_top/points.tsv",
           4: "04_interleaved/points.tsv", 5: "05_chunked/points.tsv", 6: "06_tuning/points.tsv"}
+# What building stage N for its tests takes (make build-<suite>: the suite's programs only).
+def build_cmd(suite, jobs, extra=""):
+    return f"make -j{jobs} build-{suite} {extra}".strip()
+
+
 # Performance: stage -> (weight, benchmark program, which rows are the student's code)
 PERF = {4: (5, "build/04_interleaved/bench_interleaved", lambda v: v.startswith("interleaved:")),
         5: (5, "build/05_chunked/bench_chunked", lambda v: v.startswith("convert (tiled)"))}
@@ -68,7 +76,7 @@ def reference_tree(out, commit, jobs):
     log = os.path.join(out, "build-reference.log")
     if not shared:
         clean_course(where)
-        return where if sh(f"make -j{jobs} all", where, log) == 0 else None
+        return where if sh(f"make -j{jobs} {' '.join(PERF[k][1] for k in PERF)}", where, log) == 0 else None
     import fcntl
     os.makedirs(os.path.dirname(where) or ".", exist_ok=True)
     with open(where + ".lock", "w") as lock:
@@ -79,7 +87,7 @@ def reference_tree(out, commit, jobs):
                 f.write(f"the reference of {commit} was built before in {where}: reused\n")
             return where
         clean_course(where)
-        if sh(f"make -j{jobs} all", where, log) != 0:
+        if sh(f"make -j{jobs} {' '.join(PERF[k][1] for k in PERF)}", where, log) != 0:
             return None
         with open(stamp, "w") as f:
             f.write(commit + "\n")
@@ -140,10 +148,20 @@ def leaderboard_value(csv_path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--submission", required=True)
+    ap.add_argument("--submission")
+    ap.add_argument("--self", action="store_true", help="in a student's kit: grade the kit itself")
     ap.add_argument("--stage", type=int, action="append")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "grade"))
     a = ap.parse_args()
+    for s in a.stage or []:
+        if s not in STAGES:
+            print(f"grade: STAGE={s}: the stages are 1..6", file=sys.stderr)
+            return 2
+    if a.self:
+        return self_grade(a.stage or sorted(STAGES), os.path.abspath(a.out))
+    if not a.submission:
+        print("grade: --submission DIR (the student's kit folder), or --self in a kit", file=sys.stderr)
+        return 2
     sub_dir = os.path.abspath(a.submission)
     if not os.path.isdir(sub_dir):
         print(f"grade: {a.submission}: not a directory (give the submitted kit's folder)", file=sys.stderr)
@@ -152,10 +170,15 @@ def main():
     out = os.path.abspath(a.out)
     os.makedirs(out, exist_ok=True)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    # TEST_TIMEOUT_SCALE 2: the hidden variants add sizes, and a slower GPU than the course's must not
+    # turn a right answer into a timeout.
     env = dict(os.environ, GRADE="1", GRADE_EXTRA="1", GRADE_SEED=os.environ.get("GRADE_SEED", "20170529"),
-               GIT_COMMIT=f"{commit or 'unknown'} (grading)")
+               GIT_COMMIT=f"{commit or 'unknown'} (grading)",
+               TEST_TIMEOUT_SCALE=os.environ.get("TEST_TIMEOUT_SCALE", "2"))
     env.pop("TEST_RESULTS", None)
     jobs = os.environ.get("GRADE_JOBS", str(os.cpu_count() or 2))
+    if not env.get("CCACHE") and shutil.which("ccache"):
+        env["CCACHE"] = "ccache"  # the graded trees differ from each other in a few files
     gpu = has_gpu()
 
     need_ref = gpu and any(s in PERF for s in stages)
@@ -175,7 +198,8 @@ def main():
         notes += [f"{suite}: {x}" for x in ignored]
         groups = read_points(os.path.join(tree, POINTS[stage]))
         print(f"== {suite}: building and testing (grading mode, hidden variants)", flush=True)
-        built = sh(f"make -j{jobs} all", tree, os.path.join(out, f"build-{suite}.log"), env=env) == 0
+        built = sh(build_cmd(suite, jobs, PERF[stage][1] if stage in PERF and gpu else ""), tree,
+                   os.path.join(out, f"build-{suite}.log"), env=env) == 0
         result = None
         if built:
             sh(f"make test-{suite}", tree, os.path.join(out, f"test-{suite}.log"), env=env)
@@ -220,17 +244,76 @@ def main():
     lb = leaderboard_value(lb_csv)
     if lb is not None:
         results["leaderboard"] = [{"name": "geomean x cuSOLVER (n 20..100)", "value": round(lb, 3)}]
+    return report(out, results, table, total, possible, notes)
+
+
+def report(out, results, table, total, possible, notes):
+    """results.json (Gradescope format) and the points table."""
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
     print()
     print(f"{'stage':<9} {'learning goal':<34} {'points':>14}")
     for suite, g, pts, w in table:
-        print(f"{suite:<9} {g[:34]:<34} {(f'{shown_points(pts)} / {w:g}' if w else 'sanity'):>14}")
+        shown = "instructor" if pts is None else f"{shown_points(pts)} / {w:g}" if w else "sanity"
+        print(f"{suite:<9} {g[:34]:<34} {shown:>14}")
     print(f"{'total':<44} {shown_points(total)} / {possible:g}")
     for x in notes:
         print(f"note: {x}")
     st = results["stamp"]
     print(f"GPU {st['gpu']}, {st['cuda']}, commit {st['commit']}; results: {os.path.join(out, 'results.json')}")
+    return 0
+
+
+ONLY_THE_INSTRUCTOR = (
+    "This is your grade for the tests this kit runs here: the points of make test-stage-N, stage by stage. "
+    "The instructor's make grade runs the same tests and adds: hidden variants (other seeds; n = 5, 47, 97; "
+    "batch 2049; chunk 17; 7 matrices per block), so an answer tuned to the visible sizes loses there; "
+    "grading mode, where a test that could not run (no GPU) scores 0; each stage graded with the reference "
+    "solution of the other stages; and the performance points of stages 4 and 5, your kernels timed against "
+    "the reference solution's on the same GPU.")
+
+
+def self_grade(stages, out):
+    """make grade in a student's kit (no git, no reference solution): each stage's own suite, as
+    make test-stage-N runs it, with the points an instructor's grade would give for those tests."""
+    env = dict(os.environ)
+    env.pop("TEST_RESULTS", None)
+    env.pop("GRADE", None)
+    if not env.get("CCACHE") and shutil.which("ccache"):
+        env["CCACHE"] = "ccache"
+    jobs = os.environ.get("GRADE_JOBS", str(os.cpu_count() or 2))
+    os.makedirs(out, exist_ok=True)
+    tests, table = [], []
+    total = possible = 0.0
+    build = os.environ.get("BUILD", "build")
+    for stage in stages:
+        suite = STAGES[stage]
+        groups = read_points(os.path.join(ROOT, POINTS[stage]))
+        print(f"== {suite}: building its programs (make build-{suite}; log in {os.path.relpath(out, ROOT)})", flush=True)
+        log = os.path.join(out, f"build-{suite}.log")
+        built = sh(build_cmd(suite, jobs), ROOT, log, env=env) == 0
+        result = None
+        if built:
+            subprocess.run(["make", "--no-print-directory", f"test-{suite}"], cwd=ROOT, env=env)
+            path = os.path.join(ROOT, build, "test-results", f"{suite}.json")
+            result = json.load(open(path)) if os.path.exists(path) else None
+        else:
+            print(f"{suite} does not compile:\n{tail(log)}")
+        for g, (weight, what) in groups.items():
+            row = next((x for x in (result or {}).get("groups", []) if x["group"] == g), None)
+            pts = row["points"] if row else 0.0
+            detail = (f"{row['passed']} of {row['planned']} tests passed, {row['skipped']} not run here" if row else
+                      "did not compile" if not built else "the suite did not report")
+            tests.append({"name": f"{suite}: {g}", "score": round(pts, 3), "max_score": weight,
+                          "status": "passed" if row and row["passed"] == row["planned"] else "failed",
+                          "output": f"{what}\n{detail}", "visibility": "visible"})
+            total, possible = total + pts, possible + weight
+            table.append((suite, g, pts, weight))
+        if stage in PERF:
+            table.append((suite, "performance", None, PERF[stage][0]))
+    results = {"score": round(total, 3), "output": ONLY_THE_INSTRUCTOR, "tests": tests, "stamp": environment_stamp()}
+    report(out, results, table, total, possible, [])
+    print(textwrap.fill(ONLY_THE_INSTRUCTOR, 100))
     return 0
 
 

@@ -43,6 +43,27 @@ kit_tests() {
     done
     record "kit, grading mode: every stage suite fails, 0 points" $([ $bad -eq 0 ] && grep -qE '^points .* 0\.0 / 100' "$tmp/kit/grade.log" && echo PASS || echo FAIL) \
         "$bad stage suites without a failure; $(grep -E '^points' "$tmp/kit/grade.log" | tr -s ' ')"
+    record "kit README starts with the students' getting started, no instructors' block" \
+        $(sed -n 3p "$tmp/kit/README.md" | grep -q "Getting started" && ! grep -q "For instructors" "$tmp/kit/README.md" && echo PASS || echo FAIL) "line 3: $(sed -n 3p "$tmp/kit/README.md")"
+    record "kit names the course's version it was made from" $(grep -qE '^[0-9a-f]{7}' "$tmp/kit/COURSE_VERSION" 2>/dev/null && echo PASS || echo FAIL) "$(head -n 1 "$tmp/kit/COURSE_VERSION" 2>&1)"
+    out=$(setup in_dir "$tmp/kit" env CI=true make student-kit 2>&1)
+    rc=$?
+    record "kit: make student-kit refused with a message" $([ $rc -ne 0 ] && grep -q "student kit" <<<"$out" && echo PASS || echo FAIL) "exit $rc: $(head -n 1 <<<"$out")"
+    # make grade in a fresh kit (no git, nothing built): stage 1 only is built, and its points are
+    # make test-stage-1's, for the stubs, for the reference solution and for a wrong one.
+    for who in stubs right wrong; do
+        setup rm -rf "$tmp/kit-$who"
+        setup tar -xzf "$tmp/kit.tar.gz" -C "$tmp" --transform "s,^kit,kit-$who,"
+        [ $who = stubs ] || setup python3 common/course/course_kit.py splice "$root" "$tmp/kit-$who" "$tmp/kit-$who" 1 > /dev/null
+        [ $who = wrong ] && setup sed -i 's|row_i\[i\] = sqrtf(d);|row_i[i] = sqrtf(d) * 1.5f;|' "$tmp/kit-$who/01_serial/cholesky_serial.c"
+        setup in_dir "$tmp/kit-$who" env CI=true make grade STAGE=1 > "$tmp/kit-$who/grade.log" 2>&1
+        built=$(ls "$tmp/kit-$who/build" 2>/dev/null | grep -v test-results | grep -v grade | tr '\n' ' ')
+        graded=$(grep -E '^total ' "$tmp/kit-$who/grade.log" | awk '{print $2}')
+        setup in_dir "$tmp/kit-$who" env CI=true make test-stage-1 > "$tmp/kit-$who/test.log" 2>&1
+        tested=$(grep -E '^points ' "$tmp/kit-$who/test.log" | awk '{print $2}')
+        record "kit ($who): make grade STAGE=1 builds only stage 1" $([ "$built" = "01_serial common datasets " ] || [ "$built" = "01_serial common " ] && echo PASS || echo FAIL) "build/ holds: $built"
+        record "kit ($who): make grade STAGE=1 gives make test-stage-1's points" $([ -n "$graded" ] && [ "$graded" = "$tested" ] && echo PASS || echo FAIL) "make grade: ${graded:-none}; make test-stage-1: ${tested:-none}"
+    done
 }
 
 crash_tests() {
@@ -68,12 +89,46 @@ p, plant = sys.argv[1:3]; s = open(p).read()
 key = "    for (int i = 0; i < n; i++) {\n        float *row_i"
 open(p, "w").write(s.replace(key, "    " + plant + "\n" + key, 1))
 PY
+    # The stage's own limit (no TEST_TIMEOUT): a student learns of the hang, by the test's name, within a minute.
+    setup in_dir "$tmp/hang" env CI=true make build-stage-1 > /dev/null 2>&1
     start=$(date +%s)
-    setup in_dir "$tmp/hang" env CI=true TEST_TIMEOUT=20 timeout 300 make test-stage-1 > "$tmp/hang/log" 2>&1
+    setup in_dir "$tmp/hang" env CI=true timeout 300 make test-stage-1 > "$tmp/hang/log" 2>&1
     rc=$? took=$(( $(date +%s) - start ))
-    record "infinite loop: the suite fails within its time limit" $([ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "timed out after 20 s" "$tmp/hang/log" && echo PASS || echo FAIL) \
-        "exit $rc after $took s (limit 20 s + build)"
+    record "infinite loop: the suite fails within a minute, by its own limit" $([ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $took -le 60 ] && grep -q "timed out after 20 s" "$tmp/hang/log" && echo PASS || echo FAIL) \
+        "exit $rc after $took s (stage 1's limit: 20 s)"
+    record "infinite loop: the FAIL line names the test that hung" $(grep -q "timed out after 20 s in test 'serial spd n=64" "$tmp/hang/log" && echo PASS || echo FAIL) "$(grep -m1 "timed out" "$tmp/hang/log" | cut -c1-200)"
     record "infinite loop: its unreported tests are FAILs" $(grep -qE '^[0-9]+ passed, [1-9][0-9]* failed' "$tmp/hang/log" && echo PASS || echo FAIL) "$(grep -E "^[0-9]+ passed, " "$tmp/hang/log" | tail -n 1)"
+    # A heap overflow under make SAN=1: reported as AddressSanitizer's, at the student's line.
+    setup copy_course "$tmp/asan"
+    setup python3 - "$tmp/asan/01_serial/cholesky_serial.c" <<'PY'
+import sys
+p = sys.argv[1]; s = open(p).read()
+key = "    for (int i = 0; i < n; i++) {\n        float *row_i"
+open(p, "w").write("#include <stdlib.h>\n" + s.replace(key, "    if (n >= 64) { volatile float *x = malloc((size_t)n * sizeof *x); x[n] = 1; free((void *)x); }\n" + key, 1))
+PY
+    setup in_dir "$tmp/asan" env CI=true make SAN=1 test-stage-1 > "$tmp/asan/log" 2>&1
+    rc=$?
+    record "heap overflow under SAN=1: a crash named by the sanitizer, the test and the student's line" \
+        $([ $rc -ne 0 ] && grep -qE "crashed: AddressSanitizer: heap-buffer-overflow in spotrf_serial at 01_serial/cholesky_serial.c:[0-9]+.* in test 'serial spd n=64" "$tmp/asan/log" && echo PASS || echo FAIL) \
+        "exit $rc: $(grep -m1 "crashed" "$tmp/asan/log" | cut -c1-240)"
+}
+
+planted_tests() {
+    group "planted mistakes"
+    # Each typical wrong solution must cost at least half of a graded group (.ci/planted-bugs says
+    # which group lost what). Stage 1 runs anywhere; the GPU stages need a GPU.
+    setup bash .ci/planted-bugs 1 > "$tmp/planted-1.log" 2>&1
+    rc=$?
+    record "stage 1: wrong arithmetic with the right info, and half an OpenMP batch, each lose half a group" \
+        $([ $rc -eq 0 ] && grep -q "^caught .*wrong arithmetic" "$tmp/planted-1.log" && echo PASS || echo FAIL) "$(tail -n 1 "$tmp/planted-1.log" 2>&1)"
+    if nvidia-smi -L > /dev/null 2>&1; then
+        setup env PLANT_ONLY='ignores|barrier|remainder' bash .ci/planted-bugs 2 3 4 5 6 > "$tmp/planted-gpu.log" 2>&1
+        rc=$?
+        record "stages 2-6: layout ignored, missing barriers, dropped remainder tiles each lose half a group" \
+            $([ $rc -eq 0 ] && echo PASS || echo FAIL) "$(grep -E '^(NOT|KEPT)' "$tmp/planted-gpu.log" | head -n 3 | tr '\n' ' ')$(tail -n 1 "$tmp/planted-gpu.log" 2>&1)"
+    else
+        record "stages 2-6: layout ignored, missing barriers, dropped remainder tiles each lose half a group" SKIP "$(gpu_reason)"
+    fi
 }
 
 cpu_grading_tests() { # on a machine without a GPU
@@ -144,9 +199,10 @@ discovery_tests() {
         "exit $rc: $(grep -m1 'planned no tests' "$tmp/nogit/empty.log")"
 }
 
-plan_from kit_tests crash_tests cpu_grading_tests harness_tests discovery_tests
+plan_from kit_tests crash_tests planted_tests cpu_grading_tests harness_tests discovery_tests
 kit_tests
 crash_tests
+planted_tests
 if nvidia-smi -L > /dev/null 2>&1; then
     skip_rest "grading without a GPU" "this machine has a GPU (the GPU grading run is .ci/acceptance-gpu)"
 else
