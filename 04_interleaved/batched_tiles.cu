@@ -14,9 +14,12 @@
 #include "tile_batched.cuh"   /* batched_matrix and its load_tile / store_tile */
 #include "looking_orders.cuh" /* the three orders of stage 03 */
 
-/* Shared memory per matrix: four tiles of NB x LD. Consecutive threads of a warp belong to
- * consecutive matrices, so the same element of neighbouring matrices' tiles must fall in
- * different banks: an odd distance between tiles (coprime with the 32 banks) does that. */
+/* Shared memory: every matrix of the block has four tiles (and an info); a tile takes
+ * tile_floats<NB>() floats, NB x LD made odd. Consecutive threads of a warp belong to consecutive
+ * matrices, so the same element of the same tile of neighbouring matrices must fall in different
+ * banks: what must be an odd distance apart (coprime with the 32 banks) is that tile of matrix m
+ * and of matrix m + 1. A matrix's four tiles side by side would put it 4 x tile_floats apart, an
+ * even distance: a warp's matrices would no longer fall in different banks (bank conflicts). */
 template <int NB> __host__ __device__ constexpr int tile_floats() { return (NB * tile_ld<NB, 1>()) | 1; }
 
 template <int NB> static size_t shared_bytes(int per_block)

@@ -42,17 +42,16 @@ int main(int argc, char **argv)
     family_init();
     const batched_driver_hooks hooks = {
         "cholesky_tuned",
+        "                conversions to and from a layout other than row-major use stage 05's tiled converter\n"
         "  --kernel auto (default): the tuned table's configuration and chunk for this n and batch size\n"
         "  --kernel rows: --threads T threads per matrix (default 32), --per-block M matrices per block (default 2),\n"
-        "                 --unroll 0 (every step written out, n <= 64) or 1 (a loop, the default); default --chunk 1\n"
+        "                 unroll 0 (every step written out, n <= 64) or 1 (a loop, the default); chunk 1 by default\n"
         "  --kernel cyclic: --threads 16, 32, 64 (default), 128 or 256 (a 4 x 4 .. 16 x 16 grid), --per-block M "
         "(default 1);\n"
-        "                 default --chunk 1 (row-major: no conversion)\n"
-        "  --kernel grid: stage 03's whole-GPU tile tasks for the batch (any n; row-major: --chunk 1)\n"
+        "                 chunk 1 by default (row-major: no conversion)\n"
+        "  --kernel grid: stage 03's whole-GPU tile tasks for the batch (any n; row-major: chunk 1)\n"
         "  --kernel staged: one thread per matrix, n <= 24, --per-block M matrices per block (32 .. 256, default 64);\n"
-        "                 row-major only (--chunk 1)\n"
-        "  --kernel thread: also --order left|right|top (default left)\n"
-        "  conversions to and from a layout other than row-major use stage 05's tiled converter\n",
+        "                 row-major only (chunk 1)\n",
         choose,
         defaults,
         rowmajor_to_chunked_tiled,

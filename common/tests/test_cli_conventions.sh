@@ -13,7 +13,7 @@ mapfile -t progs < <(find "$bin"/0[1-6]_* "$bin"/datasets -maxdepth 1 -type f -p
 # Programs with an option that takes a number, and a value it refuses: "PROGRAM OPTION BAD".
 valued=("datasets/gen_dataset --n 0" "03_left_right_top/cholesky_one --n 0" "04_interleaved/cholesky_batched --n 0"
         "06_tuning/cholesky_tuned --batch 0" "06_tuning/tune --ns 0")
-plan "CLI conventions" $((4 * ${#progs[@]} + 3 * ${#valued[@]} + 3))
+plan "CLI conventions" $((5 * ${#progs[@]} + 3 * ${#valued[@]} + 3))
 group "CLI conventions"
 
 # run NAME STATUS STREAM PHRASE COMMAND...: the exit status, and the PHRASE on STREAM (out: stdout
@@ -32,10 +32,31 @@ run() {
     else record "$name" PASS "exit $rc"; fi
 }
 
+# twice FILE: the options a --help text describes in more than one place, one a line. An option is
+# described by the lines that start with it (after the two-space indent; deeper lines continue the
+# line above): those lines must follow each other, and the lines of another entry must not give it
+# a value (--opt 1, --opt a|b). The synopsis (the usage line and the lines under it) only lists them.
+twice() {
+    awk 'FNR == 1 { pass++; cur = "usage"; prev = "" }
+         /^  [^ ]/ { cur = match($0, /^  --[a-z][a-z0-9-]*/) ? substr($0, 3, RLENGTH - 2) : "line " FNR }
+         pass == 1 { if (cur ~ /^--/) heads[cur] = 1; next }
+         /^  [^ ]/ && cur ~ /^--/ { if (cur != prev && seen[cur]) bad[cur] = 1; seen[cur] = 1 }
+         /^  [^ ]/ { prev = cur }
+         cur != "usage" { rest = $0
+             while (match(rest, /--[a-z][a-z0-9-]*[ =]([0-9]|[^ ]*[|])/)) {
+                 opt = substr(rest, RSTART, RLENGTH); sub(/[ =].*/, "", opt)
+                 if (heads[opt] && opt != cur) bad[opt] = 1
+                 rest = substr(rest, RSTART + RLENGTH) } }
+         END { for (o in bad) print o }' "$1" "$1" | sort
+}
+
 for p in "${progs[@]}"; do
     name=${p#"$bin"/}
     run "$name -h" 0 out "usage: $(basename "$p")" "$p" -h
     run "$name --help" 0 out "usage: $(basename "$p")" "$p" --help
+    again=$(twice "$tmp/out" | tr '\n' ' ')
+    if [ -z "$again" ]; then record "$name --help describes each option once" PASS "no option in two places"
+    else record "$name --help describes each option once" FAIL "described in two places: ${again% }"; fi
     run "$name unknown option" 2 err "unknown option '--no-such-option'" "$p" --no-such-option
     run "$name stray -x" 2 err "unknown option '-x'" "$p" -x
 done
