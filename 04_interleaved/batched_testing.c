@@ -217,7 +217,6 @@ static void configs_run(harness *h, const char *prefix, const batched_config *cf
                 layout_run_begin(&r, &t, chunk);
                 for (int c = 0; c < ncfg; c++) {
                     char cname[64];
-                    int ok = layout_run_check(&r, &cfgs[c], detail, sizeof detail);
                     if (chunks[ci])
                         snprintf(name, sizeof name, "%s %s n=%d batch=%zu chunk=%zu", prefix,
                                  batched_config_name(&cfgs[c], cname, sizeof cname), ns[a], batches[bi], chunk);
@@ -226,6 +225,8 @@ static void configs_run(harness *h, const char *prefix, const batched_config *cf
                                  batched_config_name(&cfgs[c], cname, sizeof cname), ns[a], batches[bi]);
                     harness_group(h, chunk_groups && chunk < t.batch ? batched_chunks_group_name(cfgs[c].kernel)
                                                                      : batched_group_name(cfgs[c].kernel));
+                    harness_start(h, "%s", name); /* a kernel that hangs or crashes is named by it */
+                    int ok = layout_run_check(&r, &cfgs[c], detail, sizeof detail);
                     harness_check(h, ok, name, "%s", detail);
                 }
                 layout_run_end(&r);
