@@ -93,6 +93,10 @@ static void test_helpers(harness *h)
             helper_reference(nb, op, in, want, bound);
             CUDA_CHECK(cudaMemcpy(d_in, in, 3 * nb * nb * sizeof(float), cudaMemcpyHostToDevice));
             CUDA_CHECK(cudaMemset(d_out, 0xff, HELPER_MAX_NB * HELPER_MAX_NB * sizeof(float))); /* poison: NaN */
+            char name[64];
+            snprintf(name, sizeof name, "%s NB=%d", op_names[op], nb);
+            harness_group(h, op_names[op]);
+            harness_start(h, "%s", name); /* a helper that hangs or crashes is named by it */
             int rc = tile_helper_test(nb, op, d_in, d_out, d_info);
             CUDA_CHECK(cudaMemcpy(out, d_out, nb * nb * sizeof(float), cudaMemcpyDeviceToHost));
             CUDA_CHECK(cudaMemcpy(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
@@ -106,9 +110,6 @@ static void test_helpers(harness *h)
                         wj = j;
                     }
                 }
-            char name[64];
-            harness_group(h, op_names[op]);
-            snprintf(name, sizeof name, "%s NB=%d", op_names[op], nb);
             harness_check(h, ok, name,
                           ok ? "within the rounding bound"
                              : "rc %d info %d; at (%d, %d): got %.9g, want %.9g (bound %.3g)",
@@ -164,6 +165,9 @@ static void test_kernel(harness *h)
                     CUDA_CHECK(cudaMalloc((void **)&d_info, count * sizeof(int)));
                     CUDA_CHECK(cudaMemcpy(d_A, A, elems * sizeof(float), cudaMemcpyHostToDevice));
                     CUDA_CHECK(cudaMemset(d_info, 0x7f, count * sizeof(int))); /* poison */
+                    char name[96];
+                    snprintf(name, sizeof name, "single tile NB=%d pad=%d %s n=%d", nb, pad, family_name(fams[f]), n);
+                    harness_start(h, "%s", name);
                     int rc = potrf_single_tile(nb, pad, n, d_A, count, d_info);
                     CUDA_CHECK(cudaMemcpy(L, d_A, elems * sizeof(float), cudaMemcpyDeviceToHost));
                     CUDA_CHECK(cudaMemcpy(info, d_info, count * sizeof(int), cudaMemcpyDeviceToHost));
@@ -180,8 +184,6 @@ static void test_kernel(harness *h)
                     } else {
                         snprintf(detail, sizeof detail, "%s", rc ? "launcher refused" : first.detail);
                     }
-                    char name[96];
-                    snprintf(name, sizeof name, "single tile NB=%d pad=%d %s n=%d", nb, pad, family_name(fams[f]), n);
                     harness_check(h, bad == 0, name, "%s max resid %.2g, max diff to cuSOLVER %.2g", detail, mr, md);
                     CUDA_CHECK(cudaFree(d_A));
                     CUDA_CHECK(cudaFree(d_info));

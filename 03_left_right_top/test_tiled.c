@@ -47,7 +47,10 @@ static void check_all_variants(harness *h, const char *what, int n, const float 
     CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
     for (int o = 0; o < LOOK_COUNT; o++)
         for (int a = 0; a < 4; a++) {
+            char name[96];
+            snprintf(name, sizeof name, "%s NB=%d %s", looking_name((looking_order)o), nbs[a], what);
             harness_group(h, variant_group(o, nbs[a], n));
+            harness_start(h, "%s", name); /* a kernel that hangs or crashes is named by it */
             CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
             CUDA_CHECK(cudaMemset(d_info, 0x7f, sizeof(int)));
             int rc = potrf_tiled((looking_order)o, nbs[a], n, d_A, d_info);
@@ -64,8 +67,6 @@ static void check_all_variants(harness *h, const char *what, int n, const float 
                 snprintf(detail, sizeof detail, "%s", r.ok ? (ok ? "" : "info is not the planted minor") : r.detail);
             }
             if (ok) ok = compare_factors(n, 1, A, L, &info, C, &cinfo, detail, sizeof detail, &md) == 0;
-            char name[96];
-            snprintf(name, sizeof name, "%s NB=%d %s", looking_name((looking_order)o), nbs[a], what);
             harness_check(h, ok, name, "%s info %d (cuSOLVER %d), resid %.2g, diff to cuSOLVER %.2g", detail, info,
                           cinfo, ok ? r.resid : 0.0, md);
         }
