@@ -26,8 +26,9 @@ template <int NB, int PAD> __global__ void __launch_bounds__(NB *NB)
 
 template <int NB, int PAD> static void launch(int n, float *d_A, size_t count, int *d_info)
 {
-    /* One matrix per block; more than a grid holds go in several launches (launch_split.cuh). */
-    launch_split(count, [&](unsigned k, size_t first) {
+    /* One matrix per block; more than a grid holds go in several launches (launch_split.cuh), on
+     * the default stream (stage 06's library door passes its caller's stream to its launches). */
+    launch_split(count, cudaStreamLegacy, [&](unsigned k, size_t first) {
         potrf_single_tile_kernel<NB, PAD><<<k, dim3(1, NB, NB)>>>(d_A + first * n * n, n, d_info + first);
     });
 }

@@ -3,6 +3,7 @@
  * a CUDA Graph, captured once and replayed). The steps are in grid_schedule.c, the tile tasks
  * in grid_tasks.cu. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cuda_check.h"
 #include "grid_cholesky.h"
@@ -67,18 +68,22 @@ size_t grid_batched_workspace_bytes(int n, size_t batch)
 }
 
 /* Everything one factorization of a batch launches, in stream order on s (and side, for the
- * look-ahead): the matrices in groups of at most GRID_MAX_BATCH (a launch's grid in y). */
-static void enqueue_all(grid_mode mode, grid_math math, int n, size_t batch, float *d_A, float *d_work, int *d_info,
-                        cudaStream_t s, cudaStream_t side, cudaEvent_t events[2])
+ * look-ahead): the matrices in groups of at most GRID_MAX_BATCH (a launch's grid in y). From d_in
+ * into d_out: the padded copy reads one and writes the other; without it the factor is made in
+ * d_out, a copy of d_in first where they differ. */
+static void enqueue_all(grid_mode mode, grid_math math, int n, size_t batch, const float *d_in, float *d_out,
+                        float *d_work, int *d_info, cudaStream_t s, cudaStream_t side, cudaEvent_t events[2])
 {
     const size_t N = padded_order(n), nn = (size_t)n * n;
     CUDA_CHECK(cudaMemsetAsync(d_info, 0, batch * sizeof(int), s));
+    if (!d_work && d_in != d_out)
+        CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, batch * nn * sizeof(float), cudaMemcpyDeviceToDevice, s));
     for (size_t first = 0; first < batch; first += GRID_MAX_BATCH) {
         const int count = (int)(batch - first < GRID_MAX_BATCH ? batch - first : GRID_MAX_BATCH);
-        float *A = d_A + first * nn;
+        float *A = d_out + first * nn;
         grid_plan p = {
             d_work ? d_work + first * N * N : A, N, (int)(N / GRID_TILE), d_info + first, count, N * N, math};
-        if (d_work) launch_copy_in(A, n, p.A, p.ld, (int)N, count, s);
+        if (d_work) launch_copy_in(d_in + first * nn, n, p.A, p.ld, (int)N, count, s);
         if (mode == GRID_LOOKAHEAD) enqueue_lookahead(&p, s, side, events);
         else if (mode == GRID_PAIRS) enqueue_lookahead_pairs(&p, s, side, events);
         else if (mode == GRID_QUADS) enqueue_lookahead_quads(&p, s, side, events);
@@ -88,20 +93,66 @@ static void enqueue_all(grid_mode mode, grid_math math, int n, size_t batch, flo
     }
 }
 
-/* Per host thread (the multi-GPU driver runs one per GPU): its streams and one cached graph,
- * rebuilt when anything it was captured with changes. */
-static _Thread_local struct {
+/* A context (grid_context_create, or the calling thread's own): its streams, the events that fork
+ * them from the caller's stream and join them back, and one cached graph, rebuilt when anything
+ * it was captured with changes. */
+struct grid_context {
     int device; /* the streams' GPU + 1 (0: none yet) */
     cudaStream_t s, side;
-    cudaEvent_t events[2];
+    cudaEvent_t events[2], fork, join;
     cudaGraphExec_t exec;
     grid_mode mode;
     grid_math math;
     int n;
     size_t batch;
-    float *A, *work;
+    const float *in;
+    float *out, *work;
     int *info;
-} cached;
+};
+
+static void context_open(grid_context *c, int device)
+{
+    memset(c, 0, sizeof *c);
+    /* The critical path (POTRF, TRSM, the next column) at the GPU's highest priority, the bulk
+     * of the update at its lowest: when a block of the bulk ends, a waiting block of the chain
+     * gets the place first. A graph keeps them (captured per kernel, used with
+     * cudaGraphInstantiateFlagUseNodePriority). H100, same run: n = 8192 pairs tf32x3 7.00 ->
+     * 6.34 ms, 16384 quads tf32x3 33.8 -> 30.7 ms; no change up to n = 2048 (no bulk to pass). */
+    int least, greatest;
+    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&c->s, cudaStreamNonBlocking, greatest));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&c->side, cudaStreamNonBlocking, least));
+    for (int k = 0; k < 2; k++) CUDA_CHECK(cudaEventCreateWithFlags(&c->events[k], cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&c->fork, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&c->join, cudaEventDisableTiming));
+    c->device = device + 1;
+}
+
+grid_context *grid_context_create(void)
+{
+    grid_context *c = (grid_context *)malloc(sizeof *c);
+    if (!c) return NULL;
+    int device;
+    CUDA_CHECK(cudaGetDevice(&device));
+    context_open(c, device);
+    return c;
+}
+
+void grid_context_destroy(grid_context *c)
+{
+    if (!c) return;
+    if (c->exec) CUDA_CHECK(cudaGraphExecDestroy(c->exec));
+    CUDA_CHECK(cudaStreamDestroy(c->s));
+    CUDA_CHECK(cudaStreamDestroy(c->side));
+    for (int k = 0; k < 2; k++) CUDA_CHECK(cudaEventDestroy(c->events[k]));
+    CUDA_CHECK(cudaEventDestroy(c->fork));
+    CUDA_CHECK(cudaEventDestroy(c->join));
+    free(c);
+}
+
+/* Per host thread (the multi-GPU driver runs one per GPU), for the calls that name no context.
+ * (A thread that moves to another GPU opens a new one; the old one is left to the process's end.) */
+static _Thread_local grid_context own;
 
 int potrf_grid(grid_mode mode, int n, float *d_A, float *d_work, int *d_info)
 {
@@ -115,8 +166,14 @@ int potrf_grid_batched(grid_mode mode, int n, size_t batch, float *d_A, float *d
 
 int potrf_grid_math(grid_mode mode, grid_math math, int n, size_t batch, float *d_A, float *d_work, int *d_info)
 {
+    return potrf_grid_run(NULL, mode, math, n, batch, d_A, d_A, d_work, d_info, cudaStreamLegacy);
+}
+
+int potrf_grid_run(grid_context *ctx, grid_mode mode, grid_math math, int n, size_t batch, const float *d_in,
+                   float *d_out, float *d_work, int *d_info, cudaStream_t stream)
+{
     if (n < 1 || n > GRID_MAX_N || batch < 1 || mode < 0 || mode >= GRID_MODE_COUNT || math < 0 ||
-        math >= GRID_MATH_COUNT || !d_A || !d_info) {
+        math >= GRID_MATH_COUNT || !d_in || !d_out || !d_info) {
         fprintf(
             stderr,
             "potrf_grid: need 1 <= n <= %d, batch >= 1, a mode (stream, graph, lookahead, pairs, quads), a math (fp32, "
@@ -132,54 +189,57 @@ int potrf_grid_math(grid_mode mode, grid_math math, int n, size_t batch, float *
                 n, GRID_TILE, work);
         return -1;
     }
-    if (!work) d_work = NULL; /* in place */
+    if (!work) d_work = NULL; /* in place (in d_out) */
     int device;
     CUDA_CHECK(cudaGetDevice(&device));
     if (math == GRID_TF32X3 && !grid_tensor_cores(device)) {
         fprintf(stderr, "potrf_grid: the tf32x3 updates need a GPU of compute capability 8.0 or newer (use fp32)\n");
         return -1;
     }
-    if (cached.device != device + 1) { /* blocking streams: ordered with the default stream */
-        if (cached.exec) CUDA_CHECK(cudaGraphExecDestroy(cached.exec));
-        cached.exec = NULL; /* (streams of another GPU are left to the process's end) */
-        /* The critical path (POTRF, TRSM, the next column) at the GPU's highest priority, the bulk
-         * of the update at its lowest: when a block of the bulk ends, a waiting block of the chain
-         * gets the place first. A graph keeps them (captured per kernel, used with
-         * cudaGraphInstantiateFlagUseNodePriority). H100, same run: n = 8192 pairs tf32x3 7.00 ->
-         * 6.34 ms, 16384 quads tf32x3 33.8 -> 30.7 ms; no change up to n = 2048 (no bulk to pass). */
-        int least, greatest;
-        CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        CUDA_CHECK(cudaStreamCreateWithPriority(&cached.s, cudaStreamDefault, greatest));
-        CUDA_CHECK(cudaStreamCreateWithPriority(&cached.side, cudaStreamDefault, least));
-        CUDA_CHECK(cudaEventCreateWithFlags(&cached.events[0], cudaEventDisableTiming));
-        CUDA_CHECK(cudaEventCreateWithFlags(&cached.events[1], cudaEventDisableTiming));
-        cached.device = device + 1;
+    grid_context *c = ctx ? ctx : &own;
+    if (c->device != device + 1) {
+        if (ctx) {
+            fprintf(stderr, "potrf_grid: the context belongs to GPU %d, the current GPU is %d\n", c->device - 1, device);
+            return -1;
+        }
+        context_open(c, device);
     }
+    /* Fork: the context's streams start when the caller's stream gets here. Capturing into the
+     * caller's graph (or DEBUG=1, which synchronizes after every launch): the launches go in as
+     * they are, no graph of our own. */
+    enum cudaStreamCaptureStatus capture;
+    CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+    CUDA_CHECK(cudaEventRecord(c->fork, stream));
+    CUDA_CHECK(cudaStreamWaitEvent(c->s, c->fork, 0));
 #ifdef DEBUG_SYNC
-    mode = GRID_STREAM; /* make DEBUG=1 synchronizes after every launch: no capture */
+    mode = GRID_STREAM;
 #endif
-    if (mode == GRID_STREAM) {
-        enqueue_all(mode, math, n, batch, d_A, d_work, d_info, cached.s, cached.side, cached.events);
-        return 0;
+    if (mode == GRID_STREAM || capture != cudaStreamCaptureStatusNone)
+        enqueue_all(mode, math, n, batch, d_in, d_out, d_work, d_info, c->s, c->side, c->events);
+    else {
+        if (!c->exec || c->mode != mode || c->math != math || c->n != n || c->batch != batch || c->in != d_in ||
+            c->out != d_out || c->work != d_work || c->info != d_info) {
+            if (c->exec) CUDA_CHECK(cudaGraphExecDestroy(c->exec));
+            c->exec = NULL;
+            cudaGraph_t graph;
+            CUDA_CHECK(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal));
+            enqueue_all(mode, math, n, batch, d_in, d_out, d_work, d_info, c->s, c->side, c->events);
+            CUDA_CHECK(cudaStreamEndCapture(c->s, &graph));
+            CUDA_CHECK(cudaGraphInstantiateWithFlags(&c->exec, graph, cudaGraphInstantiateFlagUseNodePriority));
+            CUDA_CHECK(cudaGraphDestroy(graph));
+            c->mode = mode;
+            c->math = math;
+            c->n = n;
+            c->batch = batch;
+            c->in = d_in;
+            c->out = d_out;
+            c->work = d_work;
+            c->info = d_info;
+        }
+        CUDA_CHECK(cudaGraphLaunch(c->exec, c->s));
     }
-    if (!cached.exec || cached.mode != mode || cached.math != math || cached.n != n || cached.batch != batch ||
-        cached.A != d_A || cached.work != d_work || cached.info != d_info) {
-        if (cached.exec) CUDA_CHECK(cudaGraphExecDestroy(cached.exec));
-        cached.exec = NULL;
-        cudaGraph_t graph;
-        CUDA_CHECK(cudaStreamBeginCapture(cached.s, cudaStreamCaptureModeThreadLocal));
-        enqueue_all(mode, math, n, batch, d_A, d_work, d_info, cached.s, cached.side, cached.events);
-        CUDA_CHECK(cudaStreamEndCapture(cached.s, &graph));
-        CUDA_CHECK(cudaGraphInstantiateWithFlags(&cached.exec, graph, cudaGraphInstantiateFlagUseNodePriority));
-        CUDA_CHECK(cudaGraphDestroy(graph));
-        cached.mode = mode;
-        cached.math = math;
-        cached.n = n;
-        cached.batch = batch;
-        cached.A = d_A;
-        cached.work = d_work;
-        cached.info = d_info;
-    }
-    CUDA_CHECK(cudaGraphLaunch(cached.exec, cached.s));
+    /* Join: the caller's stream goes on when all of it is done. */
+    CUDA_CHECK(cudaEventRecord(c->join, c->s));
+    CUDA_CHECK(cudaStreamWaitEvent(stream, c->join, 0));
     return 0;
 }

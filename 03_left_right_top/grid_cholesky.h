@@ -63,9 +63,9 @@ size_t grid_workspace_bytes(int n);
 
 /* Factor one row-major n x n SPD matrix at d_A in place: L lower, zeros above the diagonal,
  * *d_info as cusolverDnSpotrf (0, or the first failing minor; a NaN pivot fails too).
- * d_work: grid_workspace_bytes(n) bytes of device memory (may be NULL when that is 0). Runs on a stream of its own that is ordered with
- * the default stream (a blocking stream), so it is ordered like a kernel on the default stream;
- * asynchronous. The graph modes build a graph on the first call for a given (mode, n,
+ * d_work: grid_workspace_bytes(n) bytes of device memory (may be NULL when that is 0). Runs on
+ * streams of its own, forked from the default stream and joined back (potrf_grid_run), so it is
+ * ordered like a kernel on the default stream; asynchronous. The graph modes build a graph on the first call for a given (mode, n,
  * pointers) and replay it afterwards (one cached graph per host thread).
  * Returns 0, or -1 with a message on stderr for bad arguments. */
 int potrf_grid(grid_mode mode, int n, float *d_A, float *d_work, int *d_info);
@@ -83,6 +83,24 @@ int potrf_grid_batched(grid_mode mode, int n, size_t batch, float *d_A, float *d
 /* potrf_grid_batched with the updates' arithmetic chosen (the two above use GRID_FP32): GRID_TF32X3
  * runs them on the tensor cores, split so the factor is as accurate as fp32's (grid_tf32x3.cuh). */
 int potrf_grid_math(grid_mode mode, grid_math math, int n, size_t batch, float *d_A, float *d_work, int *d_info);
+
+/* What the calls above keep between calls: two streams of their own (the chain at the GPU's
+ * highest priority, the bulk of the update at its lowest), the events that fork them from the
+ * caller's stream and join them back, and the graph of the last call. The calls above use one
+ * per host thread; a library that runs several factorizations at once on one thread (a plan per
+ * shape, stage 06) makes its own, on the current GPU. */
+typedef struct grid_context grid_context;
+grid_context *grid_context_create(void); /* NULL when out of host memory */
+void grid_context_destroy(grid_context *ctx);
+
+/* The general call: `batch` matrices from d_in into d_out (d_out == d_in: in place; else the
+ * padded copy reads d_in and writes d_out, or without it d_in is copied into d_out first), in the
+ * order of `stream`: the context's streams wait for `stream`, and `stream` waits for them at the
+ * end (nothing waits on the host). ctx NULL: the calling thread's own. When `stream` is being
+ * captured into a CUDA graph, the launches go into that graph as they are (no graph of the
+ * context's own). Returns 0, or -1 with a message on stderr for bad arguments. */
+int potrf_grid_run(grid_context *ctx, grid_mode mode, grid_math math, int n, size_t batch, const float *d_in,
+                   float *d_out, float *d_work, int *d_info, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

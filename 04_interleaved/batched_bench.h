@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include "batched_cholesky.h"
+#include "gpu_batch.h" /* layout_converter */
 #include "report.h"
 
 typedef struct {
@@ -18,7 +19,6 @@ typedef struct {
 
 /* A layout converter: rowmajor_to_chunked_device and its pair (common/gpu_batch.h), or stage
  * 05's tiled ones. */
-typedef void (*layout_converter)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
 
 /* BENCH_NS / BENCH_BYTES in the environment shrink the run (e.g. BENCH_NS="20 100"). The
  * conversion rows time to_layout / to_rowmajor (NULL: the provided converters of common/). */

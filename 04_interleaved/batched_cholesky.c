@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "batched_cholesky.h"
+#include "cuda_check.h"
 
 batched_config batched_config_default(void)
 {
@@ -52,14 +53,19 @@ static int thread_check(const batched_config *cfg, int n, char *msg, size_t len)
     return msg[0] ? -1 : 0;
 }
 
-static int tiles_launch(const batched_config *c, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+/* In place only: potrf_batched_on hands them d_out == d_in. */
+static int tiles_launch(const batched_config *c, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                        int *d_info, cudaStream_t stream)
 {
-    return potrf_batched_tiles(c->order, c->nb, c->per_block, n, batch, chunk, d_A, d_info);
+    (void)d_in;
+    return potrf_batched_tiles(c->order, c->nb, c->per_block, n, batch, chunk, d_out, d_info, stream);
 }
 
-static int thread_launch(const batched_config *c, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+static int thread_launch(const batched_config *c, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                         int *d_info, cudaStream_t stream)
 {
-    return potrf_batched_thread(c->nb, c->unroll, c->per_block, n, batch, chunk, d_A, d_info);
+    (void)d_in;
+    return potrf_batched_thread(c->nb, c->unroll, c->per_block, n, batch, chunk, d_out, d_info, stream);
 }
 
 static void tiles_describe(const batched_config *c, char *buf, size_t len)
@@ -143,12 +149,24 @@ int looking_order_parse(const char *s, looking_order *o)
     return -1;
 }
 
-int potrf_batched(const batched_config *cfg, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+int potrf_batched_on(const batched_config *cfg, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                     int *d_info, cudaStream_t stream)
 {
     char msg[256];
     if (batched_config_check(cfg, n, msg, sizeof msg) != 0 || batch < 1 || chunk < 1) {
         fprintf(stderr, "potrf_batched: %s\n", msg[0] ? msg : "batch and chunk must be >= 1");
         return -1;
     }
-    return batched_kernel_find(cfg->kernel)->launch(cfg, n, batch, chunk, d_A, d_info);
+    const batched_kernel_ops *ops = batched_kernel_find(cfg->kernel);
+    if (d_in != d_out && !(ops->uses & BATCHED_OUT_OF_PLACE)) { /* every layout is dense: batch n^2 floats */
+        const size_t bytes = batch * (size_t)n * n * sizeof(float);
+        CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, stream));
+        d_in = d_out;
+    }
+    return ops->launch(cfg, n, batch, chunk, d_in, d_out, d_info, stream);
+}
+
+int potrf_batched(const batched_config *cfg, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+{
+    return potrf_batched_on(cfg, n, batch, chunk, d_A, d_A, d_info, cudaStreamLegacy);
 }

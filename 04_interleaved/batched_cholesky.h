@@ -17,7 +17,8 @@
 #define BATCHED_CHOLESKY_H
 
 #include <stddef.h>
-#include "tiled_cholesky.h" /* looking_order */
+#include <cuda_runtime_api.h> /* cudaStream_t */
+#include "tiled_cholesky.h"   /* looking_order */
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,14 +45,17 @@ enum {
     BATCHED_USES_NB = 2,
     BATCHED_USES_UNROLL = 4,
     BATCHED_USES_THREADS = 8,
-    BATCHED_ROWMAJOR_ONLY = 16 /* (not a field) it takes row-major data only: chunk 1 */
+    BATCHED_ROWMAJOR_ONLY = 16, /* (not a field) it takes row-major data only: chunk 1 */
+    BATCHED_OUT_OF_PLACE = 32   /* (not a field) its launch reads d_in and writes d_out in one pass;
+                                   without it d_in == d_out (potrf_batched_on copies first) */
 };
 typedef struct {
     const char *name;  /* on the command line: "tiles" */
     const char *group; /* its test group (learning goal): "tile kernel" */
     unsigned uses;     /* BATCHED_USES_*: the fields of batched_config it reads besides per_block */
     int (*check)(const batched_config *cfg, int n, char *msg, size_t len); /* 0, or -1 and why */
-    int (*launch)(const batched_config *cfg, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+    int (*launch)(const batched_config *cfg, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                  int *d_info, cudaStream_t stream); /* on the caller's stream */
     void (*describe)(const batched_config *cfg, char *buf, size_t len); /* "thread NB=4 x64 u2" */
     int max_n; /* the largest n it takes; 0: BATCHED_MAX_N (a kernel for large matrices says more) */
 } batched_kernel_ops;
@@ -95,13 +99,20 @@ int looking_order_parse(const char *s, looking_order *o);
 
 /* Factor `batch` matrices at d_A (layout given by chunk) in place; d_info[batch] receives each
  * matrix's info. Returns 0, or -1 (message on stderr) when the configuration is refused.
- * Asynchronous on the default stream. */
+ * Asynchronous on the legacy default stream. */
 int potrf_batched(const batched_config *cfg, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
 
-/* The two launchers behind potrf_batched (arguments already checked). */
+/* The same on `stream`, from d_in into d_out (the same layout; d_out == d_in: in place). A kernel
+ * that works in place only (no BATCHED_OUT_OF_PLACE) gets a copy of d_in in d_out first. Never
+ * waits for the GPU and allocates nothing, so it can be captured in a CUDA graph. */
+int potrf_batched_on(const batched_config *cfg, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                     int *d_info, cudaStream_t stream);
+
+/* The two launchers behind potrf_batched (arguments already checked), on `stream`. */
 int potrf_batched_tiles(looking_order order, int nb, int per_block, int n, size_t batch, size_t chunk, float *d_A,
-                        int *d_info);
-int potrf_batched_thread(int nb, int unroll, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+                        int *d_info, cudaStream_t stream);
+int potrf_batched_thread(int nb, int unroll, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info,
+                         cudaStream_t stream);
 
 #ifdef __cplusplus
 }

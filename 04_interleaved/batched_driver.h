@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include "batched_cholesky.h"
+#include "gpu_batch.h" /* layout_converter */
 
 typedef struct {
     const char *prog; /* the name in messages and usage */
@@ -17,8 +18,8 @@ typedef struct {
      * configuration, and the chunk when --chunk is not given (0: simple interleaved). */
     void (*defaults)(batched_config *cfg, size_t *chunk);
     /* The row-major <-> layout converters (NULL: the provided ones; see sliced_job). */
-    void (*to_layout)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
-    void (*from_layout)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
+    layout_converter to_layout;
+    layout_converter from_layout;
 } batched_driver_hooks;
 
 int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks);

@@ -6,11 +6,11 @@
 
 #include <stddef.h>
 #include "batched_cholesky.h"
+#include "gpu_batch.h" /* layout_converter */
 
-typedef void (*small_converter)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
 
 /* chunk 0: the simple interleaved layout. */
-void small_run_batched(const batched_config *cfg, int n, size_t batch, size_t chunk, small_converter to_layout,
-                       small_converter to_rowmajor);
+void small_run_batched(const batched_config *cfg, int n, size_t batch, size_t chunk, layout_converter to_layout,
+                       layout_converter to_rowmajor);
 
 #endif

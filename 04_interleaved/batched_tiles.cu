@@ -49,36 +49,35 @@ template <int NB, looking_order ORDER> __global__ void __launch_bounds__(1024)
 }
 
 template <int NB, looking_order ORDER>
-static void launch(int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+static void launch(int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info, cudaStream_t stream)
 {
     size_t blocks = 0;
     // BEGIN SOLUTION: how many blocks of per_block matrices cover the batch
     blocks = (batch + per_block - 1) / per_block; /* ceil: the tail block runs */
     // END SOLUTION
-    launch_split(
-        blocks, [&](unsigned k, size_t first_block) { /* past 2^31 - 1 blocks: several launches */
-                                                      potrf_tiles_kernel<NB, ORDER>
-                                                          <<<k, dim3(per_block, NB, NB), shared_bytes<NB>(per_block)>>>(
-                                                              d_A, n, batch, chunk, first_block * per_block, d_info);
-        });
+    launch_split(blocks, stream, [&](unsigned k, size_t first_block) { /* past 2^31 - 1 blocks: several launches */
+        potrf_tiles_kernel<NB, ORDER><<<k, dim3(per_block, NB, NB), shared_bytes<NB>(per_block), stream>>>(
+            d_A, n, batch, chunk, first_block * per_block, d_info);
+    });
 }
 
 template <int NB>
-static void launch_order(looking_order order, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+static void launch_order(looking_order order, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info,
+                         cudaStream_t stream)
 {
-    if (order == LOOK_RIGHT) launch<NB, LOOK_RIGHT>(per_block, n, batch, chunk, d_A, d_info);
-    if (order == LOOK_LEFT) launch<NB, LOOK_LEFT>(per_block, n, batch, chunk, d_A, d_info);
-    if (order == LOOK_TOP) launch<NB, LOOK_TOP>(per_block, n, batch, chunk, d_A, d_info);
+    if (order == LOOK_RIGHT) launch<NB, LOOK_RIGHT>(per_block, n, batch, chunk, d_A, d_info, stream);
+    if (order == LOOK_LEFT) launch<NB, LOOK_LEFT>(per_block, n, batch, chunk, d_A, d_info, stream);
+    if (order == LOOK_TOP) launch<NB, LOOK_TOP>(per_block, n, batch, chunk, d_A, d_info, stream);
 }
 
 extern "C" int potrf_batched_tiles(looking_order order, int nb, int per_block, int n, size_t batch, size_t chunk,
-                                   float *d_A, int *d_info)
+                                   float *d_A, int *d_info, cudaStream_t stream)
 {
     switch (nb) {
-    case 4: launch_order<4>(order, per_block, n, batch, chunk, d_A, d_info); return 0;
-    case 8: launch_order<8>(order, per_block, n, batch, chunk, d_A, d_info); return 0;
-    case 16: launch_order<16>(order, per_block, n, batch, chunk, d_A, d_info); return 0;
-    case 32: launch_order<32>(order, per_block, n, batch, chunk, d_A, d_info); return 0;
+    case 4: launch_order<4>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
+    case 8: launch_order<8>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
+    case 16: launch_order<16>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
+    case 32: launch_order<32>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
     }
     fprintf(stderr, "potrf_batched_tiles: nb = %d is not compiled in\n", nb);
     return -1;

@@ -123,10 +123,8 @@ static int run_worker(const sliced_job *job, int w, int workers, size_t slice, i
 {
     const int n = job->n, staging = job->host != NULL, in_place = staging && job->chunk == 1;
     const size_t nn = (size_t)n * n, slices = (job->batch + slice - 1) / slice;
-    void (*to_layout)(int, size_t, size_t, const float *, float *) =
-        job->to_layout ? job->to_layout : rowmajor_to_chunked_device;
-    void (*from_layout)(int, size_t, size_t, const float *, float *) =
-        job->from_layout ? job->from_layout : chunked_to_rowmajor_device;
+    layout_converter to_layout = job->to_layout ? job->to_layout : rowmajor_to_chunked_device;
+    layout_converter from_layout = job->from_layout ? job->from_layout : chunked_to_rowmajor_device;
     CUDA_CHECK(cudaSetDevice(r->device));
     cudaStream_t in, out, compute = 0; /* compute: the device's legacy default stream, which the launchers use */
     CUDA_CHECK(cudaStreamCreateWithFlags(&in, cudaStreamNonBlocking));
@@ -154,9 +152,9 @@ static int run_worker(const sliced_job *job, int w, int workers, size_t slice, i
         CUDA_CHECK(cudaStreamWaitEvent(compute, e->in1, 0));
         CUDA_CHECK(cudaEventRecord(e->c0, compute));
         if (job->gen) gen_batch_device(job->gen, n, first, count, lay_chunk, b->d_lay);
-        else if (!in_place) to_layout(n, count, lay_chunk, b->d_rm, b->d_lay);
+        else if (!in_place) to_layout(n, count, lay_chunk, b->d_rm, b->d_lay, cudaStreamLegacy);
         if (potrf_batched(job->cfg, n, count, lay_chunk, b->d_lay, b->d_info) != 0) status = -1;
-        if (staging && !in_place) from_layout(n, count, lay_chunk, b->d_lay, b->d_rm);
+        if (staging && !in_place) from_layout(n, count, lay_chunk, b->d_lay, b->d_rm, cudaStreamLegacy);
         CUDA_CHECK(cudaEventRecord(e->c1, compute));
 
         CUDA_CHECK(cudaStreamWaitEvent(out, e->c1, 0));

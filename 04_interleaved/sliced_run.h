@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include "batched_cholesky.h"
+#include "gpu_batch.h" /* layout_converter */
 #include "generator.h"
 
 typedef struct {
@@ -38,8 +39,8 @@ typedef struct {
     /* The row-major <-> layout converters (NULL: the provided ones of common/gpu_batch.h; a later
      * stage passes its faster ones). Not called when chunk = 1: the layout IS row-major, and the
      * slice is factored where it was copied in. */
-    void (*to_layout)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
-    void (*from_layout)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
+    layout_converter to_layout;
+    layout_converter from_layout;
     const int *devices; /* the GPUs of the workers (a GPU may appear twice: two workers share it) */
     int workers;        /* 0: one worker on the current GPU */
 } sliced_job;

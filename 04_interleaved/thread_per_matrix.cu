@@ -112,32 +112,33 @@ template <int NB, int UNROLL> __global__ void __launch_bounds__(THREAD_MAX_PER_B
 }
 
 template <int NB, int UNROLL>
-static void launch(int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+static void launch(int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info, cudaStream_t stream)
 {
-    launch_split((batch + per_block - 1) / per_block, [&](unsigned k, size_t first_block) {
-        potrf_thread_kernel<NB, UNROLL><<<k, per_block>>>(d_A, n, batch, chunk, first_block * per_block, d_info);
+    launch_split((batch + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {
+        potrf_thread_kernel<NB, UNROLL><<<k, per_block, 0, stream>>>(d_A, n, batch, chunk, first_block * per_block, d_info);
     });
 }
 
 template <int NB>
-static int launch_unroll(int unroll, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+static int launch_unroll(int unroll, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info,
+                         cudaStream_t stream)
 {
     switch (unroll) {
-    case 1: launch<NB, 1>(per_block, n, batch, chunk, d_A, d_info); return 0;
-    case 2: launch<NB, 2>(per_block, n, batch, chunk, d_A, d_info); return 0;
-    case 4: launch<NB, 4>(per_block, n, batch, chunk, d_A, d_info); return 0;
+    case 1: launch<NB, 1>(per_block, n, batch, chunk, d_A, d_info, stream); return 0;
+    case 2: launch<NB, 2>(per_block, n, batch, chunk, d_A, d_info, stream); return 0;
+    case 4: launch<NB, 4>(per_block, n, batch, chunk, d_A, d_info, stream); return 0;
     }
     fprintf(stderr, "potrf_batched_thread: unroll = %d is not compiled in\n", unroll);
     return -1;
 }
 
 extern "C" int potrf_batched_thread(int nb, int unroll, int per_block, int n, size_t batch, size_t chunk, float *d_A,
-                                    int *d_info)
+                                    int *d_info, cudaStream_t stream)
 {
     switch (nb) {
-    case 2: return launch_unroll<2>(unroll, per_block, n, batch, chunk, d_A, d_info);
-    case 4: return launch_unroll<4>(unroll, per_block, n, batch, chunk, d_A, d_info);
-    case 8: return launch_unroll<8>(unroll, per_block, n, batch, chunk, d_A, d_info);
+    case 2: return launch_unroll<2>(unroll, per_block, n, batch, chunk, d_A, d_info, stream);
+    case 4: return launch_unroll<4>(unroll, per_block, n, batch, chunk, d_A, d_info, stream);
+    case 8: return launch_unroll<8>(unroll, per_block, n, batch, chunk, d_A, d_info, stream);
     }
     fprintf(stderr, "potrf_batched_thread: nb = %d is not compiled in\n", nb);
     return -1;

@@ -1,7 +1,8 @@
 /* bench_gpumode.c - `make bench-gpumode`: every shape of the public benchmark for exactly our
  * problem, gpu-mode's reference-kernels linalg/cholesky_py (fp32, batch x n x n, row-major, ranked
  * by the geometric mean of the times over the grid), with `--kernel auto` against cuSOLVER in the
- * same run on the same matrices. frameworks.py --gpumode adds torch, cupy and jax to the same CSV,
+ * same run on the same matrices, through the one door (cholesky_plan.h) as every user goes: the
+ * plan is made once per shape, outside the timing. frameworks.py --gpumode adds torch, cupy and jax to the same CSV,
  * and gpumode_table.py prints the table with the geometric means.
  *
  *   build/06_tuning/bench_gpumode                  the whole grid (n = 32 .. 32768)
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "checks.h"
+#include "cholesky_plan.h"
 #include "cli.h"
 #include "cuda_check.h"
 #include "cusolver_oracle.h"
@@ -39,7 +41,8 @@ static const struct {
 #define NSHAPES ((int)(sizeof shapes / sizeof *shapes))
 
 typedef struct {
-    batched_config cfg;
+    cholesky_plan *plan;
+    void *d_work;
     int n;
     size_t batch;
     float *d_A;
@@ -51,7 +54,7 @@ typedef struct {
 static void run_auto(void *p)
 {
     run_ctx *c = p;
-    if (potrf_batched(&c->cfg, c->n, c->batch, 1, c->d_A, c->d_info) != 0) exit(2);
+    if (cholesky_execute(c->plan, c->d_A, c->d_A, c->d_info, c->d_work, cudaStreamLegacy) != 0) exit(2);
 }
 
 static void run_cusolver(void *p)
@@ -92,17 +95,21 @@ static void bench_shape(const env_stamp *e, const tuned_table *t, int n, size_t 
     memset(&c, 0, sizeof c);
     c.n = n;
     c.batch = batch;
-    size_t chunk;
     char why[256], variant[160], name[96];
-    if (tuned_choose(t, n, batch, 1, &c.cfg, &chunk, why, sizeof why) != 0 || chunk != 1) {
-        printf("gpumode %zu x %d: auto has no row-major choice: %s\n", batch, n, why);
+    (void)t;
+    if (cholesky_plan_create(&c.plan, n, batch, NULL, why, sizeof why) != 0) {
+        printf("gpumode %zu x %d: no plan: %s\n", batch, n, why);
         return;
     }
+    size_t kchunk;
+    const batched_config *cfg = cholesky_plan_config(c.plan, &kchunk);
+    printf("# %s\n", cholesky_plan_explain(c.plan));
     size_t free_b, total_b;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     if (2 * bytes + (256u << 20) > free_b) { /* the pristine copy, the work copy, cuSOLVER's workspace */
         printf("gpumode %zu x %d: %.2f GiB do not fit twice in the %.2f GiB free: skipped\n", batch, n,
                bytes / 1073741824.0, free_b / 1073741824.0);
+        cholesky_plan_destroy(c.plan);
         return;
     }
     float *d_pristine;
@@ -110,6 +117,7 @@ static void bench_shape(const env_stamp *e, const tuned_table *t, int n, size_t 
     CUDA_CHECK(cudaMalloc((void **)&d_pristine, bytes));
     CUDA_CHECK(cudaMalloc((void **)&c.d_A, bytes));
     CUDA_CHECK(cudaMalloc((void **)&c.d_info, batch * sizeof(int)));
+    if (cholesky_plan_workspace_bytes(c.plan)) CUDA_CHECK(cudaMalloc(&c.d_work, cholesky_plan_workspace_bytes(c.plan)));
     gen_batch_device(&p, n, 0, batch, 1, d_pristine);
     const double t_copy = time_copy_roofline(bytes, 5).median_ms;
 
@@ -127,11 +135,14 @@ static void bench_shape(const env_stamp *e, const tuned_table *t, int n, size_t 
                       : TIMING_WRONG;
     report_row(e, "gpumode", batch == 1 ? "cusolverDnSpotrf" : "cusolverDnSpotrfBatched", n, batch, tc, tc.median_ms,
                t_copy);
-    snprintf(variant, sizeof variant, "auto (row-major) %s", batched_config_name(&c.cfg, name, sizeof name));
+    snprintf(variant, sizeof variant, "auto (row-major) %s%s", batched_config_name(cfg, name, sizeof name),
+             kchunk == 1 ? "" : " converted");
     report_row(e, "gpumode", variant, n, batch, ta, tc.median_ms, t_copy);
     CUDA_CHECK(cudaFree(d_pristine));
     CUDA_CHECK(cudaFree(c.d_A));
     CUDA_CHECK(cudaFree(c.d_info));
+    if (c.d_work) CUDA_CHECK(cudaFree(c.d_work));
+    cholesky_plan_destroy(c.plan);
 }
 
 #define USAGE                                                                              \

@@ -58,9 +58,9 @@ static void run_rowmajor(void *p)
         run_factor(&c->r);
         return;
     }
-    rowmajor_to_chunked_tiled(c->r.n, c->r.batch, c->r.chunk, c->r.d_work, c->d_lay);
+    rowmajor_to_chunked_tiled(c->r.n, c->r.batch, c->r.chunk, c->r.d_work, c->d_lay, cudaStreamLegacy);
     if (potrf_batched(c->r.cfg, c->r.n, c->r.batch, c->r.chunk, c->d_lay, c->r.d_info) != 0) exit(2);
-    chunked_to_rowmajor_tiled(c->r.n, c->r.batch, c->r.chunk, c->d_lay, c->r.d_work);
+    chunked_to_rowmajor_tiled(c->r.n, c->r.batch, c->r.chunk, c->d_lay, c->r.d_work, cudaStreamLegacy);
 }
 
 /* cuSolverDx's sweep: threads per block (0: its suggestion) x matrices per block, those whose

@@ -280,7 +280,7 @@ cyclic_each_entry(float *row0, size_t row_step, size_t col_step, int n, int p, i
 
 /* The kernel's body; the entry points below differ in the registers they may use and in U. */
 template <int T, int A, int R, bool U> __device__ __forceinline__ void
-cyclic_factor(float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block, int *info)
+cyclic_factor(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block, int *info)
 {
     typedef cyclic_shape<T, A, R> C;
     constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR;
@@ -297,11 +297,12 @@ cyclic_factor(float *Amat, int n, size_t batch, size_t chunk, size_t first, int 
      * product per entry (these addresses were a fifth of the instructions at n = 40) */
     const size_t col_step = (size_t)GC * pl.stride, row_step = (size_t)GR * n * pl.stride;
     float *row0 = g + ((size_t)p * n + q) * pl.stride;
+    const float *in0 = in + pl.base + ((size_t)p * n + q) * pl.stride; /* read from in, written to Amat (may be in) */
     cyclic_regs<T, A, R> x; /* slot (a, b) at cyclic_slot(W, a, b) */
 #pragma unroll
     for (int a = 0; a < AR; a++) {
         const int i = p + GR * a;
-        const float *src = row0 + a * row_step; /* then one column slot further each time */
+        const float *src = in0 + a * row_step; /* then one column slot further each time */
 #pragma unroll
         for (int bb = 0; bb < A; bb++, src += col_step) {
             if (a < W * bb) continue;
@@ -340,9 +341,10 @@ cyclic_factor(float *Amat, int n, size_t batch, size_t chunk, size_t first, int 
 }
 
 template <int T, int A, int R> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
-    potrf_cyclic_kernel(float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block, int *info)
+    potrf_cyclic_kernel(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block,
+                        int *info)
 {
-    cyclic_factor<T, A, R, false>(Amat, n, batch, chunk, first, per_block, info);
+    cyclic_factor<T, A, R, false>(in, Amat, n, batch, chunk, first, per_block, info);
 }
 
 /* The steps written out (U = true): with c a constant in every step, the step's addresses in the
@@ -364,9 +366,11 @@ __host__ __device__ constexpr bool cyclic_unrolled(int T, int R)
 }
 
 template <int T, int A, int R> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
-    potrf_cyclic_kernel_unrolled(float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block, int *info)
+    potrf_cyclic_kernel_unrolled(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first,
+                                 int per_block, int *info)
 {
-    if constexpr (cyclic_unrolled(T, R)) cyclic_factor<T, A, R, true>(Amat, n, batch, chunk, first, per_block, info);
+    if constexpr (cyclic_unrolled(T, R))
+        cyclic_factor<T, A, R, true>(in, Amat, n, batch, chunk, first, per_block, info);
 }
 
 /* Registers a thread: the compiler's choice, or, for the instances below, a cap under it that
@@ -388,9 +392,10 @@ __host__ __device__ constexpr int cyclic_reg_cap(int T, int A)
 
 template <int T, int A, int R>
 __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK) __maxnreg__(cyclic_reg_cap(T, A) ? cyclic_reg_cap(T, A) : 255)
-    potrf_cyclic_kernel_capped(float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block, int *info)
+    potrf_cyclic_kernel_capped(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first,
+                               int per_block, int *info)
 {
-    cyclic_factor<T, A, R, false>(Amat, n, batch, chunk, first, per_block, info);
+    cyclic_factor<T, A, R, false>(in, Amat, n, batch, chunk, first, per_block, info);
 }
 
 #endif

@@ -3,6 +3,7 @@
 #define CYCLIC_KERNEL_H
 
 #include <stddef.h>
+#include <cuda_runtime_api.h> /* cudaStream_t */
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,15 +61,18 @@ int cyclic_max_n(int threads);
 /* Shared memory one block needs, in bytes (0 when no instance takes n). */
 size_t cyclic_smem_need(int n, int threads, int per_block);
 
-/* Launch (arguments checked by the caller): 0, or -1 with a message on stderr. */
-int potrf_batched_cyclic(int threads, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info);
+/* Launch (arguments checked by the caller) on stream, reading d_in and writing d_out (may be d_in):
+ * 0, or -1 with a message on stderr. */
+int potrf_batched_cyclic(int threads, int per_block, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                         int *d_info, cudaStream_t stream);
 
 /* The compiled code is shared out over CYCLIC_PARTS files, cyclic_part0.cu .. (so that nvcc compiles
  * them in parallel); each defines potrf_cyclic_partK, which launches instance (threads, slots) if that
  * file holds it. */
 #define CYCLIC_PARTS 4
 #define CYCLIC_PART_ARGS \
-    int threads, int slots, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info
+    int threads, int slots, int per_block, int n, size_t batch, size_t chunk, const float *d_in, float *d_out, \
+        int *d_info, cudaStream_t stream
 int potrf_cyclic_part0(CYCLIC_PART_ARGS);
 int potrf_cyclic_part1(CYCLIC_PART_ARGS);
 int potrf_cyclic_part2(CYCLIC_PART_ARGS);

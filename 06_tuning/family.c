@@ -44,9 +44,10 @@ static int rows_check(const batched_config *c, int n, char *msg, size_t len)
     return msg[0] ? -1 : 0;
 }
 
-static int rows_launch(const batched_config *c, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+static int rows_launch(const batched_config *c, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                       int *d_info, cudaStream_t stream)
 {
-    return potrf_batched_rows(c->threads, c->unroll == 0, c->per_block, n, batch, chunk, d_A, d_info);
+    return potrf_batched_rows(c->threads, c->unroll == 0, c->per_block, n, batch, chunk, d_in, d_out, d_info, stream);
 }
 
 static void rows_describe(const batched_config *c, char *buf, size_t len)
@@ -57,7 +58,7 @@ static void rows_describe(const batched_config *c, char *buf, size_t len)
 static const batched_kernel_ops rows_ops = {
     .name = "rows",
     .group = "rows kernel",
-    .uses = BATCHED_USES_THREADS | BATCHED_USES_UNROLL,
+    .uses = BATCHED_USES_THREADS | BATCHED_USES_UNROLL | BATCHED_OUT_OF_PLACE,
     .check = rows_check,
     .launch = rows_launch,
     .describe = rows_describe,
@@ -78,9 +79,10 @@ static int cyclic_check(const batched_config *c, int n, char *msg, size_t len)
     return msg[0] ? -1 : 0;
 }
 
-static int cyclic_launch(const batched_config *c, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+static int cyclic_launch(const batched_config *c, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                         int *d_info, cudaStream_t stream)
 {
-    return potrf_batched_cyclic(c->threads, c->per_block, n, batch, chunk, d_A, d_info);
+    return potrf_batched_cyclic(c->threads, c->per_block, n, batch, chunk, d_in, d_out, d_info, stream);
 }
 
 static void cyclic_describe(const batched_config *c, char *buf, size_t len)
@@ -91,18 +93,35 @@ static void cyclic_describe(const batched_config *c, char *buf, size_t len)
 static const batched_kernel_ops cyclic_ops = {
     .name = "cyclic",
     .group = "cyclic kernel",
-    .uses = BATCHED_USES_THREADS,
+    .uses = BATCHED_USES_THREADS | BATCHED_OUT_OF_PLACE,
     .check = cyclic_check,
     .launch = cyclic_launch,
     .describe = cyclic_describe,
     .max_n = BATCHED_MAX_N,
 };
 
-/* The batched whole-GPU path (stage 03). Its tasks need n rounded up to the tile: for other n a
- * padded copy, which this launcher keeps per host thread (the driver runs one per GPU) and grows
- * as needed. At most GRID_WORK_CAP bytes of it: a larger batch goes in groups, each a full batch
- * to the GPU (a group of n = 200 is 2000 matrices). */
-#define GRID_WORK_CAP ((size_t)512 << 20)
+size_t grid_group_size(int n, size_t batch)
+{
+    const size_t one = grid_batched_workspace_bytes(n, 1);
+    if (!one || one * batch <= GRID_WORK_CAP) return batch;
+    return GRID_WORK_CAP / one ? GRID_WORK_CAP / one : 1;
+}
+
+void grid_choose(int n, size_t group, grid_mode *mode, grid_math *math)
+{
+    /* GRID_MODE=stream|graph|lookahead|pairs|quads: a schedule by hand, to compare them on a batch. */
+    const char *forced = getenv("GRID_MODE");
+    const int by_hand = forced && *forced ? grid_mode_parse(forced) : -1;
+    *mode = by_hand >= 0 ? (grid_mode)by_hand : grid_default_batched_mode(n, group);
+    /* GRID_MATH=fp32|tf32x3: the updates' arithmetic by hand (default: grid_default_math). */
+    const char *math_forced = getenv("GRID_MATH");
+    const int math_by_hand = math_forced && *math_forced ? grid_math_parse(math_forced) : -1;
+    *math = math_by_hand >= 0 ? (grid_math)math_by_hand : grid_default_math(n, group);
+}
+
+/* The batched whole-GPU path (stage 03) as a registered kernel, for the tests, benchmarks and
+ * drivers that name it: the padded copy (n not a multiple of the tile) is kept per host thread
+ * (the driver runs one per GPU) and grows as needed. (A plan, cholesky_plan.h, sizes it once.) */
 static _Thread_local struct {
     float *d_work;
     size_t bytes;
@@ -117,16 +136,15 @@ static int grid_check(const batched_config *c, int n, char *msg, size_t len)
     return msg[0] ? -1 : 0;
 }
 
-static int grid_launch(const batched_config *c, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+static int grid_launch(const batched_config *c, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                       int *d_info, cudaStream_t stream)
 {
     (void)c;
     if (chunk != 1) {
         fprintf(stderr, "potrf_batched: the grid kernel reads row-major data only (chunk 1), not chunk %zu\n", chunk);
         return -1;
     }
-    const size_t one = grid_batched_workspace_bytes(n, 1);
-    size_t group = batch;
-    if (one && one * batch > GRID_WORK_CAP) group = GRID_WORK_CAP / one ? GRID_WORK_CAP / one : 1;
+    const size_t one = grid_batched_workspace_bytes(n, 1), group = grid_group_size(n, batch);
     int device;
     CUDA_CHECK(cudaGetDevice(&device));
     if (one && (grid_work.bytes < one * group || grid_work.device != device)) {
@@ -136,18 +154,14 @@ static int grid_launch(const batched_config *c, int n, size_t batch, size_t chun
         grid_work.bytes = one * group;
         grid_work.device = device;
     }
-    /* GRID_MODE=stream|graph|lookahead|pairs|quads: a schedule by hand, to compare them on a batch. */
-    const char *forced = getenv("GRID_MODE");
-    const int by_hand = forced && *forced ? grid_mode_parse(forced) : -1;
-    const grid_mode mode = by_hand >= 0 ? (grid_mode)by_hand : grid_default_batched_mode(n, group);
-    /* GRID_MATH=fp32|tf32x3: the updates' arithmetic by hand (default: grid_default_math). */
-    const char *math_forced = getenv("GRID_MATH");
-    const int math_by_hand = math_forced && *math_forced ? grid_math_parse(math_forced) : -1;
-    const grid_math math = math_by_hand >= 0 ? (grid_math)math_by_hand : grid_default_math(n, group);
+    grid_mode mode;
+    grid_math math;
+    grid_choose(n, group, &mode, &math);
     for (size_t first = 0; first < batch; first += group) {
         const size_t count = batch - first < group ? batch - first : group;
-        if (potrf_grid_math(mode, math, n, count, d_A + first * n * n, one ? grid_work.d_work : NULL, d_info + first) !=
-            0)
+        const size_t at = first * n * n;
+        if (potrf_grid_run(NULL, mode, math, n, count, d_in + at, d_out + at, one ? grid_work.d_work : NULL,
+                           d_info + first, stream) != 0)
             return -1;
     }
     return 0;
@@ -162,7 +176,7 @@ static void grid_describe(const batched_config *c, char *buf, size_t len)
 static const batched_kernel_ops grid_ops = {
     .name = "grid",
     .group = "batched whole GPU",
-    .uses = BATCHED_ROWMAJOR_ONLY,
+    .uses = BATCHED_ROWMAJOR_ONLY | BATCHED_OUT_OF_PLACE,
     .check = grid_check,
     .launch = grid_launch,
     .describe = grid_describe,
@@ -184,13 +198,14 @@ static int staged_check(const batched_config *c, int n, char *msg, size_t len)
     return msg[0] ? -1 : 0;
 }
 
-static int staged_launch(const batched_config *c, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+static int staged_launch(const batched_config *c, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                         int *d_info, cudaStream_t stream)
 {
     if (chunk != 1) {
         fprintf(stderr, "potrf_batched: the staged kernel reads row-major data only (chunk 1), not chunk %zu\n", chunk);
         return -1;
     }
-    return potrf_batched_staged(c->per_block, n, batch, d_A, d_info);
+    return potrf_batched_staged(c->per_block, n, batch, d_in, d_out, d_info, stream);
 }
 
 static void staged_describe(const batched_config *c, char *buf, size_t len)
@@ -201,7 +216,7 @@ static void staged_describe(const batched_config *c, char *buf, size_t len)
 static const batched_kernel_ops staged_ops = {
     .name = "staged",
     .group = "staged kernel",
-    .uses = BATCHED_ROWMAJOR_ONLY,
+    .uses = BATCHED_ROWMAJOR_ONLY | BATCHED_OUT_OF_PLACE,
     .check = staged_check,
     .launch = staged_launch,
     .describe = staged_describe,
@@ -222,10 +237,11 @@ static int thread_check(const batched_config *c, int n, char *msg, size_t len)
     return msg[0] ? -1 : 0;
 }
 
-static int thread_launch(const batched_config *c, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+static int thread_launch(const batched_config *c, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                         int *d_info, cudaStream_t stream)
 {
-    if (c->order == LOOK_LEFT) return stage4_thread->launch(c, n, batch, chunk, d_A, d_info);
-    return potrf_batched_thread_order(c->order, c->nb, c->unroll, c->per_block, n, batch, chunk, d_A, d_info);
+    if (c->order == LOOK_LEFT) return stage4_thread->launch(c, n, batch, chunk, d_in, d_out, d_info, stream);
+    return potrf_batched_thread_order(c->order, c->nb, c->unroll, c->per_block, n, batch, chunk, d_out, d_info, stream);
 }
 
 static void thread_describe(const batched_config *c, char *buf, size_t len)

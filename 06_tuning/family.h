@@ -17,6 +17,7 @@
 #define FAMILY_H
 
 #include "batched_cholesky.h"
+#include "grid_cholesky.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -56,12 +57,21 @@ extern "C" {
         .kernel = BATCHED_STAGED, .order = LOOK_LEFT, .per_block = (per_block_) \
     }
 
+/* The whole-GPU path's choices for a batch of order n (grid_cholesky.h): its padded copies take at
+ * most GRID_WORK_CAP bytes, so a larger batch goes in groups of grid_group_size matrices, each a
+ * full batch to the GPU (a group of n = 200 is 2000 matrices); the schedule and the arithmetic of
+ * a group (the defaults of grid_cholesky.h, or GRID_MODE / GRID_MATH from the environment, to
+ * compare them by hand). */
+#define GRID_WORK_CAP ((size_t)512 << 20)
+size_t grid_group_size(int n, size_t batch);
+void grid_choose(int n, size_t group, grid_mode *mode, grid_math *math);
+
 /* Register the family (idempotent). Call before parsing or launching any configuration. */
 void family_init(void);
 
 /* The thread kernel's right- and top-looking launchers (thread_orders.cu). */
 int potrf_batched_thread_order(looking_order order, int nb, int unroll, int per_block, int n, size_t batch,
-                               size_t chunk, float *d_A, int *d_info);
+                               size_t chunk, float *d_A, int *d_info, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

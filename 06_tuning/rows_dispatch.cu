@@ -27,8 +27,8 @@ extern "C" size_t rows_smem_need(int n, int threads, int per_block)
     return nmax ? rows_smem_bytes(nmax, threads, n, per_block) : 0;
 }
 
-extern "C" int potrf_batched_rows(int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A,
-                                  int *d_info)
+extern "C" int potrf_batched_rows(int threads, int full, int per_block, int n, size_t batch, size_t chunk,
+                                  const float *d_in, float *d_out, int *d_info, cudaStream_t stream)
 {
     static int (*const parts[ROWS_PARTS])(ROWS_PART_ARGS) = {potrf_rows_part0, potrf_rows_part1, potrf_rows_part2,
                                                              potrf_rows_part3, potrf_rows_part4, potrf_rows_part5,
@@ -36,7 +36,7 @@ extern "C" int potrf_batched_rows(int threads, int full, int per_block, int n, s
     const int nmax = rows_nmax_for(n, threads);
     for (int s = 0; nmax && s < ROWS_NSIZES; s++)
         if (rows_sizes[s].nmax == nmax)
-            return parts[s % ROWS_PARTS](nmax, threads, full, per_block, n, batch, chunk, d_A, d_info);
+            return parts[s % ROWS_PARTS](nmax, threads, full, per_block, n, batch, chunk, d_in, d_out, d_info, stream);
     fprintf(stderr, "potrf_batched_rows: no instance for n = %d with %d threads per matrix\n", n, threads);
     return -1;
 }

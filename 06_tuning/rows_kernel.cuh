@@ -398,14 +398,15 @@ __device__ __forceinline__ void rows_row_out(const rows_regs<NMAX, T> &a, int r,
 }
 
 template <int NMAX, int T, bool FULL> __global__ void __launch_bounds__(ROWS_MAX_BLOCK)
-    potrf_rows_kernel(float *A, int n, size_t batch, size_t chunk, size_t first, int per_block, int *info)
+    potrf_rows_kernel(const float *in, float *A, int n, size_t batch, size_t chunk, size_t first, int per_block,
+                      int *info)
 {
     typedef rows_shape<NMAX, T> S;
     static_assert(T >= 4 && T <= 128 && (T & (T - 1)) == 0, "T is a power of two from 4 to 128");
     static_assert(NMAX % 4 == 0, "NMAX is a multiple of 4 (the 16-byte reads of a row)");
     static_assert(S::R * NMAX <= 3 * 128, "the register array would not fit in 255 registers");
     extern __shared__ __align__(16) float smem[];
-    const int V = rows_vec_width(A, n, chunk);
+    const int V = min(rows_vec_width(in, n, chunk), rows_vec_width(A, n, chunk)); /* in: read, A: written */
     const rows_staging st = rows_staging_make(n, T, V);
     const size_t b0 = first + (size_t)blockIdx.x * per_block;
     const int cnt = batch - b0 < (size_t)per_block ? (int)(batch - b0) : per_block; /* the last block may be partial */
@@ -413,7 +414,7 @@ template <int NMAX, int T, bool FULL> __global__ void __launch_bounds__(ROWS_MAX
     float *stage = smem, *cols = smem + (size_t)per_block * st.ms + (size_t)m * 2 * S::CB;
     const bool real = m < cnt; /* the matrices missing from the last block compute on zeros, store nothing */
 
-    rows_copy_block<true>(A, n, batch, chunk, b0, cnt, per_block, stage, st, V);
+    rows_copy_block<true>(const_cast<float *>(in), n, batch, chunk, b0, cnt, per_block, stage, st, V);
     __pipeline_commit();
     __pipeline_wait_prior(0);
     __syncthreads();

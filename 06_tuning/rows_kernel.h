@@ -3,6 +3,7 @@
 #define ROWS_KERNEL_H
 
 #include <stddef.h>
+#include <cuda_runtime_api.h> /* cudaStream_t */
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,14 +61,15 @@ size_t rows_smem_need(int n, int threads, int per_block);
 /* Instances with every step written out exist for n <= ROWS_FULL_N; all have the loop version. */
 #define ROWS_FULL_N 64
 
-/* Launch (arguments checked by the caller): 0, or -1 with a message on stderr. full: every step
- * written out, else a loop over the steps. */
-int potrf_batched_rows(int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A,
-                       int *d_info);
+/* Launch (arguments checked by the caller) on stream, reading d_in and writing d_out (may be
+ * d_in): 0, or -1 with a message on stderr. full: every step written out, else a loop over the steps. */
+int potrf_batched_rows(int threads, int full, int per_block, int n, size_t batch, size_t chunk, const float *d_in,
+                       float *d_out, int *d_info, cudaStream_t stream);
 
 /* One per part file (rows_part*.cu): the instance (nmax, threads) if that file holds it. */
 #define ROWS_PART_ARGS \
-    int nmax, int threads, int full, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info
+    int nmax, int threads, int full, int per_block, int n, size_t batch, size_t chunk, const float *d_in, float *d_out, \
+        int *d_info, cudaStream_t stream
 int potrf_rows_part0(ROWS_PART_ARGS);
 int potrf_rows_part1(ROWS_PART_ARGS);
 int potrf_rows_part2(ROWS_PART_ARGS);

@@ -7,21 +7,25 @@ $(S6)/%.o $(S6)/%.res: NVCCFLAGS += -I06_tuning -I04_interleaved -I03_left_right
 FAMILY_OBJS := $(S6)/family.o $(S6)/tuned.o $(S6)/thread_orders.o $(S6)/rows_dispatch.o  \
 	$(S6)/cyclic_dispatch.o $(S6)/staged_kernel.o $(S3_GRID) \
 	$(patsubst 06_tuning/%.cu,$(S6)/%.o,$(wildcard 06_tuning/rows_part*.cu 06_tuning/cyclic_part*.cu)) $(BATCHED_OBJS)
-$(S6)/test_tuning: $(S6)/test_tuning.o $(BUILD)/04_interleaved/batched_testing.o $(FAMILY_OBJS) $(COMMON_LIB)
+# The one door (cholesky_plan.h) and what it launches: every program of the product links these.
+PLAN_OBJS := $(S6)/cholesky_plan.o $(BUILD)/05_chunked/layout_convert.o $(FAMILY_OBJS)
+$(S6)/test_tuning: $(S6)/test_tuning.o $(BUILD)/04_interleaved/batched_testing.o $(PLAN_OBJS) $(COMMON_LIB)
+	$(LINK)
+$(S6)/test_plan: $(S6)/test_plan.o $(PLAN_OBJS) $(COMMON_LIB)
 	$(LINK)
 $(S6)/tune: $(S6)/tune.o $(FAMILY_OBJS) $(COMMON_LIB)
 	$(LINK)
 $(S6)/bench_tuned: LDLIBS += $(DX_LDLIBS)
 $(S6)/bench_tuned: $(S6)/bench_tuned.o $(BUILD)/05_chunked/layout_convert.o $(FAMILY_OBJS) $(COMMON_LIB)
 	$(LINK)
-$(S6)/cholesky_tuned: $(S6)/cholesky_tuned.o $(BUILD)/05_chunked/layout_convert.o $(BUILD)/04_interleaved/batched_driver.o $(BUILD)/04_interleaved/sliced_run.o $(FAMILY_OBJS) $(COMMON_LIB)
+$(S6)/cholesky_tuned: $(S6)/cholesky_tuned.o $(PLAN_OBJS) $(BUILD)/04_interleaved/batched_driver.o $(BUILD)/04_interleaved/sliced_run.o $(FAMILY_OBJS) $(COMMON_LIB)
 	$(LINK)
 
-ALL_BINS += $(S6)/test_tuning $(S6)/tune $(S6)/bench_tuned $(S6)/cholesky_tuned
+ALL_BINS += $(S6)/test_tuning $(S6)/test_plan $(S6)/tune $(S6)/bench_tuned $(S6)/cholesky_tuned
 TEST_SUITES += stage-6
-SUITE_DEPS_stage-6 := $(S6)/test_tuning $(S6)/cholesky_tuned $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check \
+SUITE_DEPS_stage-6 := $(S6)/test_tuning $(S6)/test_plan $(S6)/cholesky_tuned $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check \
 	$(S6)/libcourse_cholesky.so $(S6)/sanitize_tuning
-SUITE_CMDS_stage-6 := $(S6)/test_tuning "bash 06_tuning/test_driver.sh" "bash 06_tuning/python/test_python.sh" \
+SUITE_CMDS_stage-6 := $(S6)/test_tuning $(S6)/test_plan "bash 06_tuning/test_driver.sh" "bash 06_tuning/python/test_python.sh" \
 	"bash 06_tuning/test_barriers.sh"
 SUITE_POINTS_stage-6 := 06_tuning/points.tsv
 # A hang fails here: 10-15 times the suite's time on an H200 (87 s), minutes instead of half an hour.
@@ -53,7 +57,7 @@ tune-plots: $(VENV)/.installed
 
 # make bench-gpumode: the shapes of gpu-mode's Cholesky leaderboard (bench_gpumode.c), auto against
 # cuSOLVER, then torch, cupy and jax (frameworks.py --gpumode), then the table with geometric means.
-$(S6)/bench_gpumode: $(S6)/bench_gpumode.o $(FAMILY_OBJS) $(COMMON_LIB)
+$(S6)/bench_gpumode: $(S6)/bench_gpumode.o $(PLAN_OBJS) $(COMMON_LIB)
 	$(LINK)
 ALL_BINS += $(S6)/bench_gpumode
 GPUMODE_CSV ?= $(BUILD)/bench-gpumode.csv
@@ -67,7 +71,7 @@ bench-gpumode: $(S6)/bench_gpumode
 
 # make python: stage 06's auto as a shared library for Python (06_tuning/python/README.md): the
 # kernel family's objects (built position-independent) and a thin C layer, loaded with ctypes.
-$(S6)/libcourse_cholesky.so: $(S6)/python/course_cholesky.o $(BUILD)/05_chunked/layout_convert.o $(FAMILY_OBJS) $(COMMON_LIB)
+$(S6)/libcourse_cholesky.so: $(S6)/python/course_cholesky.o $(PLAN_OBJS) $(COMMON_LIB)
 	$(NVCC) -shared $(LDFLAGS) $(filter %.o %.a,$^) -o $@ $(LDLIBS)
 ALL_BINS += $(S6)/libcourse_cholesky.so
 .PHONY: python

@@ -131,7 +131,7 @@ template <int N> __device__ __forceinline__ void staged_factor(float (&a)[N][N],
 }
 
 template <int N> __global__ void __launch_bounds__(STAGED_MAX_BLOCK)
-    potrf_staged_kernel(float *A, size_t batch, size_t first, int *info)
+    potrf_staged_kernel(const float *in, float *A, size_t batch, size_t first, int *info)
 {
     extern __shared__ __align__(16) float stage[];
     const size_t b0 = first + (size_t)blockIdx.x * blockDim.x;
@@ -139,7 +139,7 @@ template <int N> __global__ void __launch_bounds__(STAGED_MAX_BLOCK)
         batch - b0 < (size_t)blockDim.x ? (int)(batch - b0) : (int)blockDim.x; /* the last block may be partial */
     float *g = A + b0 * (N * N);
 
-    staged_copy<N, true>(g, cnt * N * N, stage);
+    staged_copy<N, true>(const_cast<float *>(in) + b0 * (N * N), cnt * N * N, stage); /* read from in, written to A */
     __pipeline_commit();
     __pipeline_wait_prior(0);
     __syncthreads();
@@ -160,16 +160,18 @@ template <int N> __global__ void __launch_bounds__(STAGED_MAX_BLOCK)
 /* n = 1 needs no staging: L = sqrt(a), and one float per thread is too little work for a block's
  * copy in, barrier and copy out (56 % of the copy roofline at 1 GiB on the H100). Here each thread
  * takes 4 matrices, 16 bytes in and out (as a plain copy kernel would), and their 4 infos. */
-__global__ void __launch_bounds__(STAGED_MAX_BLOCK) potrf_staged_one(float *A, size_t batch, size_t first, int *info)
+__global__ void __launch_bounds__(STAGED_MAX_BLOCK)
+    potrf_staged_one(const float *in, float *A, size_t batch, size_t first, int *info)
 {
     const size_t b = 4 * (first + (size_t)blockIdx.x * blockDim.x + threadIdx.x);
-    if (b + 4 <= batch && ((uintptr_t)(A + b) & 15) == 0 && ((uintptr_t)(info + b) & 15) == 0) {
-        const float4 a = *reinterpret_cast<const float4 *>(A + b);
+    if (b + 4 <= batch && ((uintptr_t)(in + b) & 15) == 0 && ((uintptr_t)(A + b) & 15) == 0 &&
+        ((uintptr_t)(info + b) & 15) == 0) {
+        const float4 a = *reinterpret_cast<const float4 *>(in + b);
         *reinterpret_cast<float4 *>(A + b) = make_float4(sqrtf(a.x), sqrtf(a.y), sqrtf(a.z), sqrtf(a.w));
         *reinterpret_cast<int4 *>(info + b) = make_int4(!(a.x > 0.0f), !(a.y > 0.0f), !(a.z > 0.0f), !(a.w > 0.0f));
     } else
         for (size_t k = b; k < b + 4 && k < batch; k++) {
-            const float a = A[k];
+            const float a = in[k];
             A[k] = sqrtf(a);
             info[k] = !(a > 0.0f);
         }
@@ -180,12 +182,14 @@ extern "C" size_t staged_smem_need(int n, int per_block)
     return n == 1 ? 0 : (size_t)per_block * staged_ms(n) * sizeof(float);
 }
 
-template <int N> static int staged_launch_one(int per_block, size_t batch, float *d_A, int *d_info)
+template <int N>
+static int staged_launch_one(int per_block, size_t batch, const float *d_in, float *d_out, int *d_info,
+                             cudaStream_t stream)
 {
     if constexpr (N == 1) {
         const size_t groups = (batch + 3) / 4; /* of 4 matrices, one per thread */
-        launch_split((groups + per_block - 1) / per_block, [&](unsigned k, size_t first_block) {
-            potrf_staged_one<<<k, per_block>>>(d_A, batch, first_block * per_block, d_info);
+        launch_split((groups + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {
+            potrf_staged_one<<<k, per_block, 0, stream>>>(d_in, d_out, batch, first_block * per_block, d_info);
         });
         return 0;
     }
@@ -199,26 +203,29 @@ template <int N> static int staged_launch_one(int per_block, size_t batch, float
                 per_block, N, smem, optin);
         return -1;
     }
-    launch_split((batch + per_block - 1) / per_block, [&](unsigned k, size_t first_block) {
-        potrf_staged_kernel<N><<<k, per_block, smem>>>(d_A, batch, first_block * per_block, d_info);
+    launch_split((batch + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {
+        potrf_staged_kernel<N><<<k, per_block, smem, stream>>>(d_in, d_out, batch, first_block * per_block, d_info);
     });
     return 0;
 }
 
 /* The instance for n: N = 1 .. STAGED_MAX_N, tried in turn. */
-template <int N> static int staged_dispatch(int n, int per_block, size_t batch, float *d_A, int *d_info)
+template <int N>
+static int staged_dispatch(int n, int per_block, size_t batch, const float *d_in, float *d_out, int *d_info,
+                           cudaStream_t stream)
 {
     if constexpr (N > STAGED_MAX_N) {
         fprintf(stderr, "potrf_batched_staged: n = %d is past STAGED_MAX_N = %d\n", n, STAGED_MAX_N);
         return -1;
     } else {
-        if (n == N) return staged_launch_one<N>(per_block, batch, d_A, d_info);
-        return staged_dispatch<N + 1>(n, per_block, batch, d_A, d_info);
+        if (n == N) return staged_launch_one<N>(per_block, batch, d_in, d_out, d_info, stream);
+        return staged_dispatch<N + 1>(n, per_block, batch, d_in, d_out, d_info, stream);
     }
 }
 
-extern "C" int potrf_batched_staged(int per_block, int n, size_t batch, float *d_A, int *d_info)
+extern "C" int potrf_batched_staged(int per_block, int n, size_t batch, const float *d_in, float *d_out, int *d_info,
+                                    cudaStream_t stream)
 {
     if (batch == 0) return 0;
-    return staged_dispatch<1>(n, per_block, batch, d_A, d_info);
+    return staged_dispatch<1>(n, per_block, batch, d_in, d_out, d_info, stream);
 }

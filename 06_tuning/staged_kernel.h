@@ -4,6 +4,7 @@
 #define STAGED_KERNEL_H
 
 #include <stddef.h>
+#include <cuda_runtime_api.h> /* cudaStream_t */
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,9 +20,10 @@ extern "C" {
 /* Shared memory one block needs, in bytes. */
 size_t staged_smem_need(int n, int per_block);
 
-/* Launch (arguments checked by the caller; row-major data only, chunk 1): 0, or -1 with a message
- * on stderr. */
-int potrf_batched_staged(int per_block, int n, size_t batch, float *d_A, int *d_info);
+/* Launch (arguments checked by the caller; row-major data only, chunk 1) on stream, reading d_in
+ * and writing d_out (may be d_in): 0, or -1 with a message on stderr. */
+int potrf_batched_staged(int per_block, int n, size_t batch, const float *d_in, float *d_out, int *d_info,
+                         cudaStream_t stream);
 
 #ifdef __cplusplus
 }

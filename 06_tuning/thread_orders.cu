@@ -157,38 +157,39 @@ template <looking_order ORDER, int NB, int UNROLL> __global__ void __launch_boun
 }
 
 template <int NB, int UNROLL>
-static void launch(looking_order order, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
+static void launch(looking_order order, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info,
+                   cudaStream_t stream)
 {
     auto kernel = order == LOOK_RIGHT ? potrf_thread_order_kernel<LOOK_RIGHT, NB, UNROLL>
                                       : potrf_thread_order_kernel<LOOK_TOP, NB, UNROLL>;
-    launch_split((batch + per_block - 1) / per_block, [&](unsigned k, size_t first_block) {
-        kernel<<<k, per_block>>>(d_A, n, batch, chunk, first_block * per_block, d_info);
+    launch_split((batch + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {
+        kernel<<<k, per_block, 0, stream>>>(d_A, n, batch, chunk, first_block * per_block, d_info);
     });
 }
 
 template <int NB> static int launch_unroll(looking_order order, int unroll, int per_block, int n, size_t batch,
-                                           size_t chunk, float *d_A, int *d_info)
+                                           size_t chunk, float *d_A, int *d_info, cudaStream_t stream)
 {
     switch (unroll) {
-    case 1: launch<NB, 1>(order, per_block, n, batch, chunk, d_A, d_info); return 0;
-    case 2: launch<NB, 2>(order, per_block, n, batch, chunk, d_A, d_info); return 0;
-    case 4: launch<NB, 4>(order, per_block, n, batch, chunk, d_A, d_info); return 0;
+    case 1: launch<NB, 1>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
+    case 2: launch<NB, 2>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
+    case 4: launch<NB, 4>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
     }
     fprintf(stderr, "potrf_batched_thread_order: unroll = %d is not compiled in\n", unroll);
     return -1;
 }
 
 extern "C" int potrf_batched_thread_order(looking_order order, int nb, int unroll, int per_block, int n, size_t batch,
-                                          size_t chunk, float *d_A, int *d_info)
+                                          size_t chunk, float *d_A, int *d_info, cudaStream_t stream)
 {
     if (order != LOOK_RIGHT && order != LOOK_TOP) {
         fprintf(stderr, "potrf_batched_thread_order: order %d is not right or top\n", (int)order);
         return -1;
     }
     switch (nb) {
-    case 2: return launch_unroll<2>(order, unroll, per_block, n, batch, chunk, d_A, d_info);
-    case 4: return launch_unroll<4>(order, unroll, per_block, n, batch, chunk, d_A, d_info);
-    case 8: return launch_unroll<8>(order, unroll, per_block, n, batch, chunk, d_A, d_info);
+    case 2: return launch_unroll<2>(order, unroll, per_block, n, batch, chunk, d_A, d_info, stream);
+    case 4: return launch_unroll<4>(order, unroll, per_block, n, batch, chunk, d_A, d_info, stream);
+    case 8: return launch_unroll<8>(order, unroll, per_block, n, batch, chunk, d_A, d_info, stream);
     }
     fprintf(stderr, "potrf_batched_thread_order: nb = %d is not compiled in\n", nb);
     return -1;

@@ -71,16 +71,18 @@ extern "C" void gen_batch_device(const gen_params *p, int n, size_t first, size_
     KERNEL_CHECK();
 }
 
-extern "C" void rowmajor_to_chunked_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out)
+extern "C" void rowmajor_to_chunked_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                                           cudaStream_t stream)
 {
-    to_chunked_kernel<<<grid_for(batch * n * n), 256>>>(n, batch, chunk, d_in, d_out);
-    KERNEL_CHECK();
+    to_chunked_kernel<<<grid_for(batch * n * n), 256, 0, stream>>>(n, batch, chunk, d_in, d_out);
+    KERNEL_CHECK_ON(stream);
 }
 
-extern "C" void chunked_to_rowmajor_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out)
+extern "C" void chunked_to_rowmajor_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                                           cudaStream_t stream)
 {
-    to_rowmajor_kernel<<<grid_for(batch * n * n), 256>>>(n, batch, chunk, d_in, d_out);
-    KERNEL_CHECK();
+    to_rowmajor_kernel<<<grid_for(batch * n * n), 256, 0, stream>>>(n, batch, chunk, d_in, d_out);
+    KERNEL_CHECK_ON(stream);
 }
 
 extern "C" void copy_matrix_from_layout(int n, size_t batch, size_t chunk, const float *d_lay, size_t b, float *host,

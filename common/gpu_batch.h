@@ -16,10 +16,15 @@ extern "C" {
  * the chunked layout with the given chunk. Asynchronous on the default stream. */
 void gen_batch_device(const gen_params *p, int n, size_t first, size_t count, size_t chunk, float *d_out);
 
+/* A conversion of `batch` matrices between row-major and the chunked layout, on `stream`
+ * (cudaStreamLegacy: the default stream); in and out must not overlap; asynchronous. */
+typedef void (*layout_converter)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                                 cudaStream_t stream);
+
 /* Conversions on the device, one element per thread (coalesced writes, gathered reads; the
- * tiled, faster pair is stage 05's exercise). in and out must not overlap. Asynchronous. */
-void rowmajor_to_chunked_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
-void chunked_to_rowmajor_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out);
+ * tiled, faster pair is stage 05's exercise). */
+void rowmajor_to_chunked_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out, cudaStream_t stream);
+void chunked_to_rowmajor_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out, cudaStream_t stream);
 
 /* Matrix b of a batch in the chunked layout on the device, copied row-major into host[n*n]: its
  * n^2 elements are equally spaced, so it is one strided copy (element by element past the

@@ -3,12 +3,14 @@
  * 2^31 - 1 blocks in x; a batch of 2^31 small matrices at one per block (or a few per block of a
  * larger batch) needs more, so it goes in several launches, each told where it starts:
  *
- *     launch_split(blocks, [&](unsigned count, size_t first_block) {
- *         my_kernel<<<count, threads, shared>>>(..., first_block * per_block, ...);
+ *     launch_split(blocks, stream, [&](unsigned count, size_t first_block) {
+ *         my_kernel<<<count, threads, shared, stream>>>(..., first_block * per_block, ...);
  *     });
  *
  * The lambda launches `count` blocks that stand for blocks first_block .. first_block + count - 1
- * of the whole grid; every launch is followed by the check of the last error (KERNEL_CHECK).
+ * of the whole grid, on the caller's stream (every launch of the course takes one: a library's
+ * caller orders it with its own work, or captures it in a CUDA graph); every launch is followed by
+ * the check of the last error (KERNEL_CHECK_ON the stream).
  * Also here: values asked once per device (launch_per_device): the GPU's SM count (launch_sm_count)
  * and a kernel's shared-memory opt-in (launch_smem_optin).
  * Alone: make build/04_interleaved/cholesky_batched && build/04_interleaved/cholesky_batched --n 20 --batch 100000 */
@@ -20,12 +22,12 @@
 
 #define LAUNCH_MAX_BLOCKS ((size_t)0x7fffffff) /* gridDim.x's limit */
 
-template <typename LaunchPart> static void launch_split(size_t blocks, LaunchPart launch_part)
+template <typename LaunchPart> static void launch_split(size_t blocks, cudaStream_t stream, LaunchPart launch_part)
 {
     for (size_t first = 0; first < blocks; first += LAUNCH_MAX_BLOCKS) {
         const size_t count = blocks - first < LAUNCH_MAX_BLOCKS ? blocks - first : LAUNCH_MAX_BLOCKS;
         launch_part((unsigned)count, first);
-        KERNEL_CHECK();
+        KERNEL_CHECK_ON(stream);
     }
 }
 

@@ -1,78 +1,222 @@
-"""bench_python.py [--against CSV] - the Python call's time beside the C benchmark's.
+"""bench_python.py [--against CSV] [--csv OUT] - every shape of `make bench-gpumode`, timed the way a torch
+user times a call: the course's package (course_cholesky.cholesky_ex, out of place, as torch's), torch,
+cupy and jax in the same run, and the C bench's time for the same shape beside them.
 
-For n = 20, 30, ..., 100, 64, 128 and the two batch classes of `make bench-stage-6` (1024
-matrices, and 1 GiB of matrices): course_cholesky.cholesky_ (in place, as bench_tuned times
-auto) and torch.linalg.cholesky_ex, each the median of 7 after 2 warm-ups, timed with CUDA events
-around the call alone, with the L2 flushed (a 256 MB write) and the input restored before each
-run (neither timed), then a 0.2 ms spin on the GPU, during which the host enqueues the call, so the
-events measure the GPU's work, not Python's, as bench_tuned's do for C. --against: the CSV of `make bench-stage-6` (BENCH_CSV=...) of the
-same run; its 'rowmajor auto' rows give the last column. Also prints the host time of one call
-(Python + ctypes + launch), what a loop of tiny calls would pay.
+Each library: a warm-up of 3 calls, then CUDA events around R calls in a row on the same input
+(R: about 20 ms of work, 1 to 200 calls), the mean per call; the median of 5 such means. No L2
+flush, no restored input: what `torch.cuda.Event` around a loop of calls shows a user. jax runs on
+its own streams: its time is the host clock around R calls and block_until_ready (the same mean).
+The results are checked: every info 0 and the residual of a sampled matrix.
+
+--against CSV: the CSV of `make bench-gpumode` (GPUMODE_CSV=...) of the same run: its `auto` row
+gives the C column and its cuSOLVER row the x_cusolver column. --csv OUT: the rows in the
+course's bench CSV format (common/report.c): variant `python <what the plan runs>`, the C bench's
+`auto ...` rows and the libraries' beside them. BENCH_MAX_N=N leaves out larger n.
 """
 import csv
+import datetime
+import math
+import os
+import platform
 import statistics
+import subprocess
 import sys
 import time
 
 import torch
 import course_cholesky as cc
 
-REPEATS, WARMUP = 7, 2
+SHAPES = [(4096, 32), (1024, 64), (256, 128), (64, 256), (16, 512), (640, 512), (4, 1024), (60, 1024),
+          (2, 2048), (8, 2048), (1, 4096), (2, 4096), (1, 8192), (1, 16384), (1, 32768)]
+FIELDS = ["stage", "variant", "n", "batch", "median_ms", "min_ms", "repeats", "gflops", "x_cusolver",
+          "pct_copy_roofline", "cusolver_ms", "copy_ms", "verified", "gpu", "cc", "sms", "driver", "cuda_runtime",
+          "host", "commit", "utc"]
 
 
-def time_gpu(fn, pristine, work, flush):
-    times = []
-    for r in range(WARMUP + REPEATS):
-        work.copy_(pristine)
-        flush.zero_()
-        torch.cuda._sleep(400_000)  # ~0.2 ms of GPU time: the host enqueues the call before the GPU gets to it
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn(work)
-        b.record()
-        b.synchronize()
-        if r >= WARMUP:
-            times.append(a.elapsed_time(b))
-    return statistics.median(times)
+def mean_per_call(call, sync_events, target_ms=20.0):
+    """Median over 5 blocks of the mean time per call of R calls in a row (after 3 warm-ups)."""
+    for _ in range(3):
+        call()
+    one = sync_events(call, 1)
+    reps = max(1, min(200, int(math.ceil(target_ms / max(one, 1e-3)))))
+    means = [sync_events(call, reps) / reps for _ in range(5)]
+    return statistics.median(means), min(means), reps
+
+
+def torch_events(call, reps):
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    for _ in range(reps):
+        call()
+    b.record()
+    b.synchronize()
+    return a.elapsed_time(b)
+
+
+def spd(batch, n, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    if batch * n * n <= (1 << 26):
+        b = torch.randn(batch, n, n, device="cuda", generator=g, dtype=torch.float64)
+        return (b @ b.transpose(1, 2) / n + torch.eye(n, device="cuda", dtype=torch.float64)).float()
+    b = torch.randn(batch, n, n, device="cuda", generator=g)
+    a = b @ b.transpose(1, 2) / n
+    del b
+    a = (a + a.transpose(1, 2)) / 2
+    a.diagonal(dim1=1, dim2=2).add_(1.0)
+    return a
+
+
+def sampled_ok(A, L, info):
+    if int((info != 0).sum()):
+        return False
+    b = A.shape[0] - 1
+    n = A.shape[-1]
+    rows = torch.randperm(n, device=A.device)[:32]
+    Lb = L[b].double()
+    err = (A[b][rows].double() - Lb[rows] @ Lb.T).abs()
+    scale = Lb[rows].abs() @ Lb.abs().T
+    return bool(torch.isfinite(L[b]).all()) and float((err / scale.clamp_min(1e-300)).amax()) < 20 * (n + 1) * 2.0 ** -24
+
+
+def libraries():
+    """(name, make(A) -> input, call(x) -> result, timer) for every library that runs here."""
+    out = [("torch linalg.cholesky_ex", lambda A: A, lambda x: torch.linalg.cholesky_ex(x), torch_events)]
+    try:
+        import cupy
+
+        def cupy_events(call, reps):
+            a, b = cupy.cuda.Event(), cupy.cuda.Event()
+            a.record()
+            for _ in range(reps):
+                call()
+            b.record()
+            b.synchronize()
+            return cupy.cuda.get_elapsed_time(a, b)
+        out.append(("cupy linalg.cholesky", lambda A: cupy.from_dlpack(A), lambda x: cupy.linalg.cholesky(x),
+                    cupy_events))
+    except Exception as e:  # not installed, or no GPU for it
+        print(f"# cupy: skipped ({type(e).__name__}: {str(e)[:80]})")
+    try:
+        import jax
+        import jax.numpy as jnp
+        chol = jax.jit(jnp.linalg.cholesky)
+
+        def jax_clock(call, reps):
+            r = call()
+            r.block_until_ready()
+            t0 = time.perf_counter()
+            for _ in range(reps):
+                r = call()
+            r.block_until_ready()
+            return (time.perf_counter() - t0) * 1e3
+        out.append(("jax linalg.cholesky", lambda A: jnp.asarray(A.cpu().numpy()), lambda x: chol(x), jax_clock))
+    except Exception as e:
+        print(f"# jax: skipped ({type(e).__name__}: {str(e)[:80]})")
+    return out
+
+
+def c_rows(path):
+    """(n, batch) -> {'auto': row, 'cusolver': row} from a CSV of make bench-gpumode."""
+    rows = {}
+    if not path:
+        return rows
+    for r in csv.DictReader(open(path)):
+        key = (int(r["n"]), int(r["batch"]))
+        if r["variant"].startswith("auto"):
+            rows.setdefault(key, {})["auto"] = r
+        elif r["variant"].startswith("cusolver"):
+            rows.setdefault(key, {})["cusolver"] = r
+    return rows
 
 
 def main():
-    against = {}
-    if sys.argv[1:2] == ["--against"]:
-        for row in csv.DictReader(open(sys.argv[2])):
-            if row["variant"].startswith("rowmajor auto"):
-                cls = "1GiB" if "1 GiB" in row["variant"] else "1024"
-                against[(cls, int(row["n"]))] = float(row["median_ms"])
-    flush = torch.empty(64 << 20, device="cuda")
-    print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}; median ms of {REPEATS}")
-    print("| class | n | batch | course_cholesky ms | auto's choice | torch ms | × torch | C bench rowmajor auto ms | Python / C |")
-    print("| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |")
-    for cls in ("1024", "1GiB"):
-        for n in (20, 30, 40, 50, 60, 70, 80, 90, 100, 64, 128):
-            batch = 1024 if cls == "1024" else (1 << 30) // (n * n * 4)
-            g = torch.Generator(device="cuda").manual_seed(n)
-            b = torch.randn(batch, n, n, device="cuda", generator=g)
-            pristine = b @ b.transpose(1, 2) / n + torch.eye(n, device="cuda")
-            del b
-            work = torch.empty_like(pristine)
-            t_ours = time_gpu(cc.cholesky_, pristine, work, flush)
-            info = cc.cholesky_(work.copy_(pristine))
-            assert int((info != 0).sum()) == 0, "infos nonzero"
-            t_torch = time_gpu(torch.linalg.cholesky_ex, pristine, work, flush)
-            c = against.get((cls, n))
-            print(f"| {cls} | {n} | {batch} | {t_ours:.4f} | {cc.choice(n, batch)} | {t_torch:.4f} | {t_torch / t_ours:.1f} | "
-                  + (f"{c:.4f} | {t_ours / c:.3f} |" if c else "– | – |"), flush=True)
-            del pristine, work
+    args = sys.argv[1:]
+    against = args[args.index("--against") + 1] if "--against" in args else None
+    out_path = args[args.index("--csv") + 1] if "--csv" in args else None
+    max_n = int(os.environ.get("BENCH_MAX_N") or 65536)
+    c = c_rows(against)
+    libs = libraries()
+    gpu = torch.cuda.get_device_name()
+    props = torch.cuda.get_device_properties(0)
+    commit = os.environ.get("GIT_COMMIT") or subprocess.run(["git", "rev-parse", "--short", "HEAD"],
+                                                            capture_output=True, text=True).stdout.strip() or "unknown"
+    stamp = {"gpu": gpu, "cc": f"{props.major}.{props.minor}", "sms": props.multi_processor_count, "driver": "",
+             "cuda_runtime": torch.version.cuda, "host": platform.node(), "commit": commit,
+             "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    rows = []
+    print(f"# {gpu}, torch {torch.__version__}; ms per call (mean of R calls in a row, median of 5)")
+    print("| batch | n | course (Python) ms | C bench ms | Python / C | fastest library | its ms | × it | what runs |")
+    print("| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |")
+    ratios = []
+    for batch, n in SHAPES:
+        if n > max_n:
+            continue
+        A = spd(batch, n, n + batch)
+        cusolver_ms = float(c.get((n, batch), {}).get("cusolver", {}).get("median_ms", 0) or 0)
+        flops = (n ** 3 / 3 + n ** 2 / 2 + n / 6) * batch
+
+        def row(variant, med, mn, reps, ok):
+            rows.append(dict(stamp, stage="gpumode", variant=variant, n=n, batch=batch, median_ms=f"{med:.5f}",
+                             min_ms=f"{mn:.5f}", repeats=reps, gflops=f"{flops / (med * 1e6):.2f}",
+                             x_cusolver=f"{cusolver_ms / med:.2f}" if cusolver_ms else "", pct_copy_roofline="",
+                             cusolver_ms=cusolver_ms, copy_ms=0, verified="yes" if ok else "WRONG"))
+
+        L, info = cc.cholesky_ex(A)
+        ok = sampled_ok(A, L, info)
+        med, mn, reps = mean_per_call(lambda: cc.cholesky_ex(A), torch_events)
+        what = cc.choice(n, batch)
+        short = what.split(": ", 1)[1].split(", tuned")[0].split(" (")[0]
+        row(f"python {short}", med, mn, reps, ok)
+        del L, info
+        best = None
+        for name, make, call, timer in libs:
+            try:
+                x = make(A)
+                lm, lmn, lreps = mean_per_call(lambda: call(x), timer)
+                row(name, lm, lmn, lreps, True)
+                if best is None or lm < best[1]:
+                    best = (name, lm)
+                del x
+            except Exception as e:  # out of memory, unsupported: say so, go on
+                print(f"# {name} {batch} x {n}: {type(e).__name__}: {str(e)[:100]}")
+            torch.cuda.empty_cache()
+        cr = c.get((n, batch), {}).get("auto")
+        if cr:
+            rows.append(dict(cr))
+        c_ms = float(cr["median_ms"]) if cr else None
+        if best:
+            ratios.append(best[1] / med)
+        print(f"| {batch} | {n} | {med:.4f}{'' if ok else ' WRONG'} | " + (f"{c_ms:.4f} | {med / c_ms:.2f}" if c_ms else "– | –")
+              + (f" | {best[0]} | {best[1]:.4f} | {best[1] / med:.2f}" if best else " | – | – | –") + f" | {short} |",
+              flush=True)
+        del A
+        torch.cuda.empty_cache()
+    if ratios:
+        print(f"# geometric mean of (fastest library / course): {math.exp(statistics.mean(map(math.log, ratios))):.2f}x "
+              f"over {len(ratios)} shapes; behind on {sum(r < 1 for r in ratios)}")
     a = torch.eye(20, device="cuda").expand(4, 20, 20).contiguous()
     for _ in range(100):
-        cc.cholesky_(a.copy_(torch.eye(20, device="cuda")))
+        cc.cholesky_ex(a)
     torch.cuda.synchronize()
     t0 = time.perf_counter()
     for _ in range(1000):
-        cc.cholesky_(a)
+        cc.cholesky_ex(a)
     t1 = time.perf_counter()
     torch.cuda.synchronize()
-    print(f"# host time of one call (4 matrices of n = 20, 1000 calls in a row): {(t1 - t0) * 1e3:.1f} us")
+    t2 = time.perf_counter()
+    for _ in range(1000):
+        torch.linalg.cholesky_ex(a)
+    t3 = time.perf_counter()
+    torch.cuda.synchronize()
+    print(f"# host time of one call (4 matrices of n = 20, 1000 calls in a row): course {(t1 - t0) * 1e3:.1f} us, "
+          f"torch.linalg.cholesky_ex {(t3 - t2) * 1e3:.1f} us")
+    if out_path:
+        new = not os.path.exists(out_path) or os.path.getsize(out_path) == 0
+        with open(out_path, "a", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
+            if new:
+                w.writeheader()
+            w.writerows(rows)
 
 
 if __name__ == "__main__":

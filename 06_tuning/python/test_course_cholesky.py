@@ -1,38 +1,50 @@
 """test_course_cholesky.py - the Python binding against torch.linalg.cholesky_ex, cupy and float64.
 
-Prints one line per test, 'NAME<TAB>PASS|FAIL|SKIP<TAB>DETAIL', for test_python.sh to record;
-`--count` prints how many there will be (the plan), without importing torch. Needs a GPU and torch
-(test_python.sh skips the group without them); cupy's tests are skipped without cupy.
+Prints one line per test, 'GROUP<TAB>NAME<TAB>PASS|FAIL|SKIP<TAB>DETAIL', for test_python.sh to
+record; `--count GROUP` prints how many there will be in a group (the plan), without importing
+torch. Needs a GPU and torch (test_python.sh skips the groups without them); cupy's test is
+skipped without cupy.
+
+Groups: "python binding" (sizes, behaviour of torch.linalg.cholesky_ex, streams, graphs, refusals)
+and "python gpu-mode families" (every shape of gpu-mode's Cholesky grid on each matrix family its
+problem describes, checked against the float32 error bound).
 """
 import sys
 
-NS = [1, 2, 7, 16, 20, 31, 33, 40, 50, 64, 65, 97, 100, 128]
+NS = [1, 2, 7, 16, 20, 31, 33, 40, 50, 64, 65, 97, 100, 128, 129, 200, 256, 1000]
 BATCHES = [1, 3, 1000]
-OTHER = ["leading dims (3, 5)", "in place equals out of place", "input left as it was",
+OTHER = ["leading dims (3, 5)", "out of place equals in place, bit for bit", "input left as it was",
          "failing minors: info equals torch's", "NaN matrix: info != 0, the others right",
-         "refused: float64", "refused: host memory", "refused: transposed view", "refused: n = 129",
-         "refused: empty batch", "refused: not square", "refused input left as it was", "check=True raises on info != 0",
-         "a side stream: waits for the stream's work, and the stream for it", "cupy: agrees with cupy.linalg.cholesky",
-         "1 GiB batch, n = 64: infos 0, sampled matrices against float64"]
-
-
-def count():
-    return len(NS) * len(BATCHES) + len(OTHER)
+         "upper=True: U equals torch's, U^T U = A", "check_errors=True raises torch.linalg.LinAlgError as torch does",
+         "cholesky() raises, cholesky_ex() does not", "empty batch: empty L and info, as torch",
+         "out=: L written there", "refused: float64", "refused: host memory", "refused: transposed view",
+         "refused: not square", "refused input left as it was",
+         "a side stream: waits for the stream's work, and the stream for it",
+         "a CUDA graph captured around the call replays with new matrices",
+         "two threads, two streams: the factors of one", "choice() says what runs and why",
+         "cupy: agrees with cupy.linalg.cholesky", "1 GiB batch, n = 64: infos 0, sampled matrices against float64"]
+SHAPES = [(4096, 32), (1024, 64), (256, 128), (64, 256), (16, 512), (640, 512), (4, 1024), (60, 1024),
+          (2, 2048), (8, 2048), (1, 4096), (2, 4096), (1, 8192), (1, 16384), (1, 32768)]
+FAMILIES = ["dense covariance", "planted spectrum 1e5", "diagonal", "damped low rank", "scaled rows and columns",
+            "tridiagonal"]
+GROUPS = {"python binding": len(NS) * len(BATCHES) + len(OTHER),
+          "python gpu-mode families": len(SHAPES) * len(FAMILIES)}
 
 
 def main():
-    if sys.argv[1:] == ["--count"]:
-        print(count())
+    if sys.argv[1:2] == ["--count"]:
+        print(GROUPS[sys.argv[2]])
         return
     import torch
     import course_cholesky as cc
 
+    torch.backends.cuda.matmul.allow_tf32 = False
     dev = torch.device("cuda")
-    out = []
+    group = "python binding"
 
-    def rec(name, ok, detail=""):
-        out.append((name, "PASS" if ok else "FAIL", detail))
-        print(f"{name}\t{'PASS' if ok else 'FAIL'}\t{detail}".replace("\n", " "), flush=True)
+    def rec(name, ok, detail="", status=None):
+        status = status or ("PASS" if ok else "FAIL")
+        print(f"{group}\t{name}\t{status}\t{detail}".replace("\n", " "), flush=True)
 
     def spd(shape, n, seed):
         g = torch.Generator(device="cuda").manual_seed(seed)
@@ -46,8 +58,7 @@ def main():
         n = A.shape[-1]
         if int((info != 0).sum()) or int((rinfo != 0).sum()):
             return False, f"infos: ours {int((info != 0).sum())} nonzero, torch's {int((rinfo != 0).sum())}"
-        upper = torch.triu(L, 1)
-        if int((upper != 0).sum()):
+        if int((torch.triu(L, 1) != 0).sum()):
             return False, "nonzeros above the diagonal"
         L64, A64 = L.double(), A.double()
         res = float((L64 @ L64.transpose(-1, -2) - A64).abs().amax() / A64.abs().amax())
@@ -58,46 +69,90 @@ def main():
 
     for n in NS:
         for batch in BATCHES:
+            if n >= 1000 and batch == 1000:
+                batch = 30  # 1000 matrices of n = 1000 would be 4 GB of float64 checks for nothing more
             A = spd((batch,), n, 1000 * n + batch)
-            L, info = cc.cholesky(A)
+            L, info = cc.cholesky_ex(A)
             ok, why = agree(A, L, info)
-            rec(f"n = {n}, batch = {batch} ({cc.choice(n, batch)})", ok, why)
+            rec(f"n = {n}, batch = {batch}", ok, f"{why}; {cc.choice(n, batch)}")
 
     A = spd((3, 5), 20, 7)
-    L, info = cc.cholesky(A)
+    L, info = cc.cholesky_ex(A)
     ok, why = agree(A, L, info)
     rec(OTHER[0], ok and tuple(info.shape) == (3, 5) and tuple(L.shape) == (3, 5, 20, 20), why)
 
-    A = spd((50,), 40, 8)
-    keep = A.clone()
-    L, info = cc.cholesky(A)
-    B = A.clone()
-    info2 = cc.cholesky_(B)
-    rec(OTHER[1], torch.equal(L, B) and torch.equal(info, info2), "bit for bit")
-    rec(OTHER[2], torch.equal(A, keep), "cholesky(A) leaves A alone")
+    for n in (40, 100, 300):  # register kernels, and the whole-GPU path (padded)
+        A = spd((50,), n, 8)
+        keep = A.clone()
+        L, info = cc.cholesky_ex(A)
+        B = A.clone()
+        info2 = cc.cholesky_ex_(B)
+        if not (torch.equal(L, B) and torch.equal(info, info2)):
+            break
+    rec(OTHER[1], torch.equal(L, B) and torch.equal(info, info2), f"n = 40, 100, 300 (up to n = {n})")
+    rec(OTHER[2], torch.equal(A, keep), "cholesky_ex(A) leaves A alone")
 
     A = spd((64,), 33, 9)
     for m, k in [(0, 0), (5, 16), (17, 32), (40, 31)]:   # a failing leading minor of order k + 1
         A[m, k, k] = -1.0
-    L, info = cc.cholesky(A)
+    L, info = cc.cholesky_ex(A)
     _, rinfo = torch.linalg.cholesky_ex(A)
-    rec(OTHER[3], torch.equal(info.cpu(), rinfo.cpu().to(torch.int32)),
-        f"ours {info[[0, 5, 17, 40]].tolist()}, torch {rinfo[[0, 5, 17, 40]].tolist()}")
+    rec(OTHER[3], torch.equal(info.cpu(), rinfo.cpu().to(torch.int32)) and info.dtype == rinfo.dtype,
+        f"ours {info[[0, 5, 17, 40]].tolist()} {info.dtype}, torch {rinfo[[0, 5, 17, 40]].tolist()} {rinfo.dtype}")
 
     A = spd((9,), 20, 10)
     A[4, 3, 2] = float("nan")
     A[4, 2, 3] = float("nan")
-    L, info = cc.cholesky(A)
+    L, info = cc.cholesky_ex(A)
     good = [m for m in range(9) if m != 4]
     ok, why = agree(A[good], L[good], info[good])
     rec(OTHER[4], int(info[4]) != 0 and ok, f"info of the NaN matrix {int(info[4])}; {why}")
+
+    A = spd((7,), 50, 16)
+    U, info = cc.cholesky_ex(A, upper=True)
+    Ut, _ = torch.linalg.cholesky_ex(A, upper=True)
+    res = float((U.double().transpose(-1, -2) @ U.double() - A.double()).abs().amax() / A.abs().amax())
+    rec(OTHER[5], float((U - Ut).abs().amax()) < 1e-4 and res < 1e-5, f"vs torch {float((U - Ut).abs().amax()):.1e}, "
+        f"residual {res:.1e}")
+
+    bad = spd((6,), 20, 11)
+    bad[3, 2, 2] = -1.0
+    try:
+        torch.linalg.cholesky_ex(bad, check_errors=True)
+        theirs = "no exception"
+    except torch.linalg.LinAlgError as e:
+        theirs = str(e)
+    try:
+        cc.cholesky_ex(bad, check_errors=True)
+        rec(OTHER[6], False, "no exception")
+    except torch.linalg.LinAlgError as e:
+        mine = str(e)
+        rec(OTHER[6], mine.split(": ", 1)[1] == theirs.split(": ", 1)[1], f"ours: {mine} | torch: {theirs}")
+    try:
+        cc.cholesky(bad)
+        rec(OTHER[7], False, "cholesky() did not raise")
+    except torch.linalg.LinAlgError:
+        _, info = cc.cholesky_ex(bad)
+        rec(OTHER[7], int(info[3]) == 3 and int((info != 0).sum()) == 1, f"infos {info.tolist()}")
+
+    empty = torch.empty(0, 20, 20, device=dev)
+    L, info = cc.cholesky_ex(empty)
+    Lt, it = torch.linalg.cholesky_ex(empty)
+    rec(OTHER[8], L.shape == Lt.shape and info.shape == it.shape and info.dtype == it.dtype,
+        f"L {tuple(L.shape)}, info {tuple(info.shape)} {info.dtype}")
+
+    A = spd((5,), 30, 17)
+    out = torch.full_like(A, float("nan"))
+    L, info = cc.cholesky_ex(A, out=out)
+    ok, why = agree(A, out, info)
+    rec(OTHER[9], ok and L.data_ptr() == out.data_ptr(), why)
 
     A = spd((4,), 20, 11)
     keep = A.clone()
 
     def refused(name, make, exc):
         try:
-            cc.cholesky(make())
+            cc.cholesky_ex(make())
             rec(name, False, "accepted")
         except exc as e:
             msg = str(e)
@@ -105,49 +160,90 @@ def main():
         except Exception as e:  # the wrong kind of exception
             rec(name, False, f"{type(e).__name__}: {e}")
 
-    refused(OTHER[5], lambda: A.double(), TypeError)
-    refused(OTHER[6], lambda: A.cpu(), ValueError)
-    refused(OTHER[7], lambda: A.transpose(-1, -2), ValueError)
-    refused(OTHER[8], lambda: torch.eye(129, device=dev).expand(2, 129, 129).contiguous(), ValueError)
-    refused(OTHER[9], lambda: torch.empty(0, 20, 20, device=dev), ValueError)
-    refused(OTHER[10], lambda: torch.ones(3, 20, 21, device=dev), ValueError)
-    rec(OTHER[11], torch.equal(A, keep), "the input after the refusals")
-    bad = A.clone()
-    bad[1, 0, 0] = -1.0
-    try:
-        cc.cholesky(bad, check=True)
-        rec(OTHER[12], False, "no exception")
-    except ValueError as e:
-        rec(OTHER[12], True, str(e))
+    refused(OTHER[10], lambda: A.double(), TypeError)
+    refused(OTHER[11], lambda: A.cpu(), ValueError)
+    refused(OTHER[12], lambda: A.transpose(-1, -2), ValueError)
+    refused(OTHER[13], lambda: torch.ones(3, 20, 21, device=dev), ValueError)
+    rec(OTHER[14], torch.equal(A, keep), "the input after the refusals")
 
     # The stream test: the input is written on a side stream after a long sleep; the factor is read
-    # there right after the call. Without the fences the kernels would read the NaN placeholder.
-    src = spd((2000,), 40, 12)
-    s = torch.cuda.Stream()
-    with torch.cuda.stream(s):
-        A = torch.full_like(src, float("nan"))
-        torch.cuda._sleep(200_000_000)
-        A.copy_(src)
-        info = cc.cholesky_(A)
-        L = A.clone()
-        info_copy = info.clone()
-    s.synchronize()
-    ok, why = agree(src, L, info_copy)
-    rec(OTHER[13], ok, why)
+    # there right after the call. Run anywhere else, the kernels would read the NaN placeholder.
+    for n in (40, 300):
+        src = spd((200,), n, 12)
+        s = torch.cuda.Stream()
+        with torch.cuda.stream(s):
+            A = torch.full_like(src, float("nan"))
+            torch.cuda._sleep(200_000_000)
+            A.copy_(src)
+            L, info = cc.cholesky_ex(A)
+            L2 = L.clone()
+            info_copy = info.clone()
+        s.synchronize()
+        ok, why = agree(src, L2, info_copy)
+        if not ok:
+            break
+    rec(OTHER[15], ok, f"n = {n}: {why}")
+
+    # A CUDA graph: captured once (after a warm-up call, as torch asks), replayed on new matrices.
+    results = []
+    for n, batch in ((40, 512), (100, 64), (300, 4), (512, 2)):
+        static_in = spd((batch,), n, 20)
+        static_out = torch.empty_like(static_in)
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            static_info = cc.cholesky_ex(static_in, out=static_out)[1]
+        torch.cuda.current_stream().wait_stream(s)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            static_info = cc.cholesky_ex(static_in, out=static_out)[1]
+        fresh = spd((batch,), n, 21)
+        static_in.copy_(fresh)
+        static_out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        ok, why = agree(fresh, static_out, static_info)
+        results.append(ok)
+        if not ok:
+            break
+    rec(OTHER[16], all(results), f"n = {n}, batch = {batch}: {why}")
+
+    # Two host threads, each with its own stream, at once (ctypes lets them run): one GPU's factors.
+    import threading
+    inputs = {n: spd((300,), n, 22) for n in (50, 400)}
+    want = {n: cc.cholesky_ex(a)[0] for n, a in inputs.items()}
+    got, errors = {}, []
+
+    def worker(n):
+        try:
+            s = torch.cuda.Stream()
+            with torch.cuda.stream(s):
+                for _ in range(5):
+                    got[n] = cc.cholesky_ex(inputs[n])[0]
+            s.synchronize()
+        except Exception as e:  # reported below
+            errors.append(repr(e))
+    threads = [threading.Thread(target=worker, args=(n,)) for n in inputs]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    same = not errors and all(torch.equal(got[n], want[n]) for n in inputs)
+    rec(OTHER[17], same, "; ".join(errors) or "bit for bit, n = 50 and 400")
+
+    why = cc.choice(1024, 60)
+    rec(OTHER[18], "whole GPU" in why and "workspace" in why, why)
 
     try:
         import cupy
     except ImportError:
         cupy = None
     if cupy is None:
-        out.append((OTHER[14], "SKIP", "cupy is not installed"))
-        print(f"{OTHER[14]}\tSKIP\tcupy is not installed", flush=True)
+        rec(OTHER[19], False, "cupy is not installed", "SKIP")
     else:
         A = cupy.asarray(spd((100,), 40, 13).cpu().numpy())
-        L, info = cc.cholesky(A)
+        L, info = cc.cholesky_ex(A)
         ref = cupy.linalg.cholesky(A)
         diff = float(cupy.abs(L - ref).max() / cupy.abs(ref).max())
-        rec(OTHER[14], isinstance(L, cupy.ndarray) and int((info != 0).sum()) == 0 and diff < 1e-4, f"vs cupy {diff:.2e}")
+        rec(OTHER[19], isinstance(L, cupy.ndarray) and int((info != 0).sum()) == 0 and diff < 1e-4, f"vs cupy {diff:.2e}")
 
     n, batch = 64, (1 << 30) // (64 * 64 * 4)
     g = torch.Generator(device="cuda").manual_seed(15)
@@ -155,10 +251,99 @@ def main():
     A = A @ A.transpose(-1, -2) / n + torch.eye(n, device=dev)   # SPD, built in float32 to fit
     pick = [0, 1, batch // 2, batch - 1]
     keep = A[pick].clone()
-    info = cc.cholesky_(A)
+    info = cc.cholesky_ex_(A)
     nz = int((info != 0).sum())
     ok, why = agree(keep, A[pick], info[pick])
-    rec(OTHER[15], nz == 0 and ok, f"{batch} matrices, {nz} infos nonzero; sampled: {why}")
+    rec(OTHER[20], nz == 0 and ok, f"{batch} matrices, {nz} infos nonzero; sampled: {why}")
+    del A
+    torch.cuda.empty_cache()
+
+    group = "python gpu-mode families"
+    families(torch, cc, dev, rec)
+
+
+def family_batch(torch, family, batch, n, seed):
+    """`batch` SPD matrices of order n of one family, float32; built in float64 up to n = 2048."""
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    dt = torch.float64 if n <= 2048 else torch.float32
+    dev = torch.device("cuda")
+
+    def rnd(*shape):
+        return torch.randn(*shape, device=dev, dtype=dt, generator=g)
+
+    eye = torch.eye(n, device=dev, dtype=dt)
+    if family == "dense covariance":
+        m = n + n // 4 + 8
+        x = rnd(batch, n, m)
+        a = x @ x.transpose(-1, -2) / m + 1e-3 * eye
+    elif family == "planted spectrum 1e5":  # Q diag(1 .. 1e-5) Q^T, Q two Householder reflections
+        a = torch.diag_embed(torch.logspace(0, -5, n, device=dev, dtype=dt)).expand(batch, n, n).clone()
+        for _ in range(2):
+            u = rnd(batch, n, 1)
+            u = u / u.norm(dim=1, keepdim=True)
+            au = a @ u
+            a = a - 2 * au @ u.transpose(-1, -2) - 2 * u @ au.transpose(-1, -2) \
+                + 4 * (u.transpose(-1, -2) @ au) * (u @ u.transpose(-1, -2))
+    elif family == "diagonal":
+        a = torch.diag_embed(torch.rand(batch, n, device=dev, dtype=dt, generator=g) * 1.5 + 0.5)
+    elif family == "damped low rank":
+        x = rnd(batch, n, 8)
+        a = x @ x.transpose(-1, -2) / 8 + 1e-2 * eye
+    elif family == "scaled rows and columns":
+        m = n + n // 4 + 8
+        x = rnd(batch, n, m)
+        s = 10 ** (torch.rand(batch, n, 1, device=dev, dtype=dt, generator=g) * 4 - 2)
+        a = s * (x @ x.transpose(-1, -2) / m + eye) * s.transpose(-1, -2)
+    else:  # tridiagonal: 2 on the diagonal, -1 beside it
+        a = (2 * eye - torch.diag(torch.ones(n - 1, device=dev, dtype=dt), 1)
+             - torch.diag(torch.ones(n - 1, device=dev, dtype=dt), -1)).expand(batch, n, n).clone()
+    a = (a + a.transpose(-1, -2)) / 2
+    return a.float().contiguous()
+
+
+def bound_check(torch, A, L, info, rows=None):
+    """(ok, detail): infos 0, L lower with a positive diagonal, and |A - L L^T|ij <= 20 gamma_{n+1} (|L||L^T|)ij
+    (Higham, Theorem 10.3, float32) on every entry, or on `rows` sampled rows of each matrix."""
+    n = A.shape[-1]
+    if int((info != 0).sum()):
+        return False, f"{int((info != 0).sum())} infos nonzero"
+    if not bool(torch.isfinite(L).all()):
+        return False, "not finite"
+    if bool((torch.triu(L, 1) != 0).any()):
+        return False, "nonzeros above the diagonal"
+    if not bool((torch.diagonal(L, dim1=-2, dim2=-1) > 0).all()):
+        return False, "a diagonal entry <= 0"
+    u = 2.0 ** -24
+    gamma = (n + 1) * u / (1 - (n + 1) * u)
+    worst = 0.0
+    for b in range(A.shape[0]) if rows else [None]:
+        if b is None:
+            L64, A64 = L.double(), A.double()
+            err = (A64 - L64 @ L64.transpose(-1, -2)).abs()
+            scale = L64.abs() @ L64.abs().transpose(-1, -2)
+        else:
+            idx = torch.randperm(n, device=L.device)[:rows]
+            L64 = L[b].double()
+            li = L64[idx]
+            err = (A[b][idx].double() - li @ L64.transpose(0, 1)).abs()
+            scale = li.abs() @ L64.abs().transpose(0, 1)
+        worst = max(worst, float((err / scale.clamp_min(1e-300)).amax()) / gamma)
+    return worst <= 20, f"worst |A - LL^T| / (gamma |L||L^T|) = {worst:.3f} (at most 20)"
+
+
+def families(torch, cc, dev, rec):
+    for batch, n in SHAPES:
+        for k, family in enumerate(FAMILIES):
+            name = f"{batch} x {n}^2, {family}"
+            try:
+                A = family_batch(torch, family, batch, n, 100 * n + k)
+                L, info = cc.cholesky_ex(A)
+                ok, why = bound_check(torch, A, L, info, rows=None if batch * n * n <= (1 << 22) else 32)
+                rec(name, ok, f"{why}; {cc.choice(n, batch)}")
+                del A, L, info
+            except Exception as e:  # out of memory, say: this test fails, the next ones run
+                rec(name, False, f"{type(e).__name__}: {e}")
+            torch.cuda.empty_cache()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,277 @@
+/* test_plan.c - stage 06's one door (cholesky_plan.h), group "plan and execute" (GPU; skipped
+ * without one). Every run: a seeded SPD batch generated on the GPU in the caller's layout, the
+ * output poisoned with NaN, execute on a stream of the test's own, then every info 0 and 4
+ * matrices against the float64 reference (verify_generated_batch); out of place, the input must
+ * come back as it went in.
+ *   auto, row-major          n = 1 .. 1025 (register kernels, the whole-GPU path in place and padded)
+ *   auto, chunked data       chunk 32 and interleaved
+ *   given configurations     a kernel in another layout than the data (the conversions both ways)
+ *   a CUDA graph             captured around execute, replayed on new matrices
+ *   two host threads         two plans on two streams at once: the factors of one thread alone
+ *   refused plans            n = 0 and 65537, an empty batch, a configuration that cannot run
+ *
+ *   make build/06_tuning/test_plan && build/06_tuning/test_plan */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cholesky_plan.h"
+#include "cuda_check.h"
+#include "family.h"
+#include "gpu_batch.h"
+#include "harness.h"
+
+#define GROUP "plan and execute"
+
+typedef struct {
+    int n;
+    size_t batch, chunk;       /* the caller's layout (1 row-major) */
+    batched_config cfg;        /* kernel = -1: auto */
+    size_t kernel_chunk;
+} plan_case;
+
+#define AUTO {.kernel = (batched_kernel)-1}
+static const plan_case cases[] = {
+    {1, 1000, 1, AUTO, 0},     {7, 1000, 1, AUTO, 0},    {20, 3, 1, AUTO, 0},    {33, 1000, 1, AUTO, 0},
+    {64, 1000, 1, AUTO, 0},    {100, 1, 1, AUTO, 0},     {128, 1000, 1, AUTO, 0}, {129, 3, 1, AUTO, 0},
+    {200, 7, 1, AUTO, 0},      {256, 3, 1, AUTO, 0},     {1000, 2, 1, AUTO, 0},  {1025, 1, 1, AUTO, 0},
+    {40, 1000, 32, AUTO, 0},   {40, 1000, 1000, AUTO, 0}, {130, 5, 3, AUTO, 0},
+    {40, 1000, 1, THREAD_CONFIG(4, 64, 2), 64},          /* row-major data, a kernel on chunks of 64 */
+    {20, 1000, 32, STAGED_CONFIG(64), 0},                /* chunked data, a row-major-only kernel */
+    {50, 999, 1000, ROWS_CONFIG(32, 2, 1), 0},           /* interleaved data, run as they are */
+    {100, 300, 1, CYCLIC_CONFIG(64, 1), 0},
+};
+#define NCASES ((int)(sizeof cases / sizeof *cases))
+
+static gen_params seeded(int k) { return gen_params_make(FAMILY_SPD, harness_seed(4000 + k), 0, 0); }
+
+static int make_plan(const plan_case *c, cholesky_plan **plan, char *err, size_t len)
+{
+    cholesky_options o = {c->chunk, (int)c->cfg.kernel >= 0 ? &c->cfg : NULL, c->kernel_chunk};
+    return cholesky_plan_create(plan, c->n, c->batch, &o, err, len);
+}
+
+/* One case, in place or out of place: 1 if right, else 0 with the reason in detail. */
+static int run_case(const plan_case *c, int k, int in_place, char *detail, size_t len)
+{
+    cholesky_plan *plan;
+    if (make_plan(c, &plan, detail, len) != 0) return 0;
+    const size_t bytes = c->batch * (size_t)c->n * c->n * sizeof(float), work = cholesky_plan_workspace_bytes(plan);
+    float *d_in, *d_out, *d_keep;
+    int *d_info;
+    void *d_work = NULL;
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaMalloc((void **)&d_in, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_out, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_keep, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_info, c->batch * sizeof(int)));
+    if (work) CUDA_CHECK(cudaMalloc(&d_work, work));
+    const gen_params p = seeded(k);
+    gen_batch_device(&p, c->n, 0, c->batch, c->chunk, d_in);
+    CUDA_CHECK(cudaMemcpy(d_keep, d_in, bytes, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemset(d_out, 0xff, bytes)); /* NaN */
+    CUDA_CHECK(cudaMemset(d_info, 0x7f, c->batch * sizeof(int)));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    float *out = in_place ? d_in : d_out;
+    int ok = cholesky_execute(plan, d_in, out, d_info, d_work, s) == 0;
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    CUDA_CHECK(cudaGetLastError());
+    if (!ok) snprintf(detail, len, "execute refused");
+    else ok = verify_generated_batch(&p, c->n, c->batch, c->chunk, out, d_info, 4, "  plan");
+    if (ok && !in_place) { /* the input as it went in */
+        char *a = malloc(bytes), *b = malloc(bytes);
+        CUDA_CHECK(cudaMemcpy(a, d_in, bytes, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(b, d_keep, bytes, cudaMemcpyDeviceToHost));
+        ok = memcmp(a, b, bytes) == 0;
+        free(a);
+        free(b);
+        if (!ok) snprintf(detail, len, "out of place changed the input");
+    }
+    if (ok) snprintf(detail, len, "%s", cholesky_plan_explain(plan));
+    else if (!detail[0]) snprintf(detail, len, "wrong factors (see above); %s", cholesky_plan_explain(plan));
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(d_keep));
+    CUDA_CHECK(cudaFree(d_info));
+    if (d_work) CUDA_CHECK(cudaFree(d_work));
+    CUDA_CHECK(cudaStreamDestroy(s));
+    cholesky_plan_destroy(plan);
+    return ok;
+}
+
+/* A graph captured around execute on (n, batch), replayed on matrices of another seed. */
+static int run_graph(int n, size_t batch, char *detail, size_t len)
+{
+    cholesky_plan *plan;
+    if (cholesky_plan_create(&plan, n, batch, NULL, detail, len) != 0) return 0;
+    const size_t bytes = batch * (size_t)n * n * sizeof(float), work = cholesky_plan_workspace_bytes(plan);
+    float *d_in, *d_out;
+    int *d_info;
+    void *d_work = NULL;
+    CUDA_CHECK(cudaMalloc((void **)&d_in, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_out, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_info, batch * sizeof(int)));
+    if (work) CUDA_CHECK(cudaMalloc(&d_work, work));
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    const gen_params first = seeded(900), second = seeded(901);
+    gen_batch_device(&first, n, 0, batch, 1, d_in);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    int ok = cholesky_execute(plan, d_in, d_out, d_info, d_work, s) == 0; /* a warm-up, as graphs want */
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    ok = ok && cholesky_execute(plan, d_in, d_out, d_info, d_work, s) == 0;
+    CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+    CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    gen_batch_device(&second, n, 0, batch, 1, d_in);
+    CUDA_CHECK(cudaMemset(d_out, 0xff, bytes));
+    CUDA_CHECK(cudaMemset(d_info, 0x7f, batch * sizeof(int)));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaGraphLaunch(exec, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    ok = ok && verify_generated_batch(&second, n, batch, 1, d_out, d_info, 4, "  graph");
+    snprintf(detail, len, "%s", cholesky_plan_explain(plan));
+    CUDA_CHECK(cudaGraphExecDestroy(exec));
+    CUDA_CHECK(cudaGraphDestroy(graph));
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(d_info));
+    if (d_work) CUDA_CHECK(cudaFree(d_work));
+    CUDA_CHECK(cudaStreamDestroy(s));
+    cholesky_plan_destroy(plan);
+    return ok;
+}
+
+/* Two host threads, each its plan and stream, factoring again and again at once. */
+typedef struct {
+    int n;
+    size_t batch;
+    int device;
+    float *d_in, *d_out;
+    int *d_info;
+    int ok;
+} worker_job;
+
+static void *worker(void *arg)
+{
+    worker_job *j = arg;
+    CUDA_CHECK(cudaSetDevice(j->device));
+    cholesky_plan *plan;
+    char err[256];
+    j->ok = cholesky_plan_create(&plan, j->n, j->batch, NULL, err, sizeof err) == 0;
+    if (!j->ok) return NULL;
+    void *d_work = NULL;
+    if (cholesky_plan_workspace_bytes(plan)) CUDA_CHECK(cudaMalloc(&d_work, cholesky_plan_workspace_bytes(plan)));
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    for (int r = 0; r < 20 && j->ok; r++) j->ok = cholesky_execute(plan, j->d_in, j->d_out, j->d_info, d_work, s) == 0;
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    CUDA_CHECK(cudaStreamDestroy(s));
+    if (d_work) CUDA_CHECK(cudaFree(d_work));
+    cholesky_plan_destroy(plan);
+    return NULL;
+}
+
+static int run_threads(char *detail, size_t len)
+{
+    worker_job jobs[2] = {{.n = 50, .batch = 2000}, {.n = 400, .batch = 6}};
+    float *alone[2];
+    int ok = 1;
+    CUDA_CHECK(cudaGetDevice(&jobs[0].device));
+    jobs[1].device = jobs[0].device;
+    for (int k = 0; k < 2; k++) {
+        const size_t bytes = jobs[k].batch * (size_t)jobs[k].n * jobs[k].n * sizeof(float);
+        CUDA_CHECK(cudaMalloc((void **)&jobs[k].d_in, bytes));
+        CUDA_CHECK(cudaMalloc((void **)&jobs[k].d_out, bytes));
+        CUDA_CHECK(cudaMalloc((void **)&jobs[k].d_info, jobs[k].batch * sizeof(int)));
+        const gen_params p = seeded(910 + k);
+        gen_batch_device(&p, jobs[k].n, 0, jobs[k].batch, 1, jobs[k].d_in);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        worker(&jobs[k]); /* alone first: the reference */
+        alone[k] = malloc(bytes);
+        CUDA_CHECK(cudaMemcpy(alone[k], jobs[k].d_out, bytes, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemset(jobs[k].d_out, 0xff, bytes));
+        ok = ok && jobs[k].ok;
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    pthread_t t[2];
+    for (int k = 0; k < 2; k++) pthread_create(&t[k], NULL, worker, &jobs[k]);
+    for (int k = 0; k < 2; k++) pthread_join(t[k], NULL);
+    for (int k = 0; k < 2; k++) {
+        const size_t bytes = jobs[k].batch * (size_t)jobs[k].n * jobs[k].n * sizeof(float);
+        float *both = malloc(bytes);
+        CUDA_CHECK(cudaMemcpy(both, jobs[k].d_out, bytes, cudaMemcpyDeviceToHost));
+        const gen_params p = seeded(910 + k);
+        ok = ok && jobs[k].ok && memcmp(both, alone[k], bytes) == 0 &&
+             verify_generated_batch(&p, jobs[k].n, jobs[k].batch, 1, jobs[k].d_out, jobs[k].d_info, 4, "  threads");
+        free(both);
+        free(alone[k]);
+        CUDA_CHECK(cudaFree(jobs[k].d_in));
+        CUDA_CHECK(cudaFree(jobs[k].d_out));
+        CUDA_CHECK(cudaFree(jobs[k].d_info));
+    }
+    snprintf(detail, len, "2000 x 50^2 and 6 x 400^2, 20 calls each at once: %s",
+             ok ? "bit for bit those of each alone" : "differ from each alone, or wrong");
+    return ok;
+}
+
+static const struct {
+    int n;
+    size_t batch;
+    batched_config cfg;
+    const char *phrase;
+} refusals[] = {
+    {0, 10, AUTO, "n = 0"},
+    {65537, 1, AUTO, "n = 65537"},
+    {20, 0, AUTO, "empty batch"},
+    {200, 10, ROWS_CONFIG(32, 2, 1), "rows kernel takes n <="},
+};
+#define NREFUSALS ((int)(sizeof refusals / sizeof *refusals))
+
+int main(void)
+{
+    harness h;
+    family_init();
+    harness_begin(&h, "stage-6");
+    static const int graph_ns[] = {64, 300, 1000};
+    static const size_t graph_batches[] = {1000, 3, 2};
+    harness_plan(&h, GROUP, 2 * NCASES + 3 + 1 + NREFUSALS);
+    harness_group(&h, GROUP);
+    char reason[256];
+    if (!gpu_available(reason, sizeof reason)) {
+        harness_skip_rest(&h, GROUP, reason);
+        return harness_end(&h);
+    }
+    char detail[768], name[160];
+    for (int k = 0; k < NCASES; k++)
+        for (int in_place = 1; in_place >= 0; in_place--) {
+            const plan_case *c = &cases[k];
+            char cfg[96] = "auto";
+            if ((int)c->cfg.kernel >= 0) batched_config_name(&c->cfg, cfg, sizeof cfg);
+            snprintf(name, sizeof name, "%s n=%d batch=%zu chunk=%zu %s", cfg, c->n, c->batch, c->chunk,
+                     in_place ? "in place" : "out of place");
+            harness_start(&h, "%s", name);
+            detail[0] = '\0';
+            harness_check(&h, run_case(c, k, in_place, detail, sizeof detail), name, "%s", detail);
+        }
+    for (int k = 0; k < 3; k++) {
+        snprintf(name, sizeof name, "CUDA graph around execute, n=%d batch=%zu", graph_ns[k], graph_batches[k]);
+        harness_start(&h, "%s", name);
+        detail[0] = '\0';
+        harness_check(&h, run_graph(graph_ns[k], graph_batches[k], detail, sizeof detail), name, "%s", detail);
+    }
+    harness_start(&h, "two threads, two plans, two streams");
+    harness_check(&h, run_threads(detail, sizeof detail), "two threads, two plans, two streams", "%s", detail);
+    for (int k = 0; k < NREFUSALS; k++) {
+        cholesky_plan *plan = NULL;
+        const cholesky_options o = {1, (int)refusals[k].cfg.kernel >= 0 ? &refusals[k].cfg : NULL, 0};
+        const int rc = cholesky_plan_create(&plan, refusals[k].n, refusals[k].batch, &o, detail, sizeof detail);
+        snprintf(name, sizeof name, "refused: n=%d batch=%zu", refusals[k].n, refusals[k].batch);
+        harness_check(&h, rc == -1 && !plan && strstr(detail, refusals[k].phrase), name, "%s", detail);
+    }
+    return harness_end(&h);
+}
