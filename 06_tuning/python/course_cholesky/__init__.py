@@ -63,6 +63,7 @@ class _Plan:
         if not self.handle:
             raise ValueError(f"course_cholesky: {msg.value.decode()}")
         self.explain, self.work_bytes, self._lib = explain.value.decode(), work.value, lib
+        self.execute = lib.course_execute  # looked up once
         self.msg = ctypes.create_string_buffer(512)
 
     def __del__(self):
@@ -92,17 +93,18 @@ class _Torch:
         self.t = torch
         self.raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # the handle alone, no Stream object
         self.error = getattr(torch.linalg, "LinAlgError", RuntimeError)
+        self.f32, self.i32 = torch.float32, torch.int32
 
     def check(self, a):
-        t = self.t
-        if a.dtype != t.float32:
+        if a.dtype is not self.f32:
             raise TypeError(f"course_cholesky: float32 only, not {a.dtype}")
-        if not a.is_cuda:
+        device = a.get_device()  # an int, -1 for host memory (a.device.index makes an object: slower)
+        if device < 0:
             raise ValueError("course_cholesky: the tensor is in host memory; move it to the GPU (.cuda())")
         if not a.is_contiguous():
             raise ValueError("course_cholesky: the tensor is not contiguous (transposed or strided); "
                              "pass A.contiguous() (a copy) or the matrices as they are stored")
-        return tuple(a.shape), a.device.index
+        return a.shape, device
 
     def ptr(self, a):
         return a.data_ptr()
@@ -111,13 +113,13 @@ class _Torch:
         return self.raw_stream(device) if self.raw_stream else self.t.cuda.current_stream(device).cuda_stream
 
     def empty_like(self, a):
-        return self.t.empty_like(a, memory_format=self.t.contiguous_format)
+        return self.t.empty_like(a)  # a is contiguous: so is this
 
     def info(self, a, shape, zero=False):
-        return (self.t.zeros if zero else self.t.empty)(shape, dtype=self.t.int32, device=a.device)
+        return a.new_zeros(shape, dtype=self.i32) if zero else a.new_empty(shape, dtype=self.i32)
 
     def scratch(self, a, nbytes):
-        return self.t.empty(nbytes, dtype=self.t.uint8, device=a.device)
+        return a.new_empty(nbytes, dtype=self.t.uint8)
 
     def transpose(self, a):
         return a.transpose(-2, -1)
@@ -141,7 +143,7 @@ class _Cupy:
         if not a.flags.c_contiguous:
             raise ValueError("course_cholesky: the array is not C-contiguous (transposed or strided); "
                              "pass cupy.ascontiguousarray(A) (a copy) or the matrices as they are stored")
-        return tuple(a.shape), a.device.id
+        return a.shape, a.device.id
 
     def ptr(self, a):
         return a.data.ptr
@@ -198,15 +200,16 @@ def _factor(A, out, check_errors, name):
     side, A = _side(A)
     shape, device = side.check(A)
     if len(shape) < 2 or shape[-1] != shape[-2]:
-        raise ValueError(f"course_cholesky: square matrices of shape (..., n, n), not {shape}")
-    n, batch = shape[-1], 1
+        raise ValueError(f"course_cholesky: square matrices of shape (..., n, n), not {tuple(shape)}")
+    n = shape[-1]
+    batch = 1
     for d in shape[:-2]:
         batch *= d
     if out is None:
         out = side.empty_like(A)
     elif out is not A:
-        if side.check(out)[0] != shape:
-            raise ValueError(f"course_cholesky: out has shape {side.check(out)[0]}, A {shape}")
+        if tuple(side.check(out)[0]) != tuple(shape):
+            raise ValueError(f"course_cholesky: out has shape {tuple(side.check(out)[0])}, A {tuple(shape)}")
     if batch == 0 or n == 0:  # as torch: empty results, nothing to run
         return side, out, side.info(A, shape[:-2], zero=True)
     if n > MAX_N:
@@ -214,9 +217,8 @@ def _factor(A, out, check_errors, name):
     plan = _plans.get((device, n, batch)) or _plan(device, n, batch)
     info = side.info(A, shape[:-2])
     work = side.scratch(A, plan.work_bytes) if plan.work_bytes else None
-    if plan._lib.course_execute(plan.handle, device, side.ptr(A), side.ptr(out), side.ptr(info),
-                                side.ptr(work) if work is not None else None, side.stream(device),
-                                plan.msg, 512) != 0:
+    if plan.execute(plan.handle, device, side.ptr(A), side.ptr(out), side.ptr(info),
+                    side.ptr(work) if work is not None else None, side.stream(device), plan.msg, 512) != 0:
         raise RuntimeError(f"course_cholesky: {plan.msg.value.decode()}")
     if check_errors:
         bad = side.first_failure(info)
