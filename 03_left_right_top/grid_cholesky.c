@@ -199,7 +199,8 @@ int potrf_grid_run(grid_context *ctx, grid_mode mode, grid_math math, int n, siz
     grid_context *c = ctx ? ctx : &own;
     if (c->device != device + 1) {
         if (ctx) {
-            fprintf(stderr, "potrf_grid: the context belongs to GPU %d, the current GPU is %d\n", c->device - 1, device);
+            fprintf(stderr, "potrf_grid: the context belongs to GPU %d, the current GPU is %d\n", c->device - 1,
+                    device);
             return -1;
         }
         context_open(c, device);

@@ -174,7 +174,8 @@ void bench_batched(const env_stamp *e, const char *stage, const bench_case *case
                 snprintf(variant, sizeof variant, "convert%s %s -> row-major", custom ? " (tiled)" : "", lname);
                 report_row(e, stage, variant, n, batch, tb, tc.median_ms, t_copy);
             }
-            rowmajor_to_chunked_device(n, batch, chunk, d_rm, d_lay, cudaStreamLegacy); /* the pristine input, provided converter */
+            rowmajor_to_chunked_device(n, batch, chunk, d_rm, d_lay,
+                                       cudaStreamLegacy); /* the pristine input, provided converter */
             c.d_out = d_work;
             timing_stats t = time_gpu_restoring(run_factor, &c, d_work, d_lay, bytes);
             t.verified =

@@ -55,7 +55,7 @@ typedef struct {
     unsigned uses;     /* BATCHED_USES_*: the fields of batched_config it reads besides per_block */
     int (*check)(const batched_config *cfg, int n, char *msg, size_t len); /* 0, or -1 and why */
     int (*launch)(const batched_config *cfg, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
-                  int *d_info, cudaStream_t stream); /* on the caller's stream */
+                  int *d_info, cudaStream_t stream);                    /* on the caller's stream */
     void (*describe)(const batched_config *cfg, char *buf, size_t len); /* "thread NB=4 x64 u2" */
     int max_n; /* the largest n it takes; 0: BATCHED_MAX_N (a kernel for large matrices says more) */
 } batched_kernel_ops;

@@ -55,15 +55,17 @@ static void launch(int per_block, int n, size_t batch, size_t chunk, float *d_A,
     // BEGIN SOLUTION: how many blocks of per_block matrices cover the batch
     blocks = (batch + per_block - 1) / per_block; /* ceil: the tail block runs */
     // END SOLUTION
-    launch_split(blocks, stream, [&](unsigned k, size_t first_block) { /* past 2^31 - 1 blocks: several launches */
-        potrf_tiles_kernel<NB, ORDER><<<k, dim3(per_block, NB, NB), shared_bytes<NB>(per_block), stream>>>(
-            d_A, n, batch, chunk, first_block * per_block, d_info);
-    });
+    launch_split(
+        blocks, stream,
+        [&](unsigned k, size_t first_block) { /* past 2^31 - 1 blocks: several launches */
+                                              potrf_tiles_kernel<NB, ORDER>
+                                                  <<<k, dim3(per_block, NB, NB), shared_bytes<NB>(per_block), stream>>>(
+                                                      d_A, n, batch, chunk, first_block * per_block, d_info);
+        });
 }
 
-template <int NB>
-static void launch_order(looking_order order, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info,
-                         cudaStream_t stream)
+template <int NB> static void launch_order(looking_order order, int per_block, int n, size_t batch, size_t chunk,
+                                           float *d_A, int *d_info, cudaStream_t stream)
 {
     if (order == LOOK_RIGHT) launch<NB, LOOK_RIGHT>(per_block, n, batch, chunk, d_A, d_info, stream);
     if (order == LOOK_LEFT) launch<NB, LOOK_LEFT>(per_block, n, batch, chunk, d_A, d_info, stream);

@@ -115,13 +115,13 @@ template <int NB, int UNROLL>
 static void launch(int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info, cudaStream_t stream)
 {
     launch_split((batch + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {
-        potrf_thread_kernel<NB, UNROLL><<<k, per_block, 0, stream>>>(d_A, n, batch, chunk, first_block * per_block, d_info);
+        potrf_thread_kernel<NB, UNROLL>
+            <<<k, per_block, 0, stream>>>(d_A, n, batch, chunk, first_block * per_block, d_info);
     });
 }
 
-template <int NB>
-static int launch_unroll(int unroll, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info,
-                         cudaStream_t stream)
+template <int NB> static int launch_unroll(int unroll, int per_block, int n, size_t batch, size_t chunk, float *d_A,
+                                           int *d_info, cudaStream_t stream)
 {
     switch (unroll) {
     case 1: launch<NB, 1>(per_block, n, batch, chunk, d_A, d_info, stream); return 0;

@@ -14,16 +14,16 @@
 struct cholesky_plan {
     int n;
     size_t batch;
-    size_t chunk;        /* the caller's layout */
-    batched_config cfg;  /* what runs */
-    const batched_kernel_ops *ops; /* its kernel */
-    size_t kchunk;       /* the layout it runs in */
-    int convert;         /* 1: kchunk != chunk: in -> work (kchunk), factor there, work -> out */
-    int grid;            /* the whole-GPU path: in groups, with its own context */
-    size_t group;        /* grid: matrices a group */
-    grid_mode mode;      /* grid: schedule */
-    grid_math math;      /* grid: arithmetic */
-    grid_context *ctx;   /* grid: streams, events, graph */
+    size_t chunk;                    /* the caller's layout */
+    batched_config cfg;              /* what runs */
+    const batched_kernel_ops *ops;   /* its kernel */
+    size_t kchunk;                   /* the layout it runs in */
+    int convert;                     /* 1: kchunk != chunk: in -> work (kchunk), factor there, work -> out */
+    int grid;                        /* the whole-GPU path: in groups, with its own context */
+    size_t group;                    /* grid: matrices a group */
+    grid_mode mode;                  /* grid: schedule */
+    grid_math math;                  /* grid: arithmetic */
+    grid_context *ctx;               /* grid: streams, events, graph */
     size_t convert_bytes, pad_bytes; /* the workspace: the converted batch, then the grid's padded copies */
     char explain[512];
 };
@@ -108,8 +108,7 @@ int cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const choles
         at += snprintf(p->explain + at, sizeof p->explain - at, "; whole GPU: %s schedule, %s updates%s",
                        grid_mode_name(p->mode), grid_math_name(p->math),
                        p->pad_bytes ? ", padded to the tile in the workspace" : ", in place");
-        if (p->group < batch)
-            at += snprintf(p->explain + at, sizeof p->explain - at, ", in groups of %zu", p->group);
+        if (p->group < batch) at += snprintf(p->explain + at, sizeof p->explain - at, ", in groups of %zu", p->group);
     }
     snprintf(p->explain + at, sizeof p->explain - at, "; workspace %zu bytes", p->convert_bytes + p->pad_bytes);
     *plan = p;
@@ -139,8 +138,8 @@ static int run_grid(cholesky_plan *p, const float *in, float *out, int *info, fl
     const size_t nn = (size_t)p->n * p->n;
     for (size_t first = 0; first < p->batch; first += p->group) {
         const size_t count = p->batch - first < p->group ? p->batch - first : p->group;
-        if (potrf_grid_run(p->ctx, p->mode, p->math, p->n, count, in + first * nn, out + first * nn, pad,
-                           info + first, s) != 0)
+        if (potrf_grid_run(p->ctx, p->mode, p->math, p->n, count, in + first * nn, out + first * nn, pad, info + first,
+                           s) != 0)
             return -1;
     }
     return 0;
@@ -152,7 +151,8 @@ static int run_kernel(cholesky_plan *p, const float *in, float *out, int *info, 
 {
     if (p->grid) return run_grid(p, in, out, info, pad, s);
     if (in != out && !(p->ops->uses & BATCHED_OUT_OF_PLACE)) {
-        CUDA_CHECK(cudaMemcpyAsync(out, in, p->batch * (size_t)p->n * p->n * sizeof(float), cudaMemcpyDeviceToDevice, s));
+        CUDA_CHECK(
+            cudaMemcpyAsync(out, in, p->batch * (size_t)p->n * p->n * sizeof(float), cudaMemcpyDeviceToDevice, s));
         in = out;
     }
     return p->ops->launch(&p->cfg, p->n, p->batch, p->kchunk, in, out, info, s);
@@ -162,8 +162,9 @@ int cholesky_execute(cholesky_plan *p, const float *d_in, float *d_out, int *d_i
 {
     if (!p || !d_in || !d_out || !d_info || (cholesky_plan_workspace_bytes(p) && !d_work)) {
         fprintf(stderr, "cholesky_execute: %s\n",
-                !p ? "no plan" : !d_work && d_in && d_out && d_info ? "the plan needs a workspace (cholesky_plan_workspace_bytes)"
-                               : "a device pointer is NULL");
+                !p                                   ? "no plan"
+                : !d_work && d_in && d_out && d_info ? "the plan needs a workspace (cholesky_plan_workspace_bytes)"
+                                                     : "a device pointer is NULL");
         return -1;
     }
     float *conv = (float *)d_work, *pad = p->pad_bytes ? (float *)((char *)d_work + p->convert_bytes) : NULL;

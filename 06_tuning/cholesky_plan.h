@@ -34,14 +34,13 @@ typedef struct cholesky_plan cholesky_plan;
 
 /* NULL options: row-major data, `auto`. */
 typedef struct {
-    size_t chunk;                 /* the caller's layout (layout.h): 0 or 1 row-major, >= batch interleaved, else chunked */
+    size_t chunk; /* the caller's layout (layout.h): 0 or 1 row-major, >= batch interleaved, else chunked */
     const batched_config *config; /* NULL: auto (the tuned table); else this configuration */
     size_t kernel_chunk;          /* with config: the layout it runs in (0: the caller's) */
 } cholesky_options;
 
 /* 0 and *plan, or -1 with the reason in err (one line). Reads the tuned table once per process. */
-int cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const cholesky_options *opt, char *err,
-                         size_t len);
+int cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const cholesky_options *opt, char *err, size_t len);
 void cholesky_plan_destroy(cholesky_plan *plan);
 
 /* Device memory execute needs in d_work (0: none, d_work may be NULL). */

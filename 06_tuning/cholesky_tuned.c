@@ -25,36 +25,36 @@ static int choose(int n, size_t batch, batched_config *cfg, size_t *chunk, char 
     return tuned_choose(t, n, batch, 1, cfg, chunk, why, len); /* the driver's data are row-major */
 }
 
-/* A kernel named on the command line starts from these (then --nb, --threads, ... apply). The
- * rows, cyclic, grid and staged kernels read row-major data as they are, so their default chunk is 1. */
+/* A kernel named on the command line starts from its family's defaults (family.h; --order as given),
+ * then --nb, --threads, ... apply. */
 static void defaults(batched_config *cfg, size_t *chunk)
 {
-    if (cfg->kernel == BATCHED_TILES) cfg->nb = 8, cfg->per_block = 8;
-    else if (cfg->kernel == BATCHED_ROWS) cfg->threads = 32, cfg->per_block = 2, cfg->unroll = 1, *chunk = 1;
-    else if (cfg->kernel == BATCHED_CYCLIC)
-        cfg->threads = 64, cfg->per_block = 1, cfg->unroll = 0, cfg->nb = 0, *chunk = 1;
-    else if (cfg->kernel == BATCHED_GRID) cfg->per_block = 1, cfg->unroll = 0, cfg->nb = 0, *chunk = 1;
-    else if (cfg->kernel == BATCHED_STAGED) cfg->per_block = 64, cfg->unroll = 0, cfg->nb = 0, *chunk = 1;
+    const family_kernel *f = family_find(cfg->kernel);
+    if (!f) return;
+    batched_config d = f->defaults;
+    d.order = cfg->order;
+    *cfg = d;
+    *chunk = f->default_chunk;
+}
+
+/* The --kernel lines: auto's, then every family's that stage 04's driver does not print. */
+static const char *help_text(void)
+{
+    static char text[2048];
+    int at =
+        snprintf(text, sizeof text, "%s",
+                 "                conversions to and from a layout other than row-major use stage 05's tiled "
+                 "converter\n"
+                 "  --kernel auto (default): the tuned table's configuration and chunk for this n and batch size\n");
+    for (int f = 0; f < family_count; f++)
+        if (family_list[f]->help) at += snprintf(text + at, sizeof text - at, "%s", family_list[f]->help);
+    return text;
 }
 
 int main(int argc, char **argv)
 {
     family_init();
     const batched_driver_hooks hooks = {
-        "cholesky_tuned",
-        "                conversions to and from a layout other than row-major use stage 05's tiled converter\n"
-        "  --kernel auto (default): the tuned table's configuration and chunk for this n and batch size\n"
-        "  --kernel rows: --threads T threads per matrix (default 32), --per-block M matrices per block (default 2),\n"
-        "                 unroll 0 (every step written out, n <= 64) or 1 (a loop, the default); chunk 1 by default\n"
-        "  --kernel cyclic: --threads 16, 32, 64 (default), 128 or 256 (a 4 x 4 .. 16 x 16 grid), --per-block M "
-        "(default 1);\n"
-        "                 chunk 1 by default (row-major: no conversion)\n"
-        "  --kernel grid: stage 03's whole-GPU tile tasks for the batch (any n; row-major: chunk 1)\n"
-        "  --kernel staged: one thread per matrix, n <= 24, --per-block M matrices per block (32 .. 256, default 64);\n"
-        "                 row-major only (chunk 1)\n",
-        choose,
-        defaults,
-        rowmajor_to_chunked_tiled,
-        chunked_to_rowmajor_tiled};
+        "cholesky_tuned", help_text(), choose, defaults, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled};
     return batched_driver_main(argc, argv, &hooks);
 }

@@ -84,14 +84,16 @@ extern "C" size_t cyclic_smem_need(int n, int threads, int per_block)
     return a ? (size_t)per_block * cyclic_buf_floats(gr->threads, a) * sizeof(float) : 0;
 }
 
-extern "C" int potrf_batched_cyclic(int threads, int per_block, int n, size_t batch, size_t chunk,
-                                    const float *d_in, float *d_out, int *d_info, cudaStream_t stream)
+extern "C" int potrf_batched_cyclic(int threads, int per_block, int n, size_t batch, size_t chunk, const float *d_in,
+                                    float *d_out, int *d_info, cudaStream_t stream)
 {
     const cyclic_grid *gr = grid_for(threads);
     const int a = slots_for(gr, n);
     static int (*const parts[CYCLIC_PARTS])(CYCLIC_PART_ARGS) = {potrf_cyclic_part0, potrf_cyclic_part1,
                                                                  potrf_cyclic_part2, potrf_cyclic_part3};
-    if (a) return parts[cyclic_part_of(gr->threads, a)](gr->threads, a, per_block, n, batch, chunk, d_in, d_out, d_info, stream);
+    if (a)
+        return parts[cyclic_part_of(gr->threads, a)](gr->threads, a, per_block, n, batch, chunk, d_in, d_out, d_info,
+                                                     stream);
     fprintf(stderr, "potrf_batched_cyclic: no instance for n = %d with %d threads per matrix\n", n, threads);
     return -1;
 }

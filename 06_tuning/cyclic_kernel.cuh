@@ -298,7 +298,7 @@ cyclic_factor(const float *in, float *Amat, int n, size_t batch, size_t chunk, s
     const size_t col_step = (size_t)GC * pl.stride, row_step = (size_t)GR * n * pl.stride;
     float *row0 = g + ((size_t)p * n + q) * pl.stride;
     const float *in0 = in + pl.base + ((size_t)p * n + q) * pl.stride; /* read from in, written to Amat (may be in) */
-    cyclic_regs<T, A, R> x; /* slot (a, b) at cyclic_slot(W, a, b) */
+    cyclic_regs<T, A, R> x;                                            /* slot (a, b) at cyclic_slot(W, a, b) */
 #pragma unroll
     for (int a = 0; a < AR; a++) {
         const int i = p + GR * a;
@@ -390,10 +390,10 @@ __host__ __device__ constexpr int cyclic_reg_cap(int T, int A)
     return T != 64 ? 0 : A == 9 ? 96 : A == 12 || A == 13 ? 168 : 0;
 }
 
-template <int T, int A, int R>
-__global__ void __launch_bounds__(CYCLIC_MAX_BLOCK) __maxnreg__(cyclic_reg_cap(T, A) ? cyclic_reg_cap(T, A) : 255)
-    potrf_cyclic_kernel_capped(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first,
-                               int per_block, int *info)
+template <int T, int A, int R> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
+    __maxnreg__(cyclic_reg_cap(T, A) ? cyclic_reg_cap(T, A) : 255)
+        potrf_cyclic_kernel_capped(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first,
+                                   int per_block, int *info)
 {
     cyclic_factor<T, A, R, false>(in, Amat, n, batch, chunk, first, per_block, info);
 }

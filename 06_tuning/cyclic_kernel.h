@@ -70,7 +70,7 @@ int potrf_batched_cyclic(int threads, int per_block, int n, size_t batch, size_t
  * them in parallel); each defines potrf_cyclic_partK, which launches instance (threads, slots) if that
  * file holds it. */
 #define CYCLIC_PARTS 4
-#define CYCLIC_PART_ARGS \
+#define CYCLIC_PART_ARGS                                                                                       \
     int threads, int slots, int per_block, int n, size_t batch, size_t chunk, const float *d_in, float *d_out, \
         int *d_info, cudaStream_t stream
 int potrf_cyclic_part0(CYCLIC_PART_ARGS);

@@ -39,8 +39,9 @@ template <auto Wide, auto Narrow> static bool cyclic_room_for(size_t blocks, int
     return wide >= (used < narrow ? used : narrow);
 }
 
-template <int T, int A, int R>
-static int cyclic_launch_one(int per_block, int n, size_t batch, size_t chunk, const float *d_in, float *d_out, int *d_info, cudaStream_t stream)
+template <int T, int A, int R> static int cyclic_launch_one(int per_block, int n, size_t batch, size_t chunk,
+                                                            const float *d_in, float *d_out, int *d_info,
+                                                            cudaStream_t stream)
 {
     const size_t smem = (size_t)per_block * cyclic_buf_floats(T, A) * sizeof(float),
                  blocks = (batch + per_block - 1) / per_block;
@@ -54,18 +55,18 @@ static int cyclic_launch_one(int per_block, int n, size_t batch, size_t chunk, c
     launch_split(blocks, stream, [&](unsigned k, size_t first_block) {
         if constexpr (cyclic_unrolled(T, R))
             if (unrolled) {
-                potrf_cyclic_kernel_unrolled<T, A, R>
-                    <<<k, per_block * T, smem, stream>>>(d_in, d_out, n, batch, chunk, first_block * per_block, per_block, d_info);
+                potrf_cyclic_kernel_unrolled<T, A, R><<<k, per_block * T, smem, stream>>>(
+                    d_in, d_out, n, batch, chunk, first_block * per_block, per_block, d_info);
                 return;
             }
         if constexpr (cyclic_reg_cap(T, A) > 0)
             if (capped) {
-                potrf_cyclic_kernel_capped<T, A, R>
-                    <<<k, per_block * T, smem, stream>>>(d_in, d_out, n, batch, chunk, first_block * per_block, per_block, d_info);
+                potrf_cyclic_kernel_capped<T, A, R><<<k, per_block * T, smem, stream>>>(
+                    d_in, d_out, n, batch, chunk, first_block * per_block, per_block, d_info);
                 return;
             }
-        potrf_cyclic_kernel<T, A, R>
-            <<<k, per_block * T, smem, stream>>>(d_in, d_out, n, batch, chunk, first_block * per_block, per_block, d_info);
+        potrf_cyclic_kernel<T, A, R><<<k, per_block * T, smem, stream>>>(d_in, d_out, n, batch, chunk,
+                                                                         first_block * per_block, per_block, d_info);
     });
     return 0;
 }
@@ -85,7 +86,8 @@ static int cyclic_not_compiled(int threads, int slots)
  * matrix's chain of steps is the time) the trimmed code was 2-3 % slower at n = 49..52 (4 x 8) and
  * 2.5-2.8 % faster at n = 81 and 88 (8 x 16): too little either way, so they keep the full one. */
 template <int PART, int T, int A> static void cyclic_try(int threads, int slots, int per_block, int n, size_t batch,
-                                                         size_t chunk, const float *d_in, float *d_out, int *d_info, cudaStream_t stream, int *rc)
+                                                         size_t chunk, const float *d_in, float *d_out, int *d_info,
+                                                         cudaStream_t stream, int *rc)
 {
     if constexpr (cyclic_part_of(T, A) == PART)
         if (threads == T && slots == A) {
@@ -98,21 +100,23 @@ template <int PART, int T, int A> static void cyclic_try(int threads, int slots,
                     *rc = cyclic_launch_one<T, A, TRIMMED>(per_block, n, batch, chunk, d_in, d_out, d_info, stream);
                     return;
                 }
-            *rc = cyclic_launch_one<T, A, cyclic_full_rows(T, A)>(per_block, n, batch, chunk, d_in, d_out, d_info, stream);
+            *rc = cyclic_launch_one<T, A, cyclic_full_rows(T, A)>(per_block, n, batch, chunk, d_in, d_out, d_info,
+                                                                  stream);
         }
 }
 
 /* Part file K: potrf_cyclic_partK launches the instances of entries K, K + CYCLIC_PARTS, ... */
-#define CYCLIC_TRY_ENTRY_(T, A) cyclic_try<PART, T, A>(threads, slots, per_block, n, batch, chunk, d_in, d_out, d_info, stream, &rc);
+#define CYCLIC_TRY_ENTRY_(T, A) \
+    cyclic_try<PART, T, A>(threads, slots, per_block, n, batch, chunk, d_in, d_out, d_info, stream, &rc);
 template <int PART> static int cyclic_part_launch(CYCLIC_PART_ARGS)
 {
     int rc = -2;
     CYCLIC_INSTANCES(CYCLIC_TRY_ENTRY_)
     return rc == -2 ? cyclic_not_compiled(threads, slots) : rc;
 }
-#define CYCLIC_PART(K)                                                                         \
-    extern "C" int potrf_cyclic_part##K(CYCLIC_PART_ARGS)                                      \
-    {                                                                                          \
+#define CYCLIC_PART(K)                                                                                         \
+    extern "C" int potrf_cyclic_part##K(CYCLIC_PART_ARGS)                                                      \
+    {                                                                                                          \
         return cyclic_part_launch<K>(threads, slots, per_block, n, batch, chunk, d_in, d_out, d_info, stream); \
     }
 

@@ -66,8 +66,35 @@ extern "C" {
 size_t grid_group_size(int n, size_t batch);
 void grid_choose(int n, size_t group, grid_mode *mode, grid_math *math);
 
-/* Register the family (idempotent). Call before parsing or launching any configuration. */
+/* A kernel family as one descriptor: everything the plan, the driver, make tune and the tests
+ * need to know about it, in its own file (family_rows.c, family_cyclic.c, ...). Adding a family is
+ * that file plus one line in family.c's list. */
+typedef struct {
+    batched_kernel id; /* its slot in stage 04's kernel table */
+    /* What potrf_batched knows (name, test group, fields it reads, check, launch, describe, limit):
+     * the ops it registers, or NULL for a stage 04 kernel taken as it is (tiles). */
+    const batched_kernel_ops *(*ops)(void);
+    batched_config defaults; /* a kernel named on the command line starts from this (kernel and order kept) */
+    size_t default_chunk;    /* and runs in this layout when --chunk is not given (0: interleaved, 1: row-major) */
+    const char *help;        /* its --kernel lines in the stage 06 driver's usage (NULL: stage 04's driver has them) */
+    /* make tune's search space at order n (quick: a representative few): up to `room` configurations
+     * and the layout each is timed in; returns how many. */
+    int (*search)(int n, int quick, batched_config *cfg, size_t *chunk, int room);
+} family_kernel;
+
+/* The families, in registration order, and the one of a kernel id (NULL: none). */
+extern const family_kernel *const family_list[];
+extern const int family_count;
+const family_kernel *family_find(batched_kernel id);
+
+/* The families' descriptors (one file each). */
+extern const family_kernel family_thread, family_tiles, family_rows, family_cyclic, family_grid, family_staged;
+
+/* Register the families (idempotent). Call before parsing or launching any configuration. */
 void family_init(void);
+
+/* For the search functions: append (cfg, chunk) when cfg can run at order n and there is room. */
+int family_offer(int n, const batched_config *cfg, size_t chunk, batched_config *out, size_t *chunks, int k, int room);
 
 /* The thread kernel's right- and top-looking launchers (thread_orders.cu). */
 int potrf_batched_thread_order(looking_order order, int nb, int unroll, int per_block, int n, size_t batch,

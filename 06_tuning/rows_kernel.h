@@ -67,9 +67,9 @@ int potrf_batched_rows(int threads, int full, int per_block, int n, size_t batch
                        float *d_out, int *d_info, cudaStream_t stream);
 
 /* One per part file (rows_part*.cu): the instance (nmax, threads) if that file holds it. */
-#define ROWS_PART_ARGS \
-    int nmax, int threads, int full, int per_block, int n, size_t batch, size_t chunk, const float *d_in, float *d_out, \
-        int *d_info, cudaStream_t stream
+#define ROWS_PART_ARGS                                                                                    \
+    int nmax, int threads, int full, int per_block, int n, size_t batch, size_t chunk, const float *d_in, \
+        float *d_out, int *d_info, cudaStream_t stream
 int potrf_rows_part0(ROWS_PART_ARGS);
 int potrf_rows_part1(ROWS_PART_ARGS);
 int potrf_rows_part2(ROWS_PART_ARGS);

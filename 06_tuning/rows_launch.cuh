@@ -9,8 +9,9 @@
 #include "rows_kernel.cuh"
 #include "rows_kernel.h"
 
-template <int NMAX, int T, bool FULL>
-static int rows_launch_one(int per_block, int n, size_t batch, size_t chunk, const float *d_in, float *d_out, int *d_info, cudaStream_t stream)
+template <int NMAX, int T, bool FULL> static int rows_launch_one(int per_block, int n, size_t batch, size_t chunk,
+                                                                 const float *d_in, float *d_out, int *d_info,
+                                                                 cudaStream_t stream)
 {
     static int optin_of[64]; /* once per instance and GPU: allow all the shared memory the GPU offers a block */
     const int optin = launch_smem_optin(potrf_rows_kernel<NMAX, T, FULL>, optin_of);
@@ -23,8 +24,8 @@ static int rows_launch_one(int per_block, int n, size_t batch, size_t chunk, con
         return -1;
     }
     launch_split((batch + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {
-        potrf_rows_kernel<NMAX, T, FULL><<<k, per_block * T, smem, stream>>>(d_in, d_out, n, batch, chunk,
-                                                                             first_block * per_block, per_block, d_info);
+        potrf_rows_kernel<NMAX, T, FULL><<<k, per_block * T, smem, stream>>>(
+            d_in, d_out, n, batch, chunk, first_block * per_block, per_block, d_info);
     });
     return 0;
 }
@@ -36,11 +37,12 @@ static int rows_not_compiled(int nmax, int threads)
 }
 
 /* full: every step written out (NMAX <= ROWS_FULL_MAX only); else the loop over k. */
-template <int NMAX, int T>
-static int rows_launch(int full, int per_block, int n, size_t batch, size_t chunk, const float *d_in, float *d_out, int *d_info, cudaStream_t stream)
+template <int NMAX, int T> static int rows_launch(int full, int per_block, int n, size_t batch, size_t chunk,
+                                                  const float *d_in, float *d_out, int *d_info, cudaStream_t stream)
 {
     if (!full) return rows_launch_one<NMAX, T, false>(per_block, n, batch, chunk, d_in, d_out, d_info, stream);
-    if constexpr (NMAX <= ROWS_FULL_MAX) return rows_launch_one<NMAX, T, true>(per_block, n, batch, chunk, d_in, d_out, d_info, stream);
+    if constexpr (NMAX <= ROWS_FULL_MAX)
+        return rows_launch_one<NMAX, T, true>(per_block, n, batch, chunk, d_in, d_out, d_info, stream);
     return rows_not_compiled(NMAX, T);
 }
 
@@ -64,14 +66,16 @@ static_assert(rows_list_ok(), "ROWS_INSTANCES: each NMAX a multiple of 4, increa
 
 /* Launch instance (NMAX, T) if it is the one asked for and this part compiles it (T = 0: none). */
 template <int PART, int NMAX, int T> static void rows_try(int nmax, int threads, int full, int per_block, int n,
-                                                          size_t batch, size_t chunk, const float *d_in, float *d_out, int *d_info, cudaStream_t stream, int *rc)
+                                                          size_t batch, size_t chunk, const float *d_in, float *d_out,
+                                                          int *d_info, cudaStream_t stream, int *rc)
 {
     if constexpr (T > 0 && rows_part_of(NMAX) == PART)
-        if (nmax == NMAX && threads == T) *rc = rows_launch<NMAX, T>(full, per_block, n, batch, chunk, d_in, d_out, d_info, stream);
+        if (nmax == NMAX && threads == T)
+            *rc = rows_launch<NMAX, T>(full, per_block, n, batch, chunk, d_in, d_out, d_info, stream);
 }
 
 /* Part file K: potrf_rows_partK launches the instances of entries K, K + ROWS_PARTS, ... */
-#define ROWS_TRY_ENTRY_(NMAX, T1, T2, T3)                                                        \
+#define ROWS_TRY_ENTRY_(NMAX, T1, T2, T3)                                                                        \
     rows_try<PART, NMAX, T1>(nmax, threads, full, per_block, n, batch, chunk, d_in, d_out, d_info, stream, &rc); \
     rows_try<PART, NMAX, T2>(nmax, threads, full, per_block, n, batch, chunk, d_in, d_out, d_info, stream, &rc); \
     rows_try<PART, NMAX, T3>(nmax, threads, full, per_block, n, batch, chunk, d_in, d_out, d_info, stream, &rc);
@@ -81,9 +85,9 @@ template <int PART> static int rows_part_launch(ROWS_PART_ARGS)
     ROWS_INSTANCES(ROWS_TRY_ENTRY_)
     return rc == -2 ? rows_not_compiled(nmax, threads) : rc;
 }
-#define ROWS_PART(K)                                                                              \
-    extern "C" int potrf_rows_part##K(ROWS_PART_ARGS)                                             \
-    {                                                                                             \
+#define ROWS_PART(K)                                                                                              \
+    extern "C" int potrf_rows_part##K(ROWS_PART_ARGS)                                                             \
+    {                                                                                                             \
         return rows_part_launch<K>(nmax, threads, full, per_block, n, batch, chunk, d_in, d_out, d_info, stream); \
     }
 

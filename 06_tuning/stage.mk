@@ -4,7 +4,7 @@ $(S6)/%.o: CFLAGS += -I06_tuning -I05_chunked -I04_interleaved -I03_left_right_t
 # Where the tuned tables are: absolute paths, given only to the two files that use them.
 $(S6)/tuned.o $(S6)/tune.o: CFLAGS += -DTUNED_TABLES_DIR='"$(CURDIR)/06_tuning/tables"' -DTUNED_OWN_DIR='"$(abspath $(BUILD))/tune"'
 $(S6)/%.o $(S6)/%.res: NVCCFLAGS += -I06_tuning -I04_interleaved -I03_left_right_top
-FAMILY_OBJS := $(S6)/family.o $(S6)/tuned.o $(S6)/thread_orders.o $(S6)/rows_dispatch.o  \
+FAMILY_OBJS := $(S6)/family.o $(patsubst 06_tuning/%.c,$(S6)/%.o,$(wildcard 06_tuning/family_*.c)) $(S6)/tuned.o $(S6)/thread_orders.o $(S6)/rows_dispatch.o  \
 	$(S6)/cyclic_dispatch.o $(S6)/staged_kernel.o $(S3_GRID) \
 	$(patsubst 06_tuning/%.cu,$(S6)/%.o,$(wildcard 06_tuning/rows_part*.cu 06_tuning/cyclic_part*.cu)) $(BATCHED_OBJS)
 # The one door (cholesky_plan.h) and what it launches: every program of the product links these.

@@ -182,9 +182,8 @@ extern "C" size_t staged_smem_need(int n, int per_block)
     return n == 1 ? 0 : (size_t)per_block * staged_ms(n) * sizeof(float);
 }
 
-template <int N>
-static int staged_launch_one(int per_block, size_t batch, const float *d_in, float *d_out, int *d_info,
-                             cudaStream_t stream)
+template <int N> static int staged_launch_one(int per_block, size_t batch, const float *d_in, float *d_out, int *d_info,
+                                              cudaStream_t stream)
 {
     if constexpr (N == 1) {
         const size_t groups = (batch + 3) / 4; /* of 4 matrices, one per thread */
@@ -210,9 +209,8 @@ static int staged_launch_one(int per_block, size_t batch, const float *d_in, flo
 }
 
 /* The instance for n: N = 1 .. STAGED_MAX_N, tried in turn. */
-template <int N>
-static int staged_dispatch(int n, int per_block, size_t batch, const float *d_in, float *d_out, int *d_info,
-                           cudaStream_t stream)
+template <int N> static int staged_dispatch(int n, int per_block, size_t batch, const float *d_in, float *d_out,
+                                            int *d_info, cudaStream_t stream)
 {
     if constexpr (N > STAGED_MAX_N) {
         fprintf(stderr, "potrf_batched_staged: n = %d is past STAGED_MAX_N = %d\n", n, STAGED_MAX_N);

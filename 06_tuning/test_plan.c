@@ -8,6 +8,7 @@
  *   given configurations     a kernel in another layout than the data (the conversions both ways)
  *   a CUDA graph             captured around execute, replayed on new matrices
  *   two host threads         two plans on two streams at once: the factors of one thread alone
+ *   every family             its descriptor's defaults and first searched configuration (family.h)
  *   refused plans            n = 0 and 65537, an empty batch, a configuration that cannot run
  *
  *   make build/06_tuning/test_plan && build/06_tuning/test_plan */
@@ -26,20 +27,34 @@
 
 typedef struct {
     int n;
-    size_t batch, chunk;       /* the caller's layout (1 row-major) */
-    batched_config cfg;        /* kernel = -1: auto */
+    size_t batch, chunk; /* the caller's layout (1 row-major) */
+    batched_config cfg;  /* kernel = -1: auto */
     size_t kernel_chunk;
 } plan_case;
 
-#define AUTO {.kernel = (batched_kernel)-1}
+#define AUTO                         \
+    {                                \
+        .kernel = (batched_kernel)-1 \
+    }
 static const plan_case cases[] = {
-    {1, 1000, 1, AUTO, 0},     {7, 1000, 1, AUTO, 0},    {20, 3, 1, AUTO, 0},    {33, 1000, 1, AUTO, 0},
-    {64, 1000, 1, AUTO, 0},    {100, 1, 1, AUTO, 0},     {128, 1000, 1, AUTO, 0}, {129, 3, 1, AUTO, 0},
-    {200, 7, 1, AUTO, 0},      {256, 3, 1, AUTO, 0},     {1000, 2, 1, AUTO, 0},  {1025, 1, 1, AUTO, 0},
-    {40, 1000, 32, AUTO, 0},   {40, 1000, 1000, AUTO, 0}, {130, 5, 3, AUTO, 0},
-    {40, 1000, 1, THREAD_CONFIG(4, 64, 2), 64},          /* row-major data, a kernel on chunks of 64 */
-    {20, 1000, 32, STAGED_CONFIG(64), 0},                /* chunked data, a row-major-only kernel */
-    {50, 999, 1000, ROWS_CONFIG(32, 2, 1), 0},           /* interleaved data, run as they are */
+    {1, 1000, 1, AUTO, 0},
+    {7, 1000, 1, AUTO, 0},
+    {20, 3, 1, AUTO, 0},
+    {33, 1000, 1, AUTO, 0},
+    {64, 1000, 1, AUTO, 0},
+    {100, 1, 1, AUTO, 0},
+    {128, 1000, 1, AUTO, 0},
+    {129, 3, 1, AUTO, 0},
+    {200, 7, 1, AUTO, 0},
+    {256, 3, 1, AUTO, 0},
+    {1000, 2, 1, AUTO, 0},
+    {1025, 1, 1, AUTO, 0},
+    {40, 1000, 32, AUTO, 0},
+    {40, 1000, 1000, AUTO, 0},
+    {130, 5, 3, AUTO, 0},
+    {40, 1000, 1, THREAD_CONFIG(4, 64, 2), 64}, /* row-major data, a kernel on chunks of 64 */
+    {20, 1000, 32, STAGED_CONFIG(64), 0},       /* chunked data, a row-major-only kernel */
+    {50, 999, 1000, ROWS_CONFIG(32, 2, 1), 0},  /* interleaved data, run as they are */
     {100, 300, 1, CYCLIC_CONFIG(64, 1), 0},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
@@ -219,6 +234,24 @@ static int run_threads(char *detail, size_t len)
     return ok;
 }
 
+/* Every family of the list (family.h), through a plan: its defaults in its default layout, and the
+ * first configuration of its make tune search space, at the first of these orders both take. */
+static int family_case(const family_kernel *f, int use_search, plan_case *c)
+{
+    static const int ns[] = {20, 40, 200};
+    char msg[256];
+    for (int i = 0; i < 3; i++) {
+        batched_config cfg[64];
+        size_t chunk[64];
+        const int k = f->search(ns[i], 0, cfg, chunk, 64);
+        if (k < 1 || batched_config_check(&f->defaults, ns[i], msg, sizeof msg) != 0) continue;
+        *c = (plan_case){ns[i], 999, 1, use_search ? cfg[0] : f->defaults, use_search ? chunk[0] : f->default_chunk};
+        if (!c->kernel_chunk) c->kernel_chunk = c->batch; /* 0: interleaved */
+        return 1;
+    }
+    return 0;
+}
+
 static const struct {
     int n;
     size_t batch;
@@ -239,7 +272,7 @@ int main(void)
     harness_begin(&h, "stage-6");
     static const int graph_ns[] = {64, 300, 1000};
     static const size_t graph_batches[] = {1000, 3, 2};
-    harness_plan(&h, GROUP, 2 * NCASES + 3 + 1 + NREFUSALS);
+    harness_plan(&h, GROUP, 2 * NCASES + 2 * family_count + 3 + 1 + NREFUSALS);
     harness_group(&h, GROUP);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
@@ -257,6 +290,20 @@ int main(void)
             harness_start(&h, "%s", name);
             detail[0] = '\0';
             harness_check(&h, run_case(c, k, in_place, detail, sizeof detail), name, "%s", detail);
+        }
+    for (int f = 0; f < family_count; f++)
+        for (int use_search = 0; use_search < 2; use_search++) {
+            const family_kernel *fk = family_list[f];
+            plan_case c;
+            char cfg[96] = "?";
+            const int found = family_case(fk, use_search, &c);
+            if (found) batched_config_name(&c.cfg, cfg, sizeof cfg);
+            snprintf(name, sizeof name, "family %s: its %s (%s) n=%d through a plan", batched_kernel_find(fk->id)->name,
+                     use_search ? "first searched configuration" : "defaults", cfg, found ? c.n : 0);
+            harness_start(&h, "%s", name);
+            detail[0] = '\0';
+            harness_check(&h, found && run_case(&c, 100 + f, 0, detail, sizeof detail), name, "%s",
+                          found ? detail : "no order of 20, 40, 200 that its defaults and search take");
         }
     for (int k = 0; k < 3; k++) {
         snprintf(name, sizeof name, "CUDA graph around execute, n=%d batch=%zu", graph_ns[k], graph_batches[k]);

@@ -156,9 +156,8 @@ template <looking_order ORDER, int NB, int UNROLL> __global__ void __launch_boun
                                   : top_looking_thread<NB, UNROLL>(A + place.base, place.stride, n);
 }
 
-template <int NB, int UNROLL>
-static void launch(looking_order order, int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info,
-                   cudaStream_t stream)
+template <int NB, int UNROLL> static void launch(looking_order order, int per_block, int n, size_t batch, size_t chunk,
+                                                 float *d_A, int *d_info, cudaStream_t stream)
 {
     auto kernel = order == LOOK_RIGHT ? potrf_thread_order_kernel<LOOK_RIGHT, NB, UNROLL>
                                       : potrf_thread_order_kernel<LOOK_TOP, NB, UNROLL>;

@@ -29,10 +29,7 @@
 #include "gpu_batch.h"
 #include "host_alloc.h"
 #include "report.h"
-#include "cyclic_kernel.h"
 #include "dataset_io.h"
-#include "rows_kernel.h"
-#include "staged_kernel.h"
 #include "timing.h"
 #include "tuned.h"
 
@@ -43,84 +40,16 @@ typedef struct {
     size_t chunk;
 } candidate;
 
-/* Every configuration worth timing at order n (quick: a representative few). With
- * chunk = matrices per block, a block's matrices are one contiguous range (the coalesced case). */
+/* Every configuration worth timing at order n (quick: a representative few): each family's search
+ * space (family.h), in the layout it is timed in. */
 static int candidates(int n, int quick, candidate *c)
 {
+    batched_config cfg[MAX_CANDIDATES];
+    size_t chunk[MAX_CANDIDATES];
     int k = 0;
-    char msg[256];
-    static const int nbs[] = {2, 4, 8}, unrolls[] = {1, 2, 4};
-    for (int o = 0; o < LOOK_COUNT && n <= 128; o++) /* one thread per matrix: seconds per run past n = 128 */
-        for (int a = quick; a < 3; a++)
-            for (int u = 0; u < (quick ? 2 : 3); u++) {
-                const looking_order order = (looking_order)o;
-                if (quick && order != LOOK_LEFT && (nbs[a] != 4 || u)) continue;
-                const int pbs[] = {32, 64};
-                for (int p = order == LOOK_LEFT && !quick ? 0 : 1; p < 2; p++) {
-                    batched_config cfg = THREAD_ORDER_CONFIG(order, nbs[a], pbs[p], unrolls[u]);
-                    c[k].cfg = cfg;
-                    c[k++].chunk = (size_t)pbs[p];
-                }
-            }
-    for (int s = 0; s < ROWS_NSIZES; s++) {
-        if (n > rows_sizes[s].nmax) continue;
-        for (int t = 0; t < ROWS_MAX_THREADS_PER_SIZE; t++) {
-            const int T = rows_sizes[s].threads[t];
-            if (!T) continue;
-            for (int block = 32; block <= 256; block *= 2) { /* threads per block */
-                if (block < T || (quick && block != 64 && block != 128 && block != T)) continue;
-                for (int unroll = 0; unroll < 2; unroll++) { /* every step written out, or a loop */
-                    batched_config cfg = ROWS_CONFIG(T, block / T, unroll);
-                    if (batched_config_check(&cfg, n, msg, sizeof msg) != 0) continue;
-                    c[k].cfg = cfg;
-                    c[k++].chunk = (size_t)(block / T);
-                    if (!quick && block / T > 1) { /* row-major: the same block on data as users hold them */
-                        c[k].cfg = cfg;
-                        c[k++].chunk = 1;
-                    }
-                }
-            }
-        }
-        break; /* the smallest instance that takes n */
-    }
-    for (int s = 0; s < CYCLIC_NGRIDS; s++) { /* row-major only: its threads read their rows straight from memory */
-        const int T = cyclic_grids[s].threads;
-        if (n > cyclic_max_n(T) || (quick && n < 32)) continue;
-        for (int block = T < 32 ? 32 : T; block <= 256; block *= 2) {
-            batched_config cfg = CYCLIC_CONFIG(T, block / T);
-            if (batched_config_check(&cfg, n, msg, sizeof msg) != 0) continue;
-            c[k].cfg = cfg;
-            c[k++].chunk = 1;
-        }
-    }
-    for (int block = 32; block <= STAGED_MAX_BLOCK && n <= STAGED_MAX_N;
-         block *= 2) { /* one thread per matrix, row-major */
-        batched_config cfg = STAGED_CONFIG(block);
-        if ((quick && block != 64 && block != 128) || batched_config_check(&cfg, n, msg, sizeof msg) != 0) continue;
-        c[k].cfg = cfg;
-        c[k++].chunk = 1;
-    }
-    if (!quick && n >= 8 && n <= 128) {
-        const batched_config tiles[] = {TILES_CONFIG(LOOK_LEFT, 8, 8), TILES_CONFIG(LOOK_TOP, 8, 8),
-                                        TILES_CONFIG(LOOK_LEFT, 16, 2)};
-        for (int t = 0; t < 3; t++) {
-            c[k].cfg = tiles[t];
-            c[k++].chunk = (size_t)tiles[t].per_block;
-        }
-    }
-    if (n > 128) { /* past the register kernels: the batched whole-GPU tasks (stage 03), row-major */
-        const batched_config grid = GRID_CONFIG(1);
-        c[k].cfg = grid;
-        c[k++].chunk = 1;
-    }
-    if (n > 128) /* past the register kernels: the tile kernel, one matrix per block, every order and tile */
-        for (int o = 0; o < LOOK_COUNT; o++)
-            for (int nb = 8; nb <= 32; nb *= 2) {
-                batched_config cfg = TILES_CONFIG((looking_order)o, nb, 1);
-                if (batched_config_check(&cfg, n, msg, sizeof msg) != 0) continue;
-                c[k].cfg = cfg;
-                c[k++].chunk = 1;
-            }
+    for (int f = 0; f < family_count; f++)
+        k += family_list[f]->search(n, quick, cfg + k, chunk + k, MAX_CANDIDATES - k);
+    for (int i = 0; i < k; i++) c[i].cfg = cfg[i], c[i].chunk = chunk[i];
     return k;
 }
 

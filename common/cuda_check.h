@@ -58,11 +58,11 @@ static inline const char *cusolver_status_name(cusolverStatus_t s)
     } while (0)
 /* A launch on stream s: synchronize s, unless it is being captured into a CUDA graph (nothing runs
  * then, and waiting would end the capture with an error). */
-#define KERNEL_CHECK_ON(s)                                                  \
-    do {                                                                    \
-        enum cudaStreamCaptureStatus capture_;                                 \
-        CUDA_CHECK(cudaGetLastError());                                     \
-        CUDA_CHECK(cudaStreamIsCapturing((s), &capture_));                  \
+#define KERNEL_CHECK_ON(s)                                                                 \
+    do {                                                                                   \
+        enum cudaStreamCaptureStatus capture_;                                             \
+        CUDA_CHECK(cudaGetLastError());                                                    \
+        CUDA_CHECK(cudaStreamIsCapturing((s), &capture_));                                 \
         if (capture_ == cudaStreamCaptureStatusNone) CUDA_CHECK(cudaStreamSynchronize(s)); \
     } while (0)
 #else

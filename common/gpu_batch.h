@@ -23,8 +23,10 @@ typedef void (*layout_converter)(int n, size_t batch, size_t chunk, const float 
 
 /* Conversions on the device, one element per thread (coalesced writes, gathered reads; the
  * tiled, faster pair is stage 05's exercise). */
-void rowmajor_to_chunked_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out, cudaStream_t stream);
-void chunked_to_rowmajor_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out, cudaStream_t stream);
+void rowmajor_to_chunked_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                                cudaStream_t stream);
+void chunked_to_rowmajor_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                                cudaStream_t stream);
 
 /* Matrix b of a batch in the chunked layout on the device, copied row-major into host[n*n]: its
  * n^2 elements are equally spaced, so it is one strided copy (element by element past the

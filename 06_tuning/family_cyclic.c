@@ -1,0 +1,69 @@
+/* family_cyclic.c - the cyclic kernel as a family descriptor (family.h): GR x GC threads per matrix,
+ * each holding the lower triangle of its 2D-cyclic share in registers (cyclic_kernel.cuh). */
+#include <stdio.h>
+#include "cyclic_kernel.h"
+#include "family.h"
+
+static int cyclic_check(const batched_config *c, int n, char *msg, size_t len)
+{
+    const int most = cyclic_max_n(c->threads);
+    if (!most)
+        snprintf(msg, len, "the cyclic kernel takes threads = 16, 32, 64, 128 or 256 (a 4 x 4 .. 16 x 16 grid), not %d",
+                 c->threads);
+    else if (n > most)
+        snprintf(msg, len, "the cyclic kernel with %d threads per matrix takes n <= %d, not %d", c->threads, most, n);
+    else if (c->per_block < 1 || c->per_block * c->threads > 256 || c->per_block * c->threads % 32)
+        snprintf(msg, len, "cyclic kernel: per_block x threads must be a multiple of 32 up to 256, got %d x %d",
+                 c->per_block, c->threads);
+    return msg[0] ? -1 : 0;
+}
+
+static int cyclic_launch(const batched_config *c, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                         int *d_info, cudaStream_t stream)
+{
+    return potrf_batched_cyclic(c->threads, c->per_block, n, batch, chunk, d_in, d_out, d_info, stream);
+}
+
+static void cyclic_describe(const batched_config *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "cyclic T=%d x%d", c->threads, c->per_block);
+}
+
+static const batched_kernel_ops cyclic_ops = {
+    .name = "cyclic",
+    .group = "cyclic kernel",
+    .uses = BATCHED_USES_THREADS | BATCHED_OUT_OF_PLACE,
+    .check = cyclic_check,
+    .launch = cyclic_launch,
+    .describe = cyclic_describe,
+    .max_n = BATCHED_MAX_N,
+};
+
+static const batched_kernel_ops *cyclic_register(void) { return &cyclic_ops; }
+
+/* Every grid that takes n, with as many matrices a block as fit 32 .. 256 threads; row-major only
+ * (its threads read their rows straight from memory). The quick sweep leaves it out below n = 32. */
+static int cyclic_search(int n, int quick, batched_config *cfg, size_t *chunk, int room)
+{
+    int k = 0;
+    for (int s = 0; s < CYCLIC_NGRIDS; s++) {
+        const int T = cyclic_grids[s].threads;
+        if (n > cyclic_max_n(T) || (quick && n < 32)) continue;
+        for (int block = T < 32 ? 32 : T; block <= 256; block *= 2) {
+            const batched_config c = CYCLIC_CONFIG(T, block / T);
+            k = family_offer(n, &c, 1, cfg, chunk, k, room);
+        }
+    }
+    return k;
+}
+
+const family_kernel family_cyclic = {
+    .id = BATCHED_CYCLIC,
+    .ops = cyclic_register,
+    .defaults = CYCLIC_CONFIG(64, 1),
+    .default_chunk = 1,
+    .help = "  --kernel cyclic: --threads 16, 32, 64 (default), 128 or 256 (a 4 x 4 .. 16 x 16 grid), --per-block M "
+            "(default 1);\n"
+            "                 chunk 1 by default (row-major: no conversion)\n",
+    .search = cyclic_search,
+};

@@ -1,0 +1,110 @@
+/* family_grid.c - stage 03's whole-GPU tile tasks for a batch as a family descriptor (family.h):
+ * any n up to GRID_MAX_N, row-major data only; the medium and large matrices (n > 128) where one
+ * block per matrix leaves the GPU idle. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "cuda_check.h"
+#include "family.h"
+#include "grid_cholesky.h"
+
+size_t grid_group_size(int n, size_t batch)
+{
+    const size_t one = grid_batched_workspace_bytes(n, 1);
+    if (!one || one * batch <= GRID_WORK_CAP) return batch;
+    return GRID_WORK_CAP / one ? GRID_WORK_CAP / one : 1;
+}
+
+void grid_choose(int n, size_t group, grid_mode *mode, grid_math *math)
+{
+    /* GRID_MODE=stream|graph|lookahead|pairs|quads: a schedule by hand, to compare them on a batch. */
+    const char *forced = getenv("GRID_MODE");
+    const int by_hand = forced && *forced ? grid_mode_parse(forced) : -1;
+    *mode = by_hand >= 0 ? (grid_mode)by_hand : grid_default_batched_mode(n, group);
+    /* GRID_MATH=fp32|tf32x3: the updates' arithmetic by hand (default: grid_default_math). */
+    const char *math_forced = getenv("GRID_MATH");
+    const int math_by_hand = math_forced && *math_forced ? grid_math_parse(math_forced) : -1;
+    *math = math_by_hand >= 0 ? (grid_math)math_by_hand : grid_default_math(n, group);
+}
+
+/* As a registered kernel, for the tests, benchmarks and drivers that name it: the padded copy (n not
+ * a multiple of the tile) is kept per host thread (the driver runs one per GPU) and grows as needed.
+ * (A plan, cholesky_plan.h, sizes it once.) */
+static _Thread_local struct {
+    float *d_work;
+    size_t bytes;
+    int device;
+} grid_work;
+
+static int grid_check(const batched_config *c, int n, char *msg, size_t len)
+{
+    (void)n;
+    if (c->per_block != 1)
+        snprintf(msg, len, "grid kernel: a matrix is spread over many blocks: per_block is 1, not %d", c->per_block);
+    return msg[0] ? -1 : 0;
+}
+
+static int grid_launch(const batched_config *c, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                       int *d_info, cudaStream_t stream)
+{
+    (void)c;
+    if (chunk != 1) {
+        fprintf(stderr, "potrf_batched: the grid kernel reads row-major data only (chunk 1), not chunk %zu\n", chunk);
+        return -1;
+    }
+    const size_t one = grid_batched_workspace_bytes(n, 1), group = grid_group_size(n, batch);
+    int device;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (one && (grid_work.bytes < one * group || grid_work.device != device)) {
+        if (grid_work.d_work && grid_work.device == device)
+            CUDA_CHECK(cudaFree(grid_work.d_work)); /* waits for its users */
+        CUDA_CHECK(cudaMalloc((void **)&grid_work.d_work, one * group));
+        grid_work.bytes = one * group;
+        grid_work.device = device;
+    }
+    grid_mode mode;
+    grid_math math;
+    grid_choose(n, group, &mode, &math);
+    for (size_t first = 0; first < batch; first += group) {
+        const size_t count = batch - first < group ? batch - first : group;
+        const size_t at = first * n * n;
+        if (potrf_grid_run(NULL, mode, math, n, count, d_in + at, d_out + at, one ? grid_work.d_work : NULL,
+                           d_info + first, stream) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void grid_describe(const batched_config *c, char *buf, size_t len)
+{
+    (void)c;
+    snprintf(buf, len, "grid");
+}
+
+static const batched_kernel_ops grid_ops = {
+    .name = "grid",
+    .group = "batched whole GPU",
+    .uses = BATCHED_ROWMAJOR_ONLY | BATCHED_OUT_OF_PLACE,
+    .check = grid_check,
+    .launch = grid_launch,
+    .describe = grid_describe,
+    .max_n = GRID_MAX_N,
+};
+
+static const batched_kernel_ops *grid_register(void) { return &grid_ops; }
+
+/* Past the register kernels (n > 128), row-major. */
+static int grid_search(int n, int quick, batched_config *cfg, size_t *chunk, int room)
+{
+    (void)quick;
+    const batched_config c = GRID_CONFIG(1);
+    return n > 128 ? family_offer(n, &c, 1, cfg, chunk, 0, room) : 0;
+}
+
+const family_kernel family_grid = {
+    .id = BATCHED_GRID,
+    .ops = grid_register,
+    .defaults = GRID_CONFIG(1),
+    .default_chunk = 1,
+    .help = "  --kernel grid: stage 03's whole-GPU tile tasks for the batch (any n; row-major: chunk 1)\n",
+    .search = grid_search,
+};
