@@ -30,13 +30,17 @@ template <auto Kernel> static bool cyclic_many_waves(size_t blocks, int threads,
     return blocks >= (size_t)CYCLIC_CAP_WAVES * launch_sm_count() * cyclic_blocks_per_sm<Kernel>(threads, smem);
 }
 
-/* Does Wide (the unrolled kernel, more registers) hold on an SM as many of these blocks as they
- * would use there with Narrow: all of them at once (one wave), or as many as Narrow holds? */
+/* Does Wide (the unrolled kernel, more registers) take no more waves of blocks than Narrow (the
+ * loop)? One wave: it holds all the blocks at once; more: as many waves as the loop. (The rule was
+ * "as many blocks an SM as the loop uses"; when the loop's registers fell from 114 to 88 at
+ * T = 128, A = 6, that sent 1024 matrices of n = 90 to the loop although both take two waves:
+ * 50.3 -> 62.2 us on the H100. A tie in waves goes to the unrolled code, faster a step.) */
 template <auto Wide, auto Narrow> static bool cyclic_room_for(size_t blocks, int threads, size_t smem)
 {
     const size_t wide = cyclic_blocks_per_sm<Wide>(threads, smem), narrow = cyclic_blocks_per_sm<Narrow>(threads, smem),
-                 sms = launch_sm_count(), used = (blocks + sms - 1) / sms; /* an SM's share if all fit at once */
-    return wide >= (used < narrow ? used : narrow);
+                 sms = launch_sm_count();
+    if (!wide || !narrow) return false;
+    return (blocks + sms * wide - 1) / (sms * wide) <= (blocks + sms * narrow - 1) / (sms * narrow);
 }
 
 template <int T, int A, int R> static int cyclic_launch_one(int per_block, int n, size_t batch, size_t chunk,
