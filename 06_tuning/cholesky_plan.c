@@ -1,6 +1,7 @@
 /* cholesky_plan.c - the plan and the execute of cholesky_plan.h: every decision at plan time,
  * launches only at execute time. The kernels stay where they are taught (stages 03-06); this file
  * only picks and orders them. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ struct cholesky_plan {
     grid_math math;                  /* grid: arithmetic */
     grid_context *ctx;               /* grid: streams, events, graph */
     size_t convert_bytes, pad_bytes; /* the workspace: the converted batch, then the grid's padded copies */
-    char explain[512];
+    char explain[1024];
 };
 
 static const char *layout_words(size_t chunk, size_t batch, char *buf, size_t len)
@@ -34,6 +35,16 @@ static const char *layout_words(size_t chunk, size_t batch, char *buf, size_t le
     else if (chunk >= batch) snprintf(buf, len, "interleaved");
     else snprintf(buf, len, "chunked (chunk %zu)", chunk);
     return buf;
+}
+
+/* The explanation grows a clause at a time; a clause that does not fit is cut, never written past the end. */
+static void append(cholesky_plan *p, const char *fmt, ...)
+{
+    const size_t at = strlen(p->explain);
+    va_list ap;
+    va_start(ap, fmt);
+    if (at + 1 < sizeof p->explain) vsnprintf(p->explain + at, sizeof p->explain - at, fmt, ap);
+    va_end(ap);
 }
 
 static int fail(char *err, size_t len, const char *what)
@@ -83,18 +94,19 @@ int cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const choles
     }
     p->ops = batched_kernel_find(p->cfg.kernel);
     p->convert = p->kchunk != p->chunk;
-    p->convert_bytes = p->convert ? batch * (size_t)n * n * sizeof(float) : 0;
+    /* The converted batch, rounded up so that the padded copies after it start 256-byte aligned
+     * (their tasks read float4s). */
+    p->convert_bytes = p->convert ? (batch * (size_t)n * n * sizeof(float) + 255) / 256 * 256 : 0;
     char name[96];
     tuned_format(&p->cfg, p->kchunk, name, sizeof name);
     /* tuned_choose's why starts with the configuration's name: "rows T=16 x4 full c=1, tuned for ..." */
-    int at = strncmp(why, name, strlen(name)) == 0
-                 ? snprintf(p->explain, sizeof p->explain, "n = %d, %zu %s matrices: %s", n, batch,
-                            layout_words(p->chunk, batch, lay, sizeof lay), why)
-                 : snprintf(p->explain, sizeof p->explain, "n = %d, %zu %s matrices: %s (%s)", n, batch,
-                            layout_words(p->chunk, batch, lay, sizeof lay), name, why);
+    if (strncmp(why, name, strlen(name)) == 0)
+        append(p, "n = %d, %zu %s matrices: %s", n, batch, layout_words(p->chunk, batch, lay, sizeof lay), why);
+    else
+        append(p, "n = %d, %zu %s matrices: %s (%s)", n, batch, layout_words(p->chunk, batch, lay, sizeof lay), name,
+               why);
     if (p->convert)
-        at += snprintf(p->explain + at, sizeof p->explain - at, "; converted to %s and back in the workspace",
-                       layout_words(p->kchunk, batch, klay, sizeof klay));
+        append(p, "; converted to %s and back in the workspace", layout_words(p->kchunk, batch, klay, sizeof klay));
     if (p->cfg.kernel == BATCHED_GRID) {
         p->grid = 1;
         p->group = grid_group_size(n, batch);
@@ -105,12 +117,11 @@ int cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const choles
             free(p);
             return fail(err, len, "out of host memory");
         }
-        at += snprintf(p->explain + at, sizeof p->explain - at, "; whole GPU: %s schedule, %s updates%s",
-                       grid_mode_name(p->mode), grid_math_name(p->math),
-                       p->pad_bytes ? ", padded to the tile in the workspace" : ", in place");
-        if (p->group < batch) at += snprintf(p->explain + at, sizeof p->explain - at, ", in groups of %zu", p->group);
+        append(p, "; whole GPU: %s schedule, %s updates%s", grid_mode_name(p->mode), grid_math_name(p->math),
+               p->pad_bytes ? ", padded to the tile in the workspace" : ", in place");
+        if (p->group < batch) append(p, ", in groups of %zu", p->group);
     }
-    snprintf(p->explain + at, sizeof p->explain - at, "; workspace %zu bytes", p->convert_bytes + p->pad_bytes);
+    append(p, "; workspace %zu bytes", p->convert_bytes + p->pad_bytes);
     *plan = p;
     return 0;
 }

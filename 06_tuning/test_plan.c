@@ -9,7 +9,9 @@
  *   a CUDA graph             captured around execute, replayed on new matrices
  *   two host threads         two plans on two streams at once: the factors of one thread alone
  *   every family             its descriptor's defaults and first searched configuration (family.h)
- *   refused plans            n = 0 and 65537, an empty batch, a configuration that cannot run
+ *   plan decisions (no GPU)  the layout a kernel runs in, the conversions and the workspace they take, the
+ *                            explanation; refused plans: n = 0 and 65537, an empty batch, a
+ *                            configuration that cannot run
  *
  *   make build/06_tuning/test_plan && build/06_tuning/test_plan */
 #define _POSIX_C_SOURCE 200809L
@@ -265,6 +267,67 @@ static const struct {
 };
 #define NREFUSALS ((int)(sizeof refusals / sizeof *refusals))
 
+/* ---- the plan's decisions: no GPU needed (a plan of the register kernels touches no device) ---- */
+#define DECISIONS "plan decisions"
+
+static void decision(harness *h, const char *name, int n, size_t batch, const cholesky_options *o, int want_convert,
+                     size_t want_kchunk, const char *want_phrase)
+{
+    cholesky_plan *plan = NULL;
+    char err[256];
+    if (cholesky_plan_create(&plan, n, batch, o, err, sizeof err) != 0) {
+        harness_check(h, 0, name, "refused: %s", err);
+        return;
+    }
+    size_t kchunk;
+    cholesky_plan_config(plan, &kchunk);
+    const size_t work = cholesky_plan_workspace_bytes(plan), floats = batch * (size_t)n * n;
+    const int converts = work > 0, work_ok = converts ? work >= floats * sizeof(float) && work % 256 == 0 : 1;
+    const char *why = cholesky_plan_explain(plan);
+    harness_check(h, converts == want_convert && kchunk == want_kchunk && work_ok && strstr(why, want_phrase), name,
+                  "kernel chunk %zu (want %zu), workspace %zu bytes (want %s), explain: %s", kchunk, want_kchunk, work,
+                  want_convert ? "the converted batch, 256-byte multiple" : "none", why);
+    cholesky_plan_destroy(plan);
+}
+
+static void decision_tests(harness *h)
+{
+    const batched_config thread = THREAD_CONFIG(4, 64, 2), staged = STAGED_CONFIG(64), rows = ROWS_CONFIG(32, 2, 1);
+    const cholesky_options row_major = {1, NULL, 0}, chunked32 = {32, NULL, 0};
+    const cholesky_options thread64 = {1, &thread, 64}, staged_on_chunks = {32, &staged, 0},
+                           rows_interleaved = {999, &rows, 0};
+    decision(h, "auto, row-major n=64 batch=1024: the table's row-major entry, no conversion", 64, 1024, &row_major, 0,
+             1, "n = 64, 1024 row-major matrices: ");
+    decision(h, "auto, chunked data: run in the caller's chunks", 40, 1000, &chunked32, 0, 32, "chunked (chunk 32)");
+    decision(h, "thread kernel on chunks of 64, row-major data: converted in the workspace", 40, 1001, &thread64, 1, 64,
+             "converted to chunked (chunk 64) and back in the workspace");
+    decision(h, "staged kernel, chunked data: converted to row-major", 7, 1000, &staged_on_chunks, 1, 1,
+             "converted to row-major and back");
+    decision(h, "rows kernel, interleaved data: run as they are", 33, 999, &rows_interleaved, 0, 999,
+             "999 interleaved matrices: rows T=32 x2 loop");
+    /* The explanation of the longest words still ends inside its buffer. */
+    const cholesky_options huge = {(size_t)1 << 39, &thread, (size_t)1 << 37};
+    cholesky_plan *plan = NULL;
+    char err[256];
+    const int rc = cholesky_plan_create(&plan, 128, (size_t)1 << 40, &huge, err, sizeof err);
+    const size_t len = rc == 0 ? strlen(cholesky_plan_explain(plan)) : 0;
+    harness_check(h, rc == 0 && len > 0 && len < 1024, "the longest explanation stays inside its buffer",
+                  "%zu characters", len);
+    cholesky_plan_destroy(plan);
+    float x;
+    int info;
+    harness_check(h, rc == 0 && cholesky_execute(NULL, &x, &x, &info, NULL, 0) == -1,
+                  "execute without a plan is refused", "-1, nothing launched");
+    for (int k = 0; k < NREFUSALS; k++) {
+        plan = NULL;
+        const cholesky_options o = {1, (int)refusals[k].cfg.kernel >= 0 ? &refusals[k].cfg : NULL, 0};
+        char detail[256] = "", name[96];
+        const int r = cholesky_plan_create(&plan, refusals[k].n, refusals[k].batch, &o, detail, sizeof detail);
+        snprintf(name, sizeof name, "refused: n=%d batch=%zu", refusals[k].n, refusals[k].batch);
+        harness_check(h, r == -1 && !plan && strstr(detail, refusals[k].phrase), name, "%s", detail);
+    }
+}
+
 int main(void)
 {
     harness h;
@@ -272,7 +335,10 @@ int main(void)
     harness_begin(&h, "stage-6");
     static const int graph_ns[] = {64, 300, 1000};
     static const size_t graph_batches[] = {1000, 3, 2};
-    harness_plan(&h, GROUP, 2 * NCASES + 2 * family_count + 3 + 1 + NREFUSALS);
+    harness_plan(&h, DECISIONS, harness_count(&h, decision_tests));
+    harness_plan(&h, GROUP, 2 * NCASES + 2 * family_count + 3 + 1);
+    harness_group(&h, DECISIONS);
+    decision_tests(&h);
     harness_group(&h, GROUP);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
@@ -313,12 +379,5 @@ int main(void)
     }
     harness_start(&h, "two threads, two plans, two streams");
     harness_check(&h, run_threads(detail, sizeof detail), "two threads, two plans, two streams", "%s", detail);
-    for (int k = 0; k < NREFUSALS; k++) {
-        cholesky_plan *plan = NULL;
-        const cholesky_options o = {1, (int)refusals[k].cfg.kernel >= 0 ? &refusals[k].cfg : NULL, 0};
-        const int rc = cholesky_plan_create(&plan, refusals[k].n, refusals[k].batch, &o, detail, sizeof detail);
-        snprintf(name, sizeof name, "refused: n=%d batch=%zu", refusals[k].n, refusals[k].batch);
-        harness_check(&h, rc == -1 && !plan && strstr(detail, refusals[k].phrase), name, "%s", detail);
-    }
     return harness_end(&h);
 }

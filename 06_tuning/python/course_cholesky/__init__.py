@@ -21,6 +21,7 @@ See 06_tuning/python/README.md.
 """
 import ctypes
 import os
+import sys
 
 __all__ = ["cholesky_ex", "cholesky", "cholesky_ex_", "choice", "MAX_N"]
 
@@ -58,8 +59,8 @@ class _Plan:
 
     def __init__(self, device, n, batch):
         lib = _library()
-        explain, msg, work = ctypes.create_string_buffer(512), ctypes.create_string_buffer(512), ctypes.c_size_t(0)
-        self.handle = lib.course_plan_create(device, n, batch, explain, 512, ctypes.byref(work), msg, 512)
+        explain, msg, work = ctypes.create_string_buffer(1024), ctypes.create_string_buffer(512), ctypes.c_size_t(0)
+        self.handle = lib.course_plan_create(device, n, batch, explain, 1024, ctypes.byref(work), msg, 512)
         if not self.handle:
             raise ValueError(f"course_cholesky: {msg.value.decode()}")
         self.explain, self.work_bytes, self._lib = explain.value.decode(), work.value, lib
@@ -67,7 +68,7 @@ class _Plan:
         self.msg = ctypes.create_string_buffer(512)
 
     def __del__(self):
-        if getattr(self, "handle", None):
+        if getattr(self, "handle", None) and not sys.is_finalizing():  # at exit the process frees it all
             self._lib.course_plan_destroy(self.handle)
 
 
