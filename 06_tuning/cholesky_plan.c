@@ -17,7 +17,6 @@ struct cholesky_plan {
     size_t batch;
     size_t chunk;                    /* the caller's layout */
     batched_config cfg;              /* what runs */
-    const batched_kernel_ops *ops;   /* its kernel */
     size_t kchunk;                   /* the layout it runs in */
     int convert;                     /* 1: kchunk != chunk: in -> work (kchunk), factor there, work -> out */
     int grid;                        /* the whole-GPU path: in groups, with its own context */
@@ -92,7 +91,6 @@ int cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const choles
         free(p);
         return fail(err, len, msg);
     }
-    p->ops = batched_kernel_find(p->cfg.kernel);
     p->convert = p->kchunk != p->chunk;
     /* The converted batch, rounded up so that the padded copies after it start 256-byte aligned
      * (their tasks read float4s). */
@@ -156,17 +154,11 @@ static int run_grid(cholesky_plan *p, const float *in, float *out, int *info, fl
     return 0;
 }
 
-/* The configuration was checked when the plan was made: straight to its launcher (a call of 1024
- * small matrices takes about 20 us on the GPU, so every microsecond on the host shows). */
+/* The configuration was checked when the plan was made: straight to its launcher. */
 static int run_kernel(cholesky_plan *p, const float *in, float *out, int *info, float *pad, cudaStream_t s)
 {
     if (p->grid) return run_grid(p, in, out, info, pad, s);
-    if (in != out && !(p->ops->uses & BATCHED_OUT_OF_PLACE)) {
-        CUDA_CHECK(
-            cudaMemcpyAsync(out, in, p->batch * (size_t)p->n * p->n * sizeof(float), cudaMemcpyDeviceToDevice, s));
-        in = out;
-    }
-    return p->ops->launch(&p->cfg, p->n, p->batch, p->kchunk, in, out, info, s);
+    return potrf_batched_launch(&p->cfg, p->n, p->batch, p->kchunk, in, out, info, s);
 }
 
 int cholesky_execute(cholesky_plan *p, const float *d_in, float *d_out, int *d_info, void *d_work, cudaStream_t s)
