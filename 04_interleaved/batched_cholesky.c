@@ -157,12 +157,6 @@ int potrf_batched_on(const batched_config *cfg, int n, size_t batch, size_t chun
         fprintf(stderr, "potrf_batched: %s\n", msg[0] ? msg : "batch and chunk must be >= 1");
         return -1;
     }
-    return potrf_batched_launch(cfg, n, batch, chunk, d_in, d_out, d_info, stream);
-}
-
-int potrf_batched_launch(const batched_config *cfg, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
-                         int *d_info, cudaStream_t stream)
-{
     const batched_kernel_ops *ops = batched_kernel_find(cfg->kernel);
     if (d_in != d_out && !(ops->uses & BATCHED_OUT_OF_PLACE)) { /* every layout is dense: batch n^2 floats */
         const size_t bytes = batch * (size_t)n * n * sizeof(float);

@@ -107,11 +107,6 @@ int potrf_batched(const batched_config *cfg, int n, size_t batch, size_t chunk, 
  * waits for the GPU and allocates nothing, so it can be captured in a CUDA graph. */
 int potrf_batched_on(const batched_config *cfg, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
                      int *d_info, cudaStream_t stream);
-/* potrf_batched_on without the check, for a caller that checked cfg for n once (a plan, stage 06):
- * a call of 1024 small matrices takes about 20 us on the GPU, so every microsecond on the host shows. */
-int potrf_batched_launch(const batched_config *cfg, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
-                         int *d_info, cudaStream_t stream);
-
 /* The two launchers behind potrf_batched (arguments already checked), on `stream`. */
 int potrf_batched_tiles(looking_order order, int nb, int per_block, int n, size_t batch, size_t chunk, float *d_A,
                         int *d_info, cudaStream_t stream);

@@ -1,27 +1,32 @@
-/* batched_driver.h - the command-line driver of stages 04-05 as a function, so that stage 06's
- * driver is the same program with its tuned `--kernel auto` added (and no arrow from 04 up to 06).
- * Exit status: 0 success, 1 a check failed, 2 bad arguments, input or memory. */
+/* batched_driver.h - the batch kernels' command-line options (--kernel, --order, --nb, --per-block,
+ * --unroll, --threads, --chunk) turned into a batched_config, for the course's batch driver
+ * (common/batch_driver.h): stage 04's driver cholesky_batched runs its kernels with them, and
+ * stage 06's driver reads the same options for its own families. */
 #ifndef BATCHED_DRIVER_H
 #define BATCHED_DRIVER_H
 
 #include <stddef.h>
+#include "batch_driver.h"
 #include "batched_cholesky.h"
-#include "gpu_batch.h" /* layout_converter */
 
-typedef struct {
-    const char *prog; /* the name in messages and usage */
-    const char *help; /* extra usage lines, or NULL */
-    /* --kernel auto (then the default kernel): the configuration and chunk for (n, batch), 0; or
-     * -1 with the reason in why. On success why says where the choice came from. NULL: no auto. */
-    int (*choose)(int n, size_t batch, batched_config *cfg, size_t *chunk, char *why, size_t len);
-    /* The defaults of a kernel chosen by name, before --nb etc. apply (NULL: stage 04's): the
-     * configuration, and the chunk when --chunk is not given (0: simple interleaved). */
-    void (*defaults)(batched_config *cfg, size_t *chunk);
-    /* The row-major <-> layout converters (NULL: the provided ones; see sliced_job). */
-    layout_converter to_layout;
-    layout_converter from_layout;
-} batched_driver_hooks;
+/* The synopsis and the usage lines of the kernel options, from the kernel table (so the text
+ * cannot contradict what the parser accepts). extra: lines that go first (a later stage's
+ * kernels), or NULL; with_auto: --kernel auto is the default (else thread is). Static buffers. */
+const char *batched_options_synopsis(int with_auto, int with_threads);
+const char *batched_options_help(const char *extra, int with_auto);
 
-int batched_driver_main(int argc, char **argv, const batched_driver_hooks *hooks);
+/* A --kernel or --order value: a registered kernel (or "auto", with_auto) or an order; else
+ * cli_bad_value (exit 2). */
+void batched_options_validate(const char *prog, int with_auto, const char *opt, const char *value);
+
+/* The configuration a named kernel's options describe: options the kernel does not read are
+ * refused; it starts from `defaults` (NULL: stage 04's: the kernel's own, tiles NB 8, 8 per block),
+ * then --nb, --per-block, --unroll, --threads apply; *chunk is --chunk, or the kernel's default
+ * layout. Checked for order n. 0, or -1 with the reason in msg (one line). */
+int batched_config_from_args(const batch_kernel_args *a, int n, void (*defaults)(batched_config *cfg, size_t *chunk),
+                             batched_config *cfg, size_t *chunk, char *msg, size_t len);
+
+/* "layout row-major (chunk = 1: no conversion)", "layout chunked, 32 matrices per chunk", ... */
+const char *batched_layout_words(size_t chunk, char *buf, size_t len);
 
 #endif

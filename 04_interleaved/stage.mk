@@ -7,7 +7,7 @@ $(S4)/test_interleaved: $(S4)/test_interleaved.o $(S4)/batched_testing.o $(BATCH
 	$(LINK)
 $(S4)/bench_interleaved: $(S4)/bench_interleaved.o $(S4)/batched_bench.o $(BATCHED_OBJS) $(COMMON_LIB)
 	$(LINK)
-$(S4)/cholesky_batched: $(S4)/cholesky_batched.o $(S4)/batched_driver.o $(S4)/sliced_run.o $(BATCHED_OBJS) $(COMMON_LIB)
+$(S4)/cholesky_batched: $(S4)/cholesky_batched.o $(S4)/batched_driver.o $(BATCHED_OBJS) $(COMMON_LIB)
 	$(LINK)
 
 $(S4)/sanitize_interleaved: $(S4)/sanitize_interleaved.o $(S4)/batched_small_run.o $(BATCHED_OBJS) $(COMMON_LIB)

@@ -21,8 +21,8 @@
 #include "cuda_check.h"
 #include "cusolver_oracle.h"
 #include "cusolverdx_peer.h"
+#include "cholesky_plan.h"
 #include "family.h"
-#include "layout_convert.h"
 #include "generator.h"
 #include "gpu_batch.h"
 #include "host_alloc.h"
@@ -44,23 +44,41 @@ static void run_factor(void *p)
     if (potrf_batched(c->cfg, c->n, c->batch, c->chunk, c->d_work, c->d_info) != 0) exit(2);
 }
 
-/* What a user with row-major data pays: the conversions to the layout and back (stage 05's tiled
- * converter) around the factorization, none when chunk = 1. d_work holds the row-major batch. */
+/* auto, as a user runs it: through the one door (cholesky_plan.h), in place on d_work, on the
+ * legacy stream the timer records on. For row-major data the plan's conversions to its layout and
+ * back (if it needs any) are part of the call. */
 typedef struct {
-    run_ctx r;
-    float *d_lay;
-} rowmajor_ctx;
+    cholesky_plan *plan;
+    float *d_work;
+    int *d_info;
+    void *d_ws;
+} plan_ctx;
 
-static void run_rowmajor(void *p)
+static void run_plan(void *p)
 {
-    rowmajor_ctx *c = p;
-    if (c->r.chunk == 1) {
-        run_factor(&c->r);
-        return;
+    plan_ctx *c = p;
+    if (cholesky_execute(c->plan, c->d_work, c->d_work, c->d_info, c->d_ws, cudaStreamLegacy) != 0) exit(2);
+}
+
+/* The plan of auto for (n, batch) on data in `chunk`'s layout (1: row-major), with its workspace. */
+static plan_ctx plan_auto(int n, size_t batch, size_t chunk, float *d_work, int *d_info)
+{
+    const cholesky_options opt = {.chunk = chunk};
+    plan_ctx c = {NULL, d_work, d_info, NULL};
+    char err[256];
+    if (cholesky_plan_create(&c.plan, n, batch, &opt, err, sizeof err) != 0) {
+        fprintf(stderr, "bench_tuned: %s\n", err);
+        exit(2);
     }
-    rowmajor_to_chunked_tiled(c->r.n, c->r.batch, c->r.chunk, c->r.d_work, c->d_lay, cudaStreamLegacy);
-    if (potrf_batched(c->r.cfg, c->r.n, c->r.batch, c->r.chunk, c->d_lay, c->r.d_info) != 0) exit(2);
-    chunked_to_rowmajor_tiled(c->r.n, c->r.batch, c->r.chunk, c->d_lay, c->r.d_work, cudaStreamLegacy);
+    const size_t ws = cholesky_plan_workspace_bytes(c.plan);
+    if (ws) CUDA_CHECK(cudaMalloc(&c.d_ws, ws));
+    return c;
+}
+
+static void plan_free(plan_ctx *c)
+{
+    if (c->d_ws) CUDA_CHECK(cudaFree(c->d_ws));
+    cholesky_plan_destroy(c->plan);
 }
 
 /* cuSolverDx's sweep: threads per block (0: its suggestion) x matrices per block, those whose
@@ -181,38 +199,40 @@ static void bench_one(const env_stamp *e, const tuned_table *t, int n, size_t ba
         fprintf(stderr, "bench_tuned: %s\n", why);
         exit(2);
     }
-    for (int k = first; k < 3; k++) {
-        const size_t chunk = chunks[k] ? chunks[k] : batch;
-        gen_batch_device(&p, n, 0, batch, chunk, d_pristine);
-        run_ctx c = {&cases[k], n, batch, chunk, d_work, d_info};
+    for (int k = first; k < 2; k++) {
+        gen_batch_device(&p, n, 0, batch, chunks[k], d_pristine);
+        run_ctx c = {&cases[k], n, batch, chunks[k], d_work, d_info};
         timing_stats tm = time_gpu_restoring(run_factor, &c, d_work, d_pristine, bytes);
-        tm.verified = verify_generated_batch(&p, n, batch, chunk, d_work, d_info, 4, "result check after timing")
+        tm.verified = verify_generated_batch(&p, n, batch, chunks[k], d_work, d_info, 4, "result check after timing")
                           ? TIMING_VERIFIED
                           : TIMING_WRONG;
         tuned_format(&cases[k], chunks[k], name, sizeof name);
-        snprintf(variant, sizeof variant, "%s %s %s", k == 2 ? "auto:" : "fixed:", name, label);
+        snprintf(variant, sizeof variant, "fixed: %s %s", name, label);
         report_row(e, "stage-6", variant, n, batch, tm, tc.median_ms, t_copy);
     }
-    /* The application path: row-major in and out, auto's choice for row-major data, conversions
-     * (if any) timed with it. */
-    batched_config rm_cfg;
-    size_t rm_chunk;
-    if (tuned_choose(t, n, batch, 1, &rm_cfg, &rm_chunk, why, sizeof why) != 0) {
-        fprintf(stderr, "bench_tuned: %s\n", why);
-        exit(2);
+    /* auto, through the plan: first on data already in the layout it runs best in (the table's
+     * choice for any layout), then the application path: row-major in and out, auto's choice for
+     * row-major data, conversions (if any) timed with it. */
+    for (int rowmajor = 0; rowmajor < 2; rowmajor++) {
+        const size_t chunk = rowmajor ? 1 : chunks[2] ? chunks[2] : batch;
+        plan_ctx c = plan_auto(n, batch, chunk, d_work, d_info);
+        size_t kchunk;
+        const batched_config *cfg = cholesky_plan_config(c.plan, &kchunk);
+        gen_batch_device(&p, n, 0, batch, chunk, d_pristine);
+        timing_stats tm = time_gpu_restoring(run_plan, &c, d_work, d_pristine, bytes);
+        tm.verified = verify_generated_batch(&p, n, batch, chunk, d_work, d_info, 4, "result check after timing")
+                          ? TIMING_VERIFIED
+                          : TIMING_WRONG;
+        tuned_format(cfg, kchunk >= batch ? 0 : kchunk, name, sizeof name);
+        if (rowmajor)
+            snprintf(variant, sizeof variant, "rowmajor auto: %s%s %s", name, kchunk == 1 ? "" : " +conversions",
+                     label);
+        else snprintf(variant, sizeof variant, "auto: %s %s", name, label);
+        report_row(e, "stage-6", variant, n, batch, tm, tc.median_ms, t_copy);
+        plan_free(&c);
     }
-    rowmajor_ctx rc = {{&rm_cfg, n, batch, rm_chunk ? rm_chunk : batch, d_work, d_info}, NULL};
-    if (rc.r.chunk != 1) CUDA_CHECK(cudaMalloc((void **)&rc.d_lay, bytes));
     gen_batch_device(&p, n, 0, batch, 1, d_pristine);
-    timing_stats tr = time_gpu_restoring(run_rowmajor, &rc, d_work, d_pristine, bytes);
-    tr.verified = verify_generated_batch(&p, n, batch, 1, d_work, d_info, 4, "result check after timing")
-                      ? TIMING_VERIFIED
-                      : TIMING_WRONG;
-    tuned_format(&rm_cfg, rm_chunk, name, sizeof name);
-    snprintf(variant, sizeof variant, "rowmajor auto: %s%s %s", name, rc.r.chunk == 1 ? "" : " +conversions", label);
-    report_row(e, "stage-6", variant, n, batch, tr, tc.median_ms, t_copy);
     if (with_dx) bench_dx(e, &p, n, batch, label, d_pristine, d_work, d_info, tc.median_ms, t_copy);
-    if (rc.d_lay) CUDA_CHECK(cudaFree(rc.d_lay));
     CUDA_CHECK(cudaFree(d_pristine));
     CUDA_CHECK(cudaFree(d_work));
     CUDA_CHECK(cudaFree(d_info));

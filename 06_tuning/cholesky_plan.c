@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cholesky_plan.h"
 #include "cuda_check.h"
+#include "cyclic_kernel.h"
 #include "family.h"
 #include "grid_cholesky.h"
 #include "layout_convert.h"
@@ -17,6 +18,8 @@ struct cholesky_plan {
     size_t batch;
     size_t chunk;                    /* the caller's layout */
     batched_config cfg;              /* what runs */
+    const batched_kernel_ops *ops;   /* its launcher */
+    int copy_first;                  /* it works in place only: out of place, copy in to out first */
     size_t kchunk;                   /* the layout it runs in */
     int convert;                     /* 1: kchunk != chunk: in -> work (kchunk), factor there, work -> out */
     int grid;                        /* the whole-GPU path: in groups, with its own context */
@@ -91,6 +94,11 @@ int cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const choles
         free(p);
         return fail(err, len, msg);
     }
+    /* The cyclic kernel's variant, when not given: its rules' choice for this batch, made now. */
+    if (p->cfg.kernel == BATCHED_CYCLIC && p->cfg.unroll == 0)
+        p->cfg.unroll = cyclic_variant_choose(p->cfg.threads, p->cfg.per_block, n, batch);
+    p->ops = batched_kernel_find(p->cfg.kernel);
+    p->copy_first = !(p->ops->uses & BATCHED_OUT_OF_PLACE);
     p->convert = p->kchunk != p->chunk;
     /* The converted batch, rounded up so that the padded copies after it start 256-byte aligned
      * (their tasks read float4s). */
@@ -110,11 +118,15 @@ int cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const choles
         p->group = grid_group_size(n, batch);
         grid_choose(n, p->group, &p->mode, &p->math);
         p->pad_bytes = grid_batched_workspace_bytes(n, p->group);
-        p->ctx = grid_context_create();
-        if (!p->ctx) {
-            free(p);
-            return fail(err, len, "out of host memory");
-        }
+        /* Its streams and events on this GPU; with no GPU to make them on (a plan made to be
+         * explained), execute falls back to the thread's own context (grid_cholesky.h). */
+        int gpus = 0;
+        if (cudaGetDeviceCount(&gpus) == cudaSuccess && gpus > 0) {
+            if (!(p->ctx = grid_context_create())) {
+                free(p);
+                return fail(err, len, "out of host memory");
+            }
+        } else (void)cudaGetLastError();
         append(p, "; whole GPU: %s schedule, %s updates%s", grid_mode_name(p->mode), grid_math_name(p->math),
                p->pad_bytes ? ", padded to the tile in the workspace" : ", in place");
         if (p->group < batch) append(p, ", in groups of %zu", p->group);
@@ -154,11 +166,16 @@ static int run_grid(cholesky_plan *p, const float *in, float *out, int *info, fl
     return 0;
 }
 
-/* The configuration was checked when the plan was made: straight to its launcher. */
+/* The configuration was checked when the plan was made: straight to its family's launcher. */
 static int run_kernel(cholesky_plan *p, const float *in, float *out, int *info, float *pad, cudaStream_t s)
 {
     if (p->grid) return run_grid(p, in, out, info, pad, s);
-    return potrf_batched_launch(&p->cfg, p->n, p->batch, p->kchunk, in, out, info, s);
+    if (p->copy_first && in != out) { /* every layout is dense: batch n^2 floats */
+        CUDA_CHECK(
+            cudaMemcpyAsync(out, in, p->batch * (size_t)p->n * p->n * sizeof(float), cudaMemcpyDeviceToDevice, s));
+        in = out;
+    }
+    return p->ops->launch(&p->cfg, p->n, p->batch, p->kchunk, in, out, info, s);
 }
 
 int cholesky_execute(cholesky_plan *p, const float *d_in, float *d_out, int *d_info, void *d_work, cudaStream_t s)

@@ -84,16 +84,49 @@ extern "C" size_t cyclic_smem_need(int n, int threads, int per_block)
     return a ? (size_t)per_block * cyclic_buf_floats(gr->threads, a) * sizeof(float) : 0;
 }
 
-extern "C" int potrf_batched_cyclic(int threads, int per_block, int n, size_t batch, size_t chunk, const float *d_in,
-                                    float *d_out, int *d_info, cudaStream_t stream)
+static int (*const cyclic_parts[CYCLIC_PARTS])(CYCLIC_PART_ARGS) = {potrf_cyclic_part0, potrf_cyclic_part1,
+                                                                    potrf_cyclic_part2, potrf_cyclic_part3};
+
+extern "C" int cyclic_variant_exists(int threads, int n, int v)
+{
+    const cyclic_grid *gr = grid_for(threads);
+    const int a = slots_for(gr, n), kind = v & ~CYCLIC_TRIMMED;
+    if (!a || v < 0 || v > CYCLIC_MAX_VARIANT || (v && !kind)) return 0;
+    if (v == 0 || kind == CYCLIC_LOOP && !(v & CYCLIC_TRIMMED)) return 1;
+    const int T = gr->threads, R = v & CYCLIC_TRIMMED ? cyclic_trimmed_rows(T, a) : cyclic_full_rows(T, a);
+    if (R == 0 || n > cyclic_grid_rows(T) * R) return 0; /* no trimmed instance, or n needs the last row slot */
+    return kind == CYCLIC_UNROLLED ? cyclic_unrolled(T, R) : kind == CYCLIC_CAPPED ? cyclic_reg_cap(T, a) > 0 : 1;
+}
+
+extern "C" int cyclic_variant_choose(int threads, int per_block, int n, size_t batch)
 {
     const cyclic_grid *gr = grid_for(threads);
     const int a = slots_for(gr, n);
-    static int (*const parts[CYCLIC_PARTS])(CYCLIC_PART_ARGS) = {potrf_cyclic_part0, potrf_cyclic_part1,
-                                                                 potrf_cyclic_part2, potrf_cyclic_part3};
+    int count = 0;
+    if (!a || cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        (void)cudaGetLastError(); /* no GPU: not an error here */
+        return 0;
+    }
+    const int v =
+        cyclic_parts[cyclic_part_of(gr->threads, a)](gr->threads, a, 0, per_block, n, batch, 1, NULL, NULL, NULL, 0);
+    return v > 0 ? v : 0;
+}
+
+extern "C" const char *cyclic_variant_name(int v)
+{
+    static const char *const names[CYCLIC_MAX_VARIANT + 1] = {"", "loop",         "unrolled",         "capped",
+                                                              "", "loop trimmed", "unrolled trimmed", "capped trimmed"};
+    return v >= 0 && v <= CYCLIC_MAX_VARIANT ? names[v] : "";
+}
+
+extern "C" int potrf_batched_cyclic(int threads, int per_block, int variant, int n, size_t batch, size_t chunk,
+                                    const float *d_in, float *d_out, int *d_info, cudaStream_t stream)
+{
+    const cyclic_grid *gr = grid_for(threads);
+    const int a = slots_for(gr, n);
     if (a)
-        return parts[cyclic_part_of(gr->threads, a)](gr->threads, a, per_block, n, batch, chunk, d_in, d_out, d_info,
-                                                     stream);
+        return cyclic_parts[cyclic_part_of(gr->threads, a)](gr->threads, a, variant, per_block, n, batch, chunk, d_in,
+                                                            d_out, d_info, stream);
     fprintf(stderr, "potrf_batched_cyclic: no instance for n = %d with %d threads per matrix\n", n, threads);
     return -1;
 }

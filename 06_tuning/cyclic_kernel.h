@@ -61,18 +61,34 @@ int cyclic_max_n(int threads);
 /* Shared memory one block needs, in bytes (0 when no instance takes n). */
 size_t cyclic_smem_need(int n, int threads, int per_block);
 
-/* Launch (arguments checked by the caller) on stream, reading d_in and writing d_out (may be d_in):
- * 0, or -1 with a message on stderr. */
-int potrf_batched_cyclic(int threads, int per_block, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
-                         int *d_info, cudaStream_t stream);
+/* The variants of an instance (batched_config.unroll of a cyclic configuration): how its steps run,
+ * CYCLIC_LOOP, CYCLIC_UNROLLED (written out; cyclic_unrolled) or CYCLIC_CAPPED (a register cap;
+ * cyclic_reg_cap), plus CYCLIC_TRIMMED for the wide grids' instance with one row slot less
+ * (cyclic_trimmed_rows). 0: chosen by the rules of cyclic_launch.cuh for the batch, which a plan
+ * asks at plan time (cyclic_variant_choose) and make tune's full sweep measures against. */
+enum { CYCLIC_LOOP = 1, CYCLIC_UNROLLED = 2, CYCLIC_CAPPED = 3, CYCLIC_TRIMMED = 4 };
+#define CYCLIC_MAX_VARIANT 7
+
+/* 1 if variant v (0 included) is compiled for n with this many threads per matrix, else 0. */
+int cyclic_variant_exists(int threads, int n, int variant);
+/* The variant the rules pick for this batch on the current GPU (they ask its occupancy); 0 when
+ * there is no GPU to ask (the launch then decides). */
+int cyclic_variant_choose(int threads, int per_block, int n, size_t batch);
+/* "loop", "unrolled", "capped", "loop trimmed", ... ("" for 0). */
+const char *cyclic_variant_name(int variant);
+
+/* Launch (arguments checked by the caller) on stream, reading d_in and writing d_out (may be d_in),
+ * as `variant` (0: the rules' choice): 0, or -1 with a message on stderr. */
+int potrf_batched_cyclic(int threads, int per_block, int variant, int n, size_t batch, size_t chunk, const float *d_in,
+                         float *d_out, int *d_info, cudaStream_t stream);
 
 /* The compiled code is shared out over CYCLIC_PARTS files, cyclic_part0.cu .. (so that nvcc compiles
  * them in parallel); each defines potrf_cyclic_partK, which launches instance (threads, slots) if that
- * file holds it. */
+ * file holds it (d_in NULL: returns the variant its rules pick for the batch instead). */
 #define CYCLIC_PARTS 4
-#define CYCLIC_PART_ARGS                                                                                       \
-    int threads, int slots, int per_block, int n, size_t batch, size_t chunk, const float *d_in, float *d_out, \
-        int *d_info, cudaStream_t stream
+#define CYCLIC_PART_ARGS                                                                                      \
+    int threads, int slots, int variant, int per_block, int n, size_t batch, size_t chunk, const float *d_in, \
+        float *d_out, int *d_info, cudaStream_t stream
 int potrf_cyclic_part0(CYCLIC_PART_ARGS);
 int potrf_cyclic_part1(CYCLIC_PART_ARGS);
 int potrf_cyclic_part2(CYCLIC_PART_ARGS);

@@ -43,28 +43,57 @@ template <auto Wide, auto Narrow> static bool cyclic_room_for(size_t blocks, int
     return (blocks + sms * wide - 1) / (sms * wide) <= (blocks + sms * narrow - 1) / (sms * narrow);
 }
 
-template <int T, int A, int R> static int cyclic_launch_one(int per_block, int n, size_t batch, size_t chunk,
+/* The rules for an instance with R row slots where the variant was not given (0): the register
+ * cap (cyclic_reg_cap) where the batch is many waves of blocks; else the steps written out where
+ * they cost no wave (cyclic_room_for); else the loop. */
+template <int T, int A, int R> static int cyclic_rule_rows(size_t blocks, int block_threads, size_t smem)
+{
+    if constexpr (cyclic_reg_cap(T, A) > 0)
+        if (cyclic_many_waves<potrf_cyclic_kernel_capped<T, A, R>>(blocks, block_threads, smem)) return CYCLIC_CAPPED;
+    if constexpr (cyclic_unrolled(T, R))
+        if (cyclic_room_for<potrf_cyclic_kernel_unrolled<T, A, R>, potrf_cyclic_kernel<T, A, R>>(blocks, block_threads,
+                                                                                                 smem))
+            return CYCLIC_UNROLLED;
+    return CYCLIC_LOOP;
+}
+
+/* The rules of instance (T, A) for a batch: a wide grid (4 x 8, 8 x 16) whose rows end at n or
+ * past it with one row slot less takes that instance where the batch is many waves of blocks: the
+ * last row slot holds only padding then, and every step updates it. H100, same run, 1 GiB of
+ * row-major matrices, 4 x 8 grid (rowmajor auto): n = 49, 50, 52 1.10x, 1.11x, 1.13x faster (n = 50
+ * 0.893 -> 0.806 ms, 80 -> 89 % of the copy roofline; n = 52 0.836 -> 0.740, 86 -> 97 %), n = 33
+ * and 41 1.04x and 1.03x. For 1024 matrices (one wave, a matrix's chain of steps is the time) the
+ * trimmed code was 2-3 % slower at n = 49..52 (4 x 8) and 2.5-2.8 % faster at n = 81 and 88
+ * (8 x 16): too little either way, so they keep the full one. */
+template <int T, int A> static int cyclic_rule(int per_block, int n, size_t batch)
+{
+    constexpr int TRIMMED = cyclic_trimmed_rows(T, A);
+    const size_t smem = (size_t)per_block * cyclic_buf_floats(T, A) * sizeof(float),
+                 blocks = (batch + per_block - 1) / per_block;
+    if constexpr (TRIMMED > 0)
+        if (n <= cyclic_grid_rows(T) * TRIMMED &&
+            cyclic_many_waves<potrf_cyclic_kernel<T, A, TRIMMED>>(blocks, per_block * T, smem))
+            return CYCLIC_TRIMMED + cyclic_rule_rows<T, A, TRIMMED>(blocks, per_block * T, smem);
+    return cyclic_rule_rows<T, A, cyclic_full_rows(T, A)>(blocks, per_block * T, smem);
+}
+
+/* Launch instance (T, A, R) as `kind` (CYCLIC_LOOP, _UNROLLED or _CAPPED; a kind this instance
+ * does not compile was refused by cyclic_variant_exists: the loop then). */
+template <int T, int A, int R> static int cyclic_launch_one(int kind, int per_block, int n, size_t batch, size_t chunk,
                                                             const float *d_in, float *d_out, int *d_info,
                                                             cudaStream_t stream)
 {
     const size_t smem = (size_t)per_block * cyclic_buf_floats(T, A) * sizeof(float),
                  blocks = (batch + per_block - 1) / per_block;
-    bool capped = false; /* the register cap (cyclic_reg_cap) where the batch is many waves of blocks */
-    if constexpr (cyclic_reg_cap(T, A) > 0)
-        capped = cyclic_many_waves<potrf_cyclic_kernel_capped<T, A, R>>(blocks, per_block * T, smem);
-    bool unrolled = false; /* the steps written out where they cost no block a place on an SM */
-    if constexpr (cyclic_unrolled(T, R))
-        unrolled = !capped && cyclic_room_for<potrf_cyclic_kernel_unrolled<T, A, R>, potrf_cyclic_kernel<T, A, R>>(
-                                  blocks, per_block * T, smem);
     launch_split(blocks, stream, [&](unsigned k, size_t first_block) {
         if constexpr (cyclic_unrolled(T, R))
-            if (unrolled) {
+            if (kind == CYCLIC_UNROLLED) {
                 potrf_cyclic_kernel_unrolled<T, A, R><<<k, per_block * T, smem, stream>>>(
                     d_in, d_out, n, batch, chunk, first_block * per_block, per_block, d_info);
                 return;
             }
         if constexpr (cyclic_reg_cap(T, A) > 0)
-            if (capped) {
+            if (kind == CYCLIC_CAPPED) {
                 potrf_cyclic_kernel_capped<T, A, R><<<k, per_block * T, smem, stream>>>(
                     d_in, d_out, n, batch, chunk, first_block * per_block, per_block, d_info);
                 return;
@@ -81,37 +110,35 @@ static int cyclic_not_compiled(int threads, int slots)
     return -1;
 }
 
-/* Launch instance (T, A) if it is the one asked for and this part compiles it. A wide grid (4 x 8,
- * 8 x 16) whose rows end at n or past it with one row slot less takes that instance where the
- * batch is many waves of blocks: the last row slot holds only padding then, and every step updates
- * it. H100, same run, 1 GiB of row-major matrices, 4 x 8 grid (rowmajor auto): n = 49, 50, 52
- * 1.10x, 1.11x, 1.13x faster (n = 50 0.893 -> 0.806 ms, 80 -> 89 % of the copy roofline; n = 52
- * 0.836 -> 0.740, 86 -> 97 %), n = 33 and 41 1.04x and 1.03x. For 1024 matrices (one wave, a
- * matrix's chain of steps is the time) the trimmed code was 2-3 % slower at n = 49..52 (4 x 8) and
- * 2.5-2.8 % faster at n = 81 and 88 (8 x 16): too little either way, so they keep the full one. */
-template <int PART, int T, int A> static void cyclic_try(int threads, int slots, int per_block, int n, size_t batch,
-                                                         size_t chunk, const float *d_in, float *d_out, int *d_info,
-                                                         cudaStream_t stream, int *rc)
+/* Instance (T, A), if it is the one asked for and this part compiles it: with batch = 0 only the
+ * variant its rules pick (into *rc); else launched as `variant` (0: its rules' choice). */
+template <int PART, int T, int A> static void cyclic_try(int threads, int slots, int variant, int per_block, int n,
+                                                         size_t batch, size_t chunk, const float *d_in, float *d_out,
+                                                         int *d_info, cudaStream_t stream, int *rc)
 {
     if constexpr (cyclic_part_of(T, A) == PART)
         if (threads == T && slots == A) {
+            if (variant == 0 || !d_in) variant = cyclic_rule<T, A>(per_block, n, batch);
+            if (!d_in) {
+                *rc = variant;
+                return;
+            }
             constexpr int TRIMMED = cyclic_trimmed_rows(T, A);
-            const size_t smem = (size_t)per_block * cyclic_buf_floats(T, A) * sizeof(float),
-                         blocks = (batch + per_block - 1) / per_block;
+            const int kind = variant & ~CYCLIC_TRIMMED;
             if constexpr (TRIMMED > 0)
-                if (n <= cyclic_grid_rows(T) * TRIMMED &&
-                    cyclic_many_waves<potrf_cyclic_kernel<T, A, TRIMMED>>(blocks, per_block * T, smem)) {
-                    *rc = cyclic_launch_one<T, A, TRIMMED>(per_block, n, batch, chunk, d_in, d_out, d_info, stream);
+                if (variant & CYCLIC_TRIMMED) {
+                    *rc =
+                        cyclic_launch_one<T, A, TRIMMED>(kind, per_block, n, batch, chunk, d_in, d_out, d_info, stream);
                     return;
                 }
-            *rc = cyclic_launch_one<T, A, cyclic_full_rows(T, A)>(per_block, n, batch, chunk, d_in, d_out, d_info,
+            *rc = cyclic_launch_one<T, A, cyclic_full_rows(T, A)>(kind, per_block, n, batch, chunk, d_in, d_out, d_info,
                                                                   stream);
         }
 }
 
 /* Part file K: potrf_cyclic_partK launches the instances of entries K, K + CYCLIC_PARTS, ... */
 #define CYCLIC_TRY_ENTRY_(T, A) \
-    cyclic_try<PART, T, A>(threads, slots, per_block, n, batch, chunk, d_in, d_out, d_info, stream, &rc);
+    cyclic_try<PART, T, A>(threads, slots, variant, per_block, n, batch, chunk, d_in, d_out, d_info, stream, &rc);
 template <int PART> static int cyclic_part_launch(CYCLIC_PART_ARGS)
 {
     int rc = -2;
@@ -121,7 +148,8 @@ template <int PART> static int cyclic_part_launch(CYCLIC_PART_ARGS)
 #define CYCLIC_PART(K)                                                                                         \
     extern "C" int potrf_cyclic_part##K(CYCLIC_PART_ARGS)                                                      \
     {                                                                                                          \
-        return cyclic_part_launch<K>(threads, slots, per_block, n, batch, chunk, d_in, d_out, d_info, stream); \
+        return cyclic_part_launch<K>(threads, slots, variant, per_block, n, batch, chunk, d_in, d_out, d_info, \
+                                     stream);                                                                  \
     }
 
 #endif

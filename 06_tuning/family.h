@@ -32,6 +32,7 @@ extern "C" {
  *   ROWS_CONFIG(32, 2, 1)          the rows kernel: threads per matrix, matrices per block, loop (1) or
  *                                  every step written out (0; n <= ROWS_FULL_N), kept in .unroll
  *   CYCLIC_CONFIG(64, 1)           the cyclic kernel: threads per matrix (GR x GC), matrices per block
+ *   CYCLIC_VARIANT(32, 1, 2)       the same in one variant (cyclic_kernel.h: CYCLIC_LOOP ..; 0 its rules' choice)
  *   THREAD_ORDER_CONFIG(LOOK_TOP, 8, 32, 1)   the thread kernel in any order: order, NB, per block, unroll
  *   GRID_CONFIG(1)                 the batched whole-GPU path (matrices per block: 1)
  *   STAGED_CONFIG(64)              the staged kernel: matrices (= threads) per block */
@@ -43,6 +44,11 @@ extern "C" {
 #define CYCLIC_CONFIG(threads_, per_block_)                                                            \
     {                                                                                                  \
         .kernel = BATCHED_CYCLIC, .order = LOOK_LEFT, .per_block = (per_block_), .threads = (threads_) \
+    }
+#define CYCLIC_VARIANT(threads_, per_block_, variant_)                                                 \
+    {                                                                                                  \
+        .kernel = BATCHED_CYCLIC, .order = LOOK_LEFT, .per_block = (per_block_), .unroll = (variant_), \
+        .threads = (threads_)                                                                          \
     }
 #define THREAD_ORDER_CONFIG(order_, nb_, per_block_, unroll_)                                                    \
     {                                                                                                            \
@@ -61,7 +67,7 @@ extern "C" {
  * most GRID_WORK_CAP bytes, so a larger batch goes in groups of grid_group_size matrices, each a
  * full batch to the GPU (a group of n = 200 is 2000 matrices); the schedule and the arithmetic of
  * a group (the defaults of grid_cholesky.h, or GRID_MODE / GRID_MATH from the environment, to
- * compare them by hand). */
+ * compare them by hand; fp32 where there is no GPU to ask for its tensor cores). */
 #define GRID_WORK_CAP ((size_t)512 << 20)
 size_t grid_group_size(int n, size_t batch);
 void grid_choose(int n, size_t group, grid_mode *mode, grid_math *math);

@@ -23,7 +23,10 @@ void grid_choose(int n, size_t group, grid_mode *mode, grid_math *math)
     /* GRID_MATH=fp32|tf32x3: the updates' arithmetic by hand (default: grid_default_math). */
     const char *math_forced = getenv("GRID_MATH");
     const int math_by_hand = math_forced && *math_forced ? grid_math_parse(math_forced) : -1;
-    *math = math_by_hand >= 0 ? (grid_math)math_by_hand : grid_default_math(n, group);
+    int gpus = 0; /* no GPU to ask whether it has tensor cores (a plan made to be explained): fp32 */
+    const int asked = cudaGetDeviceCount(&gpus) == cudaSuccess && gpus > 0;
+    if (!asked) (void)cudaGetLastError();
+    *math = math_by_hand >= 0 ? (grid_math)math_by_hand : asked ? grid_default_math(n, group) : GRID_FP32;
 }
 
 /* As a registered kernel, for the tests, benchmarks and drivers that name it: the padded copy (n not

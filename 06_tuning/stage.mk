@@ -16,9 +16,9 @@ $(S6)/test_plan: $(S6)/test_plan.o $(PLAN_OBJS) $(COMMON_LIB)
 $(S6)/tune: $(S6)/tune.o $(FAMILY_OBJS) $(COMMON_LIB)
 	$(LINK)
 $(S6)/bench_tuned: LDLIBS += $(DX_LDLIBS)
-$(S6)/bench_tuned: $(S6)/bench_tuned.o $(BUILD)/05_chunked/layout_convert.o $(FAMILY_OBJS) $(COMMON_LIB)
+$(S6)/bench_tuned: $(S6)/bench_tuned.o $(PLAN_OBJS) $(COMMON_LIB)
 	$(LINK)
-$(S6)/cholesky_tuned: $(S6)/cholesky_tuned.o $(PLAN_OBJS) $(BUILD)/04_interleaved/batched_driver.o $(BUILD)/04_interleaved/sliced_run.o $(FAMILY_OBJS) $(COMMON_LIB)
+$(S6)/cholesky_tuned: $(S6)/cholesky_tuned.o $(PLAN_OBJS) $(BUILD)/04_interleaved/batched_driver.o $(COMMON_LIB)
 	$(LINK)
 
 ALL_BINS += $(S6)/test_tuning $(S6)/test_plan $(S6)/tune $(S6)/bench_tuned $(S6)/cholesky_tuned

@@ -19,6 +19,9 @@ tuned driver: rows, threads not compiled for n | 2 | compiled in for n = 100 | $
 tuned driver: staged kernel past its n | 2 | the staged kernel takes 1 <= n <= 24 | $bin --n 30 --batch 4 --kernel staged
 tuned driver: staged kernel on a chunked layout | 2 | bad value for --chunk: '4' (the staged kernel reads row-major | $bin --n 7 --batch 4 --kernel staged --chunk 4
 tuned driver: unreadable table | 2 | tuned table | env TUNED_TABLE=$tmp/none.tsv $bin --n 20 --batch 4
+tuned driver: --explain says what auto takes | 0 | n = 37, 1000 row-major matrices: .* tuned for n = 37 | $bin --n 37 --batch 1000 --explain
+tuned driver: --explain of a converting kernel by hand | 0 | converted to chunked (chunk 32) and back in the workspace | $bin --n 50 --batch 2001 --kernel cyclic --threads 16 --per-block 2 --chunk 32 --explain
+tuned driver: a cyclic variant not compiled refused | 2 | variant (unroll) 2 is not compiled for n = 100 | $bin --n 100 --batch 4 --kernel cyclic --threads 64 --unroll 2
 EOF
 argument_tests() {
     group "driver"
@@ -54,6 +57,13 @@ gpu_tests() { # on a GPU
         $bin --n 200 --batch 500
     expect "tuned driver: a converting layout uses the tiled converter" 0 "checked 64 matrices against the float64 reference: ok" \
         $bin --n 50 --batch 2001 --kernel cyclic --threads 16 --per-block 2 --chunk 32 --check 64
+    expect "tuned driver: two workers on one GPU, auto in slices, a plan each" 0 "checked 64 matrices against the float64 reference: ok" \
+        $bin --n 50 --batch 40001 --check 64 --gpus 0,0 --max-gpu-memory 64M
+    expect "tuned driver: a cyclic variant by hand (steps written out, a row slot less)" 0 "checked 64 matrices against the float64 reference: ok" \
+        $bin --n 50 --batch 5001 --kernel cyclic --threads 32 --unroll 6 --check 64
+    expect "tuned driver: the plan says the cyclic variant the rules took" 0 "plan: .*cyclic T=64 x1 \(loop\|unrolled\|capped\)" \
+        $bin --n 100 --batch 3001 --kernel cyclic --threads 64 --check 8
+    expect "tuned driver: --explain of the whole-GPU path" 0 "whole GPU: .* schedule" $bin --n 1024 --batch 60 --explain
     expect "tuned driver: staged kernel by hand, in slices (starts not 16-byte aligned)" 0 "checked 64 matrices against the float64 reference: ok" \
         $bin --n 7 --batch 300001 --kernel staged --per-block 128 --check 64 --max-gpu-memory 16M
 }

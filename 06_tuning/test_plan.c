@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cholesky_plan.h"
+#include "cyclic_kernel.h"
 #include "cuda_check.h"
 #include "family.h"
 #include "gpu_batch.h"
@@ -58,6 +59,13 @@ static const plan_case cases[] = {
     {20, 1000, 32, STAGED_CONFIG(64), 0},       /* chunked data, a row-major-only kernel */
     {50, 999, 1000, ROWS_CONFIG(32, 2, 1), 0},  /* interleaved data, run as they are */
     {100, 300, 1, CYCLIC_CONFIG(64, 1), 0},
+    /* The cyclic kernel's variants, given (the plan takes the rules' choice when they are not). */
+    {50, 1000, 1, CYCLIC_VARIANT(32, 1, CYCLIC_LOOP), 0},
+    {50, 1000, 1, CYCLIC_VARIANT(32, 2, CYCLIC_UNROLLED), 0},
+    {50, 1000, 1, CYCLIC_VARIANT(32, 1, CYCLIC_LOOP + CYCLIC_TRIMMED), 0},
+    {72, 1000, 1, CYCLIC_VARIANT(64, 1, CYCLIC_CAPPED), 0},
+    {90, 999, 1, CYCLIC_VARIANT(128, 1, CYCLIC_UNROLLED), 0},
+    {85, 999, 1, CYCLIC_VARIANT(128, 1, CYCLIC_LOOP + CYCLIC_TRIMMED), 0},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 
@@ -264,6 +272,10 @@ static const struct {
     {65537, 1, AUTO, "n = 65537"},
     {20, 0, AUTO, "empty batch"},
     {200, 10, ROWS_CONFIG(32, 2, 1), "rows kernel takes n <="},
+    {50, 10, CYCLIC_VARIANT(16, 2, CYCLIC_LOOP + CYCLIC_TRIMMED), "not compiled"}, /* a 4 x 4 grid trims nothing */
+    {56, 10, CYCLIC_VARIANT(32, 1, CYCLIC_LOOP + CYCLIC_TRIMMED), "not compiled"}, /* n needs the last row slot */
+    {100, 10, CYCLIC_VARIANT(64, 1, CYCLIC_UNROLLED), "not compiled"},             /* A = 13: no unrolled code */
+    {50, 10, CYCLIC_VARIANT(32, 1, 9), "not compiled"},
 };
 #define NREFUSALS ((int)(sizeof refusals / sizeof *refusals))
 
@@ -336,7 +348,7 @@ int main(void)
     static const int graph_ns[] = {64, 300, 1000};
     static const size_t graph_batches[] = {1000, 3, 2};
     harness_plan(&h, DECISIONS, harness_count(&h, decision_tests));
-    harness_plan(&h, GROUP, 2 * NCASES + 2 * family_count + 3 + 1);
+    harness_plan(&h, GROUP, 2 * NCASES + 2 * family_count + 3 + 1 + 1);
     harness_group(&h, DECISIONS);
     decision_tests(&h);
     harness_group(&h, GROUP);
@@ -376,6 +388,19 @@ int main(void)
         harness_start(&h, "%s", name);
         detail[0] = '\0';
         harness_check(&h, run_graph(graph_ns[k], graph_batches[k], detail, sizeof detail), name, "%s", detail);
+    }
+    /* The rules' variant of the cyclic kernel is a decision of the plan: made once, shown, launched as is. */
+    {
+        const batched_config cyc = CYCLIC_CONFIG(64, 1);
+        const cholesky_options o = {1, &cyc, 0};
+        cholesky_plan *plan = NULL;
+        char err[256] = "";
+        const int rc = cholesky_plan_create(&plan, 100, 300, &o, err, sizeof err);
+        const batched_config *got = rc == 0 ? cholesky_plan_config(plan, NULL) : NULL;
+        const char *why = rc == 0 ? cholesky_plan_explain(plan) : err;
+        harness_check(&h, got && got->unroll > 0 && strstr(why, cyclic_variant_name(got->unroll)),
+                      "the plan takes the cyclic kernel's variant at plan time", "%s", why);
+        cholesky_plan_destroy(plan);
     }
     harness_start(&h, "two threads, two plans, two streams");
     harness_check(&h, run_threads(detail, sizeof detail), "two threads, two plans, two streams", "%s", detail);

@@ -65,10 +65,16 @@ static unsigned grid_for(size_t total)
     return (unsigned)(blocks < 65536 * 4 ? (blocks ? blocks : 1) : 65536 * 4);
 }
 
+extern "C" void gen_batch_device_on(const gen_params *p, int n, size_t first, size_t count, size_t chunk, float *d_out,
+                                    cudaStream_t stream)
+{
+    gen_kernel<<<grid_for(count * n * n), 256, 0, stream>>>(*p, n, first, count, chunk, d_out);
+    KERNEL_CHECK_ON(stream);
+}
+
 extern "C" void gen_batch_device(const gen_params *p, int n, size_t first, size_t count, size_t chunk, float *d_out)
 {
-    gen_kernel<<<grid_for(count * n * n), 256>>>(*p, n, first, count, chunk, d_out);
-    KERNEL_CHECK();
+    gen_batch_device_on(p, n, first, count, chunk, d_out, cudaStreamLegacy);
 }
 
 extern "C" void rowmajor_to_chunked_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,

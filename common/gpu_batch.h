@@ -13,8 +13,10 @@ extern "C" {
 #endif
 
 /* Matrices first .. first+count-1 of the seeded batch, written into d_out (count*n*n floats) in
- * the chunked layout with the given chunk. Asynchronous on the default stream. */
+ * the chunked layout with the given chunk. Asynchronous on the default stream (_on: on `stream`). */
 void gen_batch_device(const gen_params *p, int n, size_t first, size_t count, size_t chunk, float *d_out);
+void gen_batch_device_on(const gen_params *p, int n, size_t first, size_t count, size_t chunk, float *d_out,
+                         cudaStream_t stream);
 
 /* A conversion of `batch` matrices between row-major and the chunked layout, on `stream`
  * (cudaStreamLegacy: the default stream); in and out must not overlap; asynchronous. */

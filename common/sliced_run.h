@@ -1,13 +1,14 @@
-/* sliced_run.h - the driver's engine: factor a batch of any size in slices that fit a GPU memory
- * budget, overlapping the copies of one slice with the factorization of another.
+/* sliced_run.h - the drivers' engine (stage 04's and stage 06's): factor a batch of any size in
+ * slices that fit a GPU memory budget, overlapping the copies of one slice with the factorization
+ * of another. What factors a slice is the driver's (sliced_factorizer): this engine knows no kernel.
  *
- *   slice s:  copy in (H2D) --> convert row-major -> layout, potrf_batched, convert back --> copy out (D2H)
+ *   slice s:  copy in (H2D) --> convert row-major -> layout, factor, convert back --> copy out (D2H)
  *             (chunk = 1 is row-major itself: no conversion, no second buffer)
- *             [copy stream]     [compute: the default stream]                                 [copy stream]
+ *             [copy stream]     [compute stream]                                    [copy stream]
  *
  * Two sets of device buffers take turns: while slice s is factored in set s % 2, slice s + 1 is
  * copied into the other set and slice s - 1's factors and infos are copied out. Events order the
- * three streams (the copy streams are non-blocking, so they run beside the default stream). The
+ * three streams of a worker (all non-blocking, so that nothing waits on the default stream). The
  * host buffer is pinned (cudaHostRegister) so that the copies are asynchronous; if pinning fails
  * the run is still correct, only not overlapped. Host data go in eight slices or more (64 MiB at
  * least each), so that copies and kernels overlap even when the batch fits; a small batch is one.
@@ -20,12 +21,26 @@
 #define SLICED_RUN_H
 
 #include <stddef.h>
-#include "batched_cholesky.h"
+#include <cuda_runtime_api.h>
 #include "gpu_batch.h" /* layout_converter */
 #include "generator.h"
 
+/* What factors a slice: `count` matrices of order n in the job's layout (chunk), from d_in into
+ * d_out (here always the same buffer: in place), their infos, on `stream` (the worker's compute
+ * stream: return without waiting for the GPU), with the worker's workspace. `first` is the slice's
+ * first matrix in the batch; worker is 0 .. workers-1 (each worker is one host thread, so a driver may
+ * keep state per worker). 0, or -1 with a message on stderr. */
 typedef struct {
-    const batched_config *cfg;
+    int (*factor)(void *self, int worker, size_t first, size_t count, size_t chunk, const float *d_in, float *d_out,
+                  int *d_info, void *d_work, cudaStream_t stream);
+    /* Device bytes a worker needs beside its buffers to factor slices of up to `slice` matrices
+     * (NULL: none). Not decreasing in slice. */
+    size_t (*workspace_bytes)(void *self, size_t slice);
+    void *self;
+} sliced_factorizer;
+
+typedef struct {
+    sliced_factorizer factorizer;
     int n;
     size_t batch;
     size_t chunk;          /* 0: each slice in the simple interleaved layout */

@@ -118,7 +118,7 @@ static void probe_link(const sliced_job *job, size_t slice, buffer_set *set, sli
 
 /* One worker: the slices w, w + W, w + 2W, ... of the batch on its GPU, with its own streams and
  * its two buffer sets; copies of one slice overlap the factorization of the other. */
-static int run_worker(const sliced_job *job, int w, int workers, size_t slice, int sets, buffer_set *set,
+static int run_worker(const sliced_job *job, int w, int workers, size_t slice, int sets, buffer_set *set, void *d_work,
                       sliced_worker_report *r)
 {
     const int n = job->n, staging = job->host != NULL, in_place = staging && job->chunk == 1;
@@ -126,9 +126,11 @@ static int run_worker(const sliced_job *job, int w, int workers, size_t slice, i
     layout_converter to_layout = job->to_layout ? job->to_layout : rowmajor_to_chunked_device;
     layout_converter from_layout = job->from_layout ? job->from_layout : chunked_to_rowmajor_device;
     CUDA_CHECK(cudaSetDevice(r->device));
-    cudaStream_t in, out, compute = 0; /* compute: the device's legacy default stream, which the launchers use */
+    const sliced_factorizer *f = &job->factorizer;
+    cudaStream_t in, out, compute;
     CUDA_CHECK(cudaStreamCreateWithFlags(&in, cudaStreamNonBlocking));
     CUDA_CHECK(cudaStreamCreateWithFlags(&out, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking));
     const size_t mine = slices > (size_t)w ? (slices - w + workers - 1) / workers : 0;
     slice_events *ev = host_alloc_array(mine + 1, sizeof *ev, "slice events");
     int status = 0;
@@ -151,10 +153,11 @@ static int run_worker(const sliced_job *job, int w, int workers, size_t slice, i
 
         CUDA_CHECK(cudaStreamWaitEvent(compute, e->in1, 0));
         CUDA_CHECK(cudaEventRecord(e->c0, compute));
-        if (job->gen) gen_batch_device(job->gen, n, first, count, lay_chunk, b->d_lay);
-        else if (!in_place) to_layout(n, count, lay_chunk, b->d_rm, b->d_lay, cudaStreamLegacy);
-        if (potrf_batched(job->cfg, n, count, lay_chunk, b->d_lay, b->d_info) != 0) status = -1;
-        if (staging && !in_place) from_layout(n, count, lay_chunk, b->d_lay, b->d_rm, cudaStreamLegacy);
+        if (job->gen) gen_batch_device_on(job->gen, n, first, count, lay_chunk, b->d_lay, compute);
+        else if (!in_place) to_layout(n, count, lay_chunk, b->d_rm, b->d_lay, compute);
+        if (f->factor(f->self, w, first, count, lay_chunk, b->d_lay, b->d_lay, b->d_info, d_work, compute) != 0)
+            status = -1;
+        if (staging && !in_place) from_layout(n, count, lay_chunk, b->d_lay, b->d_rm, compute);
         CUDA_CHECK(cudaEventRecord(e->c1, compute));
 
         CUDA_CHECK(cudaStreamWaitEvent(out, e->c1, 0));
@@ -171,7 +174,7 @@ static int run_worker(const sliced_job *job, int w, int workers, size_t slice, i
         r->matrices += count;
     }
     CUDA_CHECK(cudaStreamSynchronize(out));
-    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaStreamSynchronize(compute));
     r->wall_ms = now_ms() - t0;
     for (size_t k = 0; k < r->slices; k++) {
         r->h2d_ms += between(ev[k].in0, ev[k].in1);
@@ -183,6 +186,7 @@ static int run_worker(const sliced_job *job, int w, int workers, size_t slice, i
     free(ev);
     CUDA_CHECK(cudaStreamDestroy(in));
     CUDA_CHECK(cudaStreamDestroy(out));
+    CUDA_CHECK(cudaStreamDestroy(compute));
     return status;
 }
 
@@ -214,24 +218,44 @@ int sliced_run(const sliced_job *job, sliced_report *rep)
         if (share < slice) slice = share;
         if (job->chunk && slice >= job->chunk) slice -= slice % job->chunk; /* whole chunks per slice */
     }
-    if (slice == 0) {
-        fprintf(stderr, "a GPU budget of %zu bytes cannot hold one slice: two matrices of order %d need %zu bytes\n",
-                job->gpu_budget, n, 2 * per);
+    /* The factorizer's workspace (one per worker: a worker factors one slice at a time) comes out
+     * of the same budget: fewer matrices a slice until both fit. */
+    const sliced_factorizer *f = &job->factorizer;
+    size_t (*workspace)(void *, size_t) = f->workspace_bytes;
+    while (slice > 1 && workspace && sets * slice * per + workspace(f->self, slice) > job->gpu_budget) {
+        sets = 2;
+        slice /= 2;
+        if (job->chunk && slice >= job->chunk) slice -= slice % job->chunk;
+    }
+    const size_t work_bytes = workspace ? workspace(f->self, slice) : 0;
+    if (slice == 0 || sets * slice * per + work_bytes > job->gpu_budget) {
+        fprintf(stderr,
+                "a GPU budget of %zu bytes cannot hold one slice: two matrices of order %d need %zu bytes, and the "
+                "kernel's workspace %zu more\n",
+                job->gpu_budget, n, 2 * per, work_bytes);
         return -1;
     }
     /* Another process may have taken memory since it was measured: halve the slice until every
      * worker's buffers fit. */
     buffer_set set[SLICED_MAX_WORKERS][2];
+    void *work[SLICED_MAX_WORKERS] = {0};
     for (;;) {
         int ok = 1, w = 0;
+        const size_t wb = workspace ? workspace(f->self, slice) : 0;
         for (; w < workers && ok; w++) {
             CUDA_CHECK(cudaSetDevice(rep->worker[w].device));
             ok = alloc_sets(set[w], sets, n, slice, staging, in_place);
+            if (ok && wb && !try_alloc(&work[w], wb)) {
+                free_sets(set[w], sets);
+                ok = 0;
+            }
         }
         if (ok) break;
         for (int v = 0; v < w - 1; v++) {
             CUDA_CHECK(cudaSetDevice(rep->worker[v].device));
             free_sets(set[v], sets);
+            if (work[v]) CUDA_CHECK(cudaFree(work[v]));
+            work[v] = NULL;
         }
         size_t smaller = slice / 2;
         if (smaller == 0) {
@@ -274,7 +298,7 @@ int sliced_run(const sliced_job *job, sliced_report *rep)
     double t0 = now_ms();
     _Pragma("omp parallel for num_threads(workers) schedule(static, 1) reduction(min : status)")
     for (int w = 0; w < workers; w++) {
-        const int rc = run_worker(job, w, workers, slice, sets, set[w], &rep->worker[w]);
+        const int rc = run_worker(job, w, workers, slice, sets, set[w], work[w], &rep->worker[w]);
         if (rc < status) status = rc;
     }
     rep->wall_ms = now_ms() - t0;
@@ -287,6 +311,7 @@ int sliced_run(const sliced_job *job, sliced_report *rep)
         rep->d2h_gbs += r->d2h_gbs;
         CUDA_CHECK(cudaSetDevice(r->device));
         free_sets(set[w], sets);
+        if (work[w]) CUDA_CHECK(cudaFree(work[w]));
     }
     CUDA_CHECK(cudaSetDevice(current));
     rep->bytes_in = job->gen ? 0 : bytes;
