@@ -51,8 +51,8 @@ template <int T, int A, int R> static int cyclic_rule_rows(size_t blocks, int bl
     if constexpr (cyclic_reg_cap(T, A) > 0)
         if (cyclic_many_waves<potrf_cyclic_kernel_capped<T, A, R>>(blocks, block_threads, smem)) return CYCLIC_CAPPED;
     if constexpr (cyclic_unrolled(T, R))
-        if (cyclic_room_for<potrf_cyclic_kernel_unrolled<T, A, R>, potrf_cyclic_kernel<T, A, R>>(blocks, block_threads,
-                                                                                                 smem))
+        if (cyclic_room_for<potrf_cyclic_kernel_unrolled<T, A, R, true>, potrf_cyclic_kernel<T, A, R>>(
+                blocks, block_threads, smem)) /* (the in-place instance: the more registers of the two) */
             return CYCLIC_UNROLLED;
     return CYCLIC_LOOP;
 }
@@ -88,8 +88,12 @@ template <int T, int A, int R> static int cyclic_launch_one(int kind, int per_bl
     launch_split(blocks, stream, [&](unsigned k, size_t first_block) {
         if constexpr (cyclic_unrolled(T, R))
             if (kind == CYCLIC_UNROLLED) {
-                potrf_cyclic_kernel_unrolled<T, A, R><<<k, per_block * T, smem, stream>>>(
-                    d_in, d_out, n, batch, chunk, first_block * per_block, per_block, d_info);
+                if (d_in == d_out)
+                    potrf_cyclic_kernel_unrolled<T, A, R, true><<<k, per_block * T, smem, stream>>>(
+                        d_in, d_out, n, batch, chunk, first_block * per_block, per_block, d_info);
+                else
+                    potrf_cyclic_kernel_unrolled<T, A, R, false><<<k, per_block * T, smem, stream>>>(
+                        d_in, d_out, n, batch, chunk, first_block * per_block, per_block, d_info);
                 return;
             }
         if constexpr (cyclic_reg_cap(T, A) > 0)
