@@ -184,10 +184,12 @@ int main(int argc, char **argv)
     int info;
     CUDA_CHECK(cudaMemcpy(L, c.d_A, bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(&info, c.d_info, sizeof info, cudaMemcpyDeviceToHost));
-    printf("n = %d, mode %s: info %d; %s updates; %.4f ms (cusolverDnSpotrf %.4f ms, x cuSOLVER %.2f), %.1f GFLOP/s\n",
+    const int warpgroup = o.mode != MODE_BLOCK && o.math == GRID_TF32X3 && grid_wgmma_available();
+    printf("n = %d, mode %s: info %d; %s updates%s; %.4f ms (cusolverDnSpotrf %.4f ms, x cuSOLVER %.2f), %.1f "
+           "GFLOP/s\n",
            n, o.mode == MODE_BLOCK ? "block" : grid_mode_name((grid_mode)o.mode), info,
-           o.mode == MODE_BLOCK ? "fp32" : grid_math_name((grid_math)o.math), t.median_ms, tc.median_ms,
-           tc.median_ms / t.median_ms, potrf_flops(n) / (t.median_ms * 1e6));
+           o.mode == MODE_BLOCK ? "fp32" : grid_math_name((grid_math)o.math), warpgroup ? " (warpgroup MMA)" : "",
+           t.median_ms, tc.median_ms, tc.median_ms / t.median_ms, potrf_flops(n) / (t.median_ms * 1e6));
     int ok;
     if (n <= 2048) {
         factor_check r;

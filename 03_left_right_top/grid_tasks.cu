@@ -19,10 +19,13 @@
  * the GPU as one large matrix does. The kernels differ from the one-matrix ones by one line.
  * Alone: make build/03_left_right_top/cholesky_one && build/03_left_right_top/cholesky_one --n 4096 --mode lookahead --math fp32 */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cuda_check.h"
 #include "grid_tasks.h"
 #include "launch_split.cuh"
 #include "grid_tf32x3.cuh"
+#include "grid_wgmma.cuh"
 
 /* The tile (ti, tj) of the N x N matrix A (row stride ld), as a pointer to its first element. */
 __device__ __forceinline__ float *tile_at(float *A, size_t ld, int T, int ti, int tj)
@@ -590,10 +593,38 @@ static void allow_shared(update_kernel kernel, size_t bytes)
         CUDA_CHECK(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
 }
 
+/* The warpgroup update (grid_wgmma.cuh) where it was built (a Hopper build: GRID_WGMMA_BUILT), the
+ * GPU is a Hopper (compute capability 9.0) and GRID_WGMMA=1 is in the environment: it is correct
+ * but not yet faster than mma.sync (LIMITS.md), so it is asked for by hand. Asked once per device. */
+extern "C" int grid_wgmma_available(void)
+{
+#ifdef GRID_WGMMA_BUILT
+    static int cache[64]; /* by device: 0 not asked, 1 yes, 2 no */
+    int device;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (device < 64 && cache[device]) return cache[device] == 1;
+    int major, minor;
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+    const char *env = getenv("GRID_WGMMA");
+    const int yes = major == 9 && minor == 0 && env && !strcmp(env, "1");
+    if (device < 64) cache[device] = yes ? 1 : 2;
+    return yes;
+#else
+    return 0;
+#endif
+}
+
 /* The update kernel for blocks of BM x BM in the plan's math, and the shared memory it asks for. */
 template <int BM, int KT> static update_kernel update_kernel_for(const grid_plan *p, size_t *shared)
 {
     if (p->math == GRID_TF32X3) {
+        if constexpr (BM == 128)
+            if (grid_wgmma_available()) {
+                *shared = wg_shared_bytes();
+                allow_shared(update_wgmma_kernel<BM, KT>, *shared);
+                return update_wgmma_kernel<BM, KT>;
+            }
         *shared = tc_shared_bytes<BM>();
         allow_shared(update_tf32x3_kernel<BM, KT>, *shared);
         return update_tf32x3_kernel<BM, KT>;

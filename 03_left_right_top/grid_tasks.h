@@ -73,6 +73,9 @@ void launch_update_pair_tasks(const grid_plan *p, int k, int first, int last, cu
  * launch_update_tasks and launch_update_pair_tasks are this with 1 and 2 panels. */
 #define GRID_MAX_PANELS 8
 void launch_update_group_tasks(const grid_plan *p, int k, int panels, int first, int last, cudaStream_t s);
+/* 1 when the GRID_TF32X3 updates of 128 x 128 blocks run on Hopper's warpgroup MMA (grid_wgmma.cuh):
+ * a Hopper build (sm_90a), a GPU of compute capability 9.0, and GRID_WGMMA=1 in the environment. */
+int grid_wgmma_available(void);
 /* Panels in the quads' round that starts at tile column k, by the matrix's size (nt tiles a side):
  * - nt > GRID_QUADS_FROM_TILES (n > 8192): 4, or 8 with the tensor-core updates while at least
  *   GRID_EIGHT_PANELS_FROM tile columns remain (n >= 10240 there). Eight panels read and write
