@@ -15,6 +15,7 @@
 #include "cusolver_oracle.h"
 #include "generator.h"
 #include "grid_cholesky.h"
+#include "grid_tasks.h"
 #include "host_alloc.h"
 #include "report.h"
 #include "tiled_cholesky.h"
@@ -57,6 +58,42 @@ static int verified(int n, const float *A, const float *d_A, const grid_ctx *c, 
                worst, worst / (n * 1.1920929e-7));
     free(L);
     return ok ? TIMING_VERIFIED : TIMING_WRONG;
+}
+
+/* The bulk update alone, as the quads run it from n = 4096 on: the trailing triangle from column
+ * 256 minus the product of the panel of 4 tiles (K = 256), on the tensor cores (tf32x3), with
+ * mma.sync and, on a Hopper, with the warpgroup MMA (its panel split included). TFLOP/s in fp32
+ * terms: 2 K m (m + 1) / 2 flops for the m x m triangle. The matrix is updated again at every run
+ * (the values do not change the time). */
+typedef struct {
+    grid_plan plan;
+} update_ctx;
+
+static void run_update(void *p)
+{
+    update_ctx *u = p;
+    launch_update_group_tasks(&u->plan, 0, 4, 4, u->plan.nt, cudaStreamLegacy);
+}
+
+static void bench_update(int n, float *d_A, int *d_info)
+{
+    const int K = 4 * GRID_TILE, m = n - K;
+    update_ctx u = {{d_A, (size_t)n, n / GRID_TILE, d_info, 1, (size_t)n * n, GRID_TF32X3, NULL}};
+    grid_split split = {NULL, NULL, 0};
+    const double flops = 2.0 * K * m * (m + 1.0) / 2;
+    timing_stats t = time_gpu(run_update, NULL, &u, 2, 10);
+    printf("  update n=%d K=%d (tf32x3): mma.sync %.3f ms = %.1f TFLOP/s", n, K, t.median_ms,
+           flops / (t.median_ms * 1e9));
+    if (grid_wgmma_available()) {
+        CUDA_CHECK(cudaMalloc((void **)&split.panel, grid_split_bytes(n, 1)));
+        CUDA_CHECK(cudaEventCreateWithFlags(&split.free, cudaEventDisableTiming));
+        u.plan.split = &split;
+        t = time_gpu(run_update, NULL, &u, 2, 10);
+        printf("; warpgroup MMA %.3f ms = %.1f TFLOP/s", t.median_ms, flops / (t.median_ms * 1e9));
+        CUDA_CHECK(cudaEventDestroy(split.free));
+        CUDA_CHECK(cudaFree(split.panel));
+    }
+    printf("\n");
 }
 
 int main(int argc, char **argv)
@@ -106,6 +143,7 @@ int main(int argc, char **argv)
             t.verified = verified(n, A, d_A, &c, variant);
             report_row(&e, "03", variant, n, 1, t, tc.median_ms, 0);
         }
+        if (n >= 4096 && n % GRID_TILE == 0) bench_update(n, c.d_L, c.d_info);
         if (c.d_work) CUDA_CHECK(cudaFree(c.d_work));
         CUDA_CHECK(cudaFree(d_A));
         CUDA_CHECK(cudaFree(c.d_L));

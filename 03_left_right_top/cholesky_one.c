@@ -184,7 +184,7 @@ int main(int argc, char **argv)
     int info;
     CUDA_CHECK(cudaMemcpy(L, c.d_A, bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(&info, c.d_info, sizeof info, cudaMemcpyDeviceToHost));
-    const int warpgroup = o.mode != MODE_BLOCK && o.math == GRID_TF32X3 && grid_wgmma_available();
+    const int warpgroup = o.mode != MODE_BLOCK && grid_warpgroup_update((grid_math)o.math, o.n, 1);
     printf("n = %d, mode %s: info %d; %s updates%s; %.4f ms (cusolverDnSpotrf %.4f ms, x cuSOLVER %.2f), %.1f "
            "GFLOP/s\n",
            n, o.mode == MODE_BLOCK ? "block" : grid_mode_name((grid_mode)o.mode), info,

@@ -56,6 +56,11 @@ grid_math grid_default_math(int n, size_t batch)
     return batch * nt * nt >= 4096 ? GRID_TF32X3 : GRID_FP32;
 }
 
+/* Where the warpgroup update takes over (to be measured), and the most memory its workspace takes:
+ * 128 MiB for one 32768 x 32768 (4 KiB a row). */
+#define GRID_WGMMA_FROM_N 1024
+#define GRID_SPLIT_MAX_BYTES ((size_t)512 << 20)
+
 static size_t padded_order(int n) { return ((size_t)n + GRID_TILE - 1) / GRID_TILE * GRID_TILE; }
 
 size_t grid_workspace_bytes(int n) { return grid_batched_workspace_bytes(n, 1); }
@@ -72,8 +77,10 @@ size_t grid_batched_workspace_bytes(int n, size_t batch)
  * into d_out: the padded copy reads one and writes the other; without it the factor is made in
  * d_out, a copy of d_in first where they differ. */
 static void enqueue_all(grid_mode mode, grid_math math, int n, size_t batch, const float *d_in, float *d_out,
-                        float *d_work, int *d_info, cudaStream_t s, cudaStream_t side, cudaEvent_t events[2])
+                        float *d_work, int *d_info, grid_split *split, cudaStream_t s, cudaStream_t side,
+                        cudaEvent_t events[2])
 {
+    if (split) split->recorded = 0; /* its first user in this enqueue waits for nothing */
     const size_t N = padded_order(n), nn = (size_t)n * n;
     CUDA_CHECK(cudaMemsetAsync(d_info, 0, batch * sizeof(int), s));
     if (!d_work && d_in != d_out)
@@ -82,7 +89,7 @@ static void enqueue_all(grid_mode mode, grid_math math, int n, size_t batch, con
         const int count = (int)(batch - first < GRID_MAX_BATCH ? batch - first : GRID_MAX_BATCH);
         float *A = d_out + first * nn;
         grid_plan p = {
-            d_work ? d_work + first * N * N : A, N, (int)(N / GRID_TILE), d_info + first, count, N * N, math};
+            d_work ? d_work + first * N * N : A, N, (int)(N / GRID_TILE), d_info + first, count, N * N, math, split};
         if (d_work) launch_copy_in(d_in + first * nn, n, p.A, p.ld, (int)N, count, s);
         if (mode == GRID_LOOKAHEAD) enqueue_lookahead(&p, s, side, events);
         else if (mode == GRID_PAIRS) enqueue_lookahead_pairs(&p, s, side, events);
@@ -108,6 +115,10 @@ struct grid_context {
     const float *in;
     float *out, *work;
     int *info;
+    grid_split split;    /* the warpgroup update's workspace (panel NULL until a call needs it) */
+    size_t split_bytes;  /* its size */
+    grid_split *planned; /* what the cached graph was made with */
+    float *planned_panel;
 };
 
 static void context_open(grid_context *c, int device)
@@ -125,6 +136,7 @@ static void context_open(grid_context *c, int device)
     for (int k = 0; k < 2; k++) CUDA_CHECK(cudaEventCreateWithFlags(&c->events[k], cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreateWithFlags(&c->fork, cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreateWithFlags(&c->join, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&c->split.free, cudaEventDisableTiming));
     c->device = device + 1;
 }
 
@@ -149,8 +161,41 @@ void grid_context_destroy(grid_context *c)
     for (int k = 0; k < 2; k++) (void)cudaEventDestroy(c->events[k]);
     (void)cudaEventDestroy(c->fork);
     (void)cudaEventDestroy(c->join);
+    (void)cudaEventDestroy(c->split.free);
+    if (c->split.panel) (void)cudaFree(c->split.panel);
     (void)cudaGetLastError(); /* what those left, so that the next call does not report it */
     free(c);
+}
+
+/* The warpgroup update's workspace for this call, or NULL (the mma.sync updates): tf32x3 on a
+ * Hopper, matrices of at least GRID_WGMMA_FROM_N, and the workspace at most GRID_SPLIT_MAX_BYTES
+ * (beyond, a batch of them: the mma.sync updates, no new memory). It grows outside a capture only
+ * (cudaMalloc is not allowed in one); failing to get it is not an error: mma.sync then. */
+static size_t split_need(grid_math math, int n, size_t batch)
+{
+    if (math != GRID_TF32X3 || n < GRID_WGMMA_FROM_N || n > GRID_MAX_N || !grid_wgmma_available()) return 0;
+    const size_t need = grid_split_bytes((int)padded_order(n), batch < GRID_MAX_BATCH ? batch : GRID_MAX_BATCH);
+    return need <= GRID_SPLIT_MAX_BYTES ? need : 0;
+}
+
+int grid_warpgroup_update(grid_math math, int n, size_t batch) { return split_need(math, n, batch) > 0; }
+
+static grid_split *split_for(grid_context *c, grid_math math, int n, size_t batch, int capturing)
+{
+    const size_t need = split_need(math, n, batch);
+    if (!need) return NULL;
+    if (need > c->split_bytes && !capturing) {
+        if (c->split.panel) CUDA_CHECK(cudaFree(c->split.panel));
+        c->split.panel = NULL;
+        c->split_bytes = 0;
+        if (cudaMalloc((void **)&c->split.panel, need) != cudaSuccess) {
+            (void)cudaGetLastError();
+            c->split.panel = NULL;
+            return NULL;
+        }
+        c->split_bytes = need;
+    }
+    return need <= c->split_bytes ? &c->split : NULL;
 }
 
 /* Per host thread (the multi-GPU driver runs one per GPU), for the calls that name no context.
@@ -218,16 +263,18 @@ int potrf_grid_run(grid_context *ctx, grid_mode mode, grid_math math, int n, siz
 #ifdef DEBUG_SYNC
     mode = GRID_STREAM;
 #endif
+    grid_split *split = split_for(c, math, n, batch, capture != cudaStreamCaptureStatusNone);
     if (mode == GRID_STREAM || capture != cudaStreamCaptureStatusNone)
-        enqueue_all(mode, math, n, batch, d_in, d_out, d_work, d_info, c->s, c->side, c->events);
+        enqueue_all(mode, math, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
     else {
         if (!c->exec || c->mode != mode || c->math != math || c->n != n || c->batch != batch || c->in != d_in ||
-            c->out != d_out || c->work != d_work || c->info != d_info) {
+            c->out != d_out || c->work != d_work || c->info != d_info || c->planned != split ||
+            (split && c->split.panel != c->planned_panel)) {
             if (c->exec) CUDA_CHECK(cudaGraphExecDestroy(c->exec));
             c->exec = NULL;
             cudaGraph_t graph;
             CUDA_CHECK(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal));
-            enqueue_all(mode, math, n, batch, d_in, d_out, d_work, d_info, c->s, c->side, c->events);
+            enqueue_all(mode, math, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
             CUDA_CHECK(cudaStreamEndCapture(c->s, &graph));
             CUDA_CHECK(cudaGraphInstantiateWithFlags(&c->exec, graph, cudaGraphInstantiateFlagUseNodePriority));
             CUDA_CHECK(cudaGraphDestroy(graph));
@@ -239,6 +286,8 @@ int potrf_grid_run(grid_context *ctx, grid_mode mode, grid_math math, int n, siz
             c->out = d_out;
             c->work = d_work;
             c->info = d_info;
+            c->planned = split;
+            c->planned_panel = c->split.panel;
         }
         CUDA_CHECK(cudaGraphLaunch(c->exec, c->s));
     }

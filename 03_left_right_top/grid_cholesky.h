@@ -57,6 +57,13 @@ grid_math grid_default_math(int n, size_t batch);
 /* 1 when the GPU can run GRID_TF32X3 (TF32 tensor cores: compute capability 8.0 or newer). */
 int grid_tensor_cores(int device);
 
+/* 1 when a call with this math and shape runs its bulk updates on Hopper's warpgroup MMA
+ * (grid_wgmma.cuh): tf32x3 on compute capability 9.0 (a Hopper build; GRID_WGMMA=0 turns it off), n
+ * large enough, and the split panel's workspace (about 4 KiB a row, kept in the context, at most
+ * 512 MiB) to be had. A call inside the caller's stream capture cannot allocate it: the first
+ * such call of a context takes the mma.sync updates. */
+int grid_warpgroup_update(grid_math math, int n, size_t batch);
+
 /* Device workspace potrf_grid needs for n: 0 when n is a multiple of the tile (64; the matrix
  * is factored in place), else a padded copy, N x N floats with N = n rounded up. */
 size_t grid_workspace_bytes(int n);

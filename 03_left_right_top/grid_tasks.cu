@@ -593,9 +593,8 @@ static void allow_shared(update_kernel kernel, size_t bytes)
         CUDA_CHECK(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
 }
 
-/* The warpgroup update (grid_wgmma.cuh) where it was built (a Hopper build: GRID_WGMMA_BUILT), the
- * GPU is a Hopper (compute capability 9.0) and GRID_WGMMA=1 is in the environment: it is correct
- * but not yet faster than mma.sync (LIMITS.md), so it is asked for by hand. Asked once per device. */
+/* The warpgroup update (grid_wgmma.cuh) where it was built (a Hopper build: GRID_WGMMA_BUILT) and
+ * the GPU is a Hopper (compute capability 9.0), unless GRID_WGMMA=0. Asked once per device. */
 extern "C" int grid_wgmma_available(void)
 {
 #ifdef GRID_WGMMA_BUILT
@@ -607,7 +606,7 @@ extern "C" int grid_wgmma_available(void)
     CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
     const char *env = getenv("GRID_WGMMA");
-    const int yes = major == 9 && minor == 0 && env && !strcmp(env, "1");
+    const int yes = major == 9 && minor == 0 && !(env && !strcmp(env, "0"));
     if (device < 64) cache[device] = yes ? 1 : 2;
     return yes;
 #else
@@ -615,16 +614,46 @@ extern "C" int grid_wgmma_available(void)
 #endif
 }
 
+/* Row blocks of 128 rounded up to even (a B operand is two of them), by the panel's K of at most
+ * GRID_MAX_PANELS tiles, hi and lo. */
+extern "C" size_t grid_split_bytes(int N, size_t batch)
+{
+    const size_t rows = ((size_t)N + 255) / 256 * 256;
+    return batch * rows * GRID_MAX_PANELS * GRID_TILE * 2 * sizeof(float);
+}
+
+/* The trailing triangle from `origin` on, minus the panel's product (K = KT columns from kcol), on
+ * the warpgroup MMA: the split, then the update, after the split's previous user. */
+static void update_wgmma_launch(const grid_plan *p, int KT, int kcol, int origin, cudaStream_t s)
+{
+    const int N = (int)p->ld, rows = (N - origin + 127) / 128, blocks = (rows + 1) / 2 * 2, slices = KT / WG_BK;
+    const size_t split_stride = grid_split_bytes(N, 1) / sizeof(float);
+    uint32_t *split = reinterpret_cast<uint32_t *>(p->split->panel);
+    if (p->split->recorded) CUDA_CHECK(cudaStreamWaitEvent(s, p->split->free, 0));
+    split_panel_kernel<<<dim3(blocks * slices, p->batch), 256, 0, s>>>(p->A, p->ld, p->stride, N, kcol, origin, blocks,
+                                                                       slices, split, split_stride);
+    KERNEL_CHECK();
+    size_t count = 0; /* row block r has r / 2 + 1 blocks of 128 x 256 */
+    for (int r = 0; r < rows; r++) count += r / 2 + 1;
+    static int shared_allowed[64];
+    int device;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (device >= 64 || !shared_allowed[device]) {
+        CUDA_CHECK(cudaFuncSetAttribute((const void *)update_wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)wg_shared_bytes()));
+        if (device < 64) shared_allowed[device] = 1;
+    }
+    update_wgmma_kernel<<<dim3((unsigned)count, p->batch), WG_THREADS, wg_shared_bytes(), s>>>(
+        p->A, p->ld, p->stride, N, origin, rows, blocks, slices, split, split_stride);
+    KERNEL_CHECK();
+    CUDA_CHECK(cudaEventRecord(p->split->free, s));
+    p->split->recorded = 1;
+}
+
 /* The update kernel for blocks of BM x BM in the plan's math, and the shared memory it asks for. */
 template <int BM, int KT> static update_kernel update_kernel_for(const grid_plan *p, size_t *shared)
 {
     if (p->math == GRID_TF32X3) {
-        if constexpr (BM == 128)
-            if (grid_wgmma_available()) {
-                *shared = wg_shared_bytes();
-                allow_shared(update_wgmma_kernel<BM, KT>, *shared);
-                return update_wgmma_kernel<BM, KT>;
-            }
         *shared = tc_shared_bytes<BM>();
         allow_shared(update_tf32x3_kernel<BM, KT>, *shared);
         return update_tf32x3_kernel<BM, KT>;
@@ -644,6 +673,10 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
     const update_kernel kernel = update_kernel_for<128, KT>(p, &shared);
     if (last == p->nt && last > first + 1) { /* the trailing triangle */
         const int origin = first * T, blocks128 = (N - origin + 127) / 128;
+        if (p->math == GRID_TF32X3 && p->split && grid_wgmma_available()) {
+            update_wgmma_launch(p, KT, k * T, origin, s);
+            return;
+        }
         const size_t triangle128 = (size_t)blocks128 * (blocks128 + 1) / 2 * p->batch;
         update_kernel triangle = kernel;
         size_t triangle_shared = shared;

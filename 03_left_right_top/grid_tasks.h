@@ -37,16 +37,27 @@ extern "C" {
  * about 2 bits. POTRF and TRSM always run in fp32. */
 typedef enum { GRID_FP32 = 0, GRID_TF32X3 = 1, GRID_MATH_COUNT = 2 } grid_math;
 
+/* The workspace of the warpgroup update (grid_wgmma.cuh, Hopper): the panel of a bulk update split
+ * once into TF32 hi and lo tiles, grid_split_bytes(N, batch) bytes. Every launch that uses it waits
+ * for the one before (the event), whatever stream either ran on, so any schedule stays correct. */
+typedef struct {
+    float *panel;     /* device memory */
+    cudaEvent_t free; /* recorded after each update that read `panel` */
+    int recorded;     /* 0 until the first such update of an enqueue (set it to 0 before each) */
+} grid_split;
+size_t grid_split_bytes(int N, size_t batch);
+
 /* What one factorization works on: `batch` matrices of the same order, factored together (every
  * launch runs its tasks for every matrix: blockIdx.y is the matrix). */
 typedef struct {
-    float *A;       /* the first N x N row-major matrix the tasks factor (the caller's, or the padded copy) */
-    size_t ld;      /* its row stride: N */
-    int nt;         /* tiles a side: N / GRID_TILE */
-    int *info;      /* device, one per matrix: the first failing minor (set by POTRF tasks; must start at 0) */
-    int batch;      /* matrices: 1 .. GRID_MAX_BATCH */
-    size_t stride;  /* floats from one matrix to the next: N * N */
-    grid_math math; /* the updates' arithmetic */
+    float *A;          /* the first N x N row-major matrix the tasks factor (the caller's, or the padded copy) */
+    size_t ld;         /* its row stride: N */
+    int nt;            /* tiles a side: N / GRID_TILE */
+    int *info;         /* device, one per matrix: the first failing minor (set by POTRF tasks; must start at 0) */
+    int batch;         /* matrices: 1 .. GRID_MAX_BATCH */
+    size_t stride;     /* floats from one matrix to the next: N * N */
+    grid_math math;    /* the updates' arithmetic */
+    grid_split *split; /* GRID_TF32X3 on Hopper: the bulk update runs on the warpgroup MMA; NULL: mma.sync */
 } grid_plan;
 
 /* Step k's POTRF of the diagonal tile (k,k): one block of T threads per matrix. On a pivot <= 0
@@ -73,8 +84,9 @@ void launch_update_pair_tasks(const grid_plan *p, int k, int first, int last, cu
  * launch_update_tasks and launch_update_pair_tasks are this with 1 and 2 panels. */
 #define GRID_MAX_PANELS 8
 void launch_update_group_tasks(const grid_plan *p, int k, int panels, int first, int last, cudaStream_t s);
-/* 1 when the GRID_TF32X3 updates of 128 x 128 blocks run on Hopper's warpgroup MMA (grid_wgmma.cuh):
- * a Hopper build (sm_90a), a GPU of compute capability 9.0, and GRID_WGMMA=1 in the environment. */
+/* 1 when the GRID_TF32X3 bulk updates may run on Hopper's warpgroup MMA (grid_wgmma.cuh): a Hopper
+ * build (sm_90a), a GPU of compute capability 9.0, and not GRID_WGMMA=0 in the environment (the
+ * mma.sync kernels, for comparison). The plan must also carry a split workspace. */
 int grid_wgmma_available(void);
 /* Panels in the quads' round that starts at tile column k, by the matrix's size (nt tiles a side):
  * - nt > GRID_QUADS_FROM_TILES (n > 8192): 4, or 8 with the tensor-core updates while at least

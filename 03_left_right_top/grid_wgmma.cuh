@@ -1,70 +1,105 @@
-/* grid_wgmma.cuh - the UPDATE task on Hopper's warpgroup MMA (wgmma, sm_90a), 3xTF32 as in
- * grid_tf32x3.cuh: the same block of C -= L_ik L_jk^T, the same numbering, masking and epilogue.
+/* grid_wgmma.cuh - the bulk UPDATE on Hopper's warpgroup MMA (wgmma, sm_90a), 3xTF32 as in
+ * grid_tf32x3.cuh: the lower triangle of C -= L_i L_j^T over K = KT columns, fp32-accurate.
  *
  * Why: mma.sync (grid_tf32x3.cuh) is issued by each warp from registers, 16 x 8 x 8 at a time; the
  * operands go shared -> registers (ldmatrix) -> split -> tensor core, and the warp waits on each
  * product before it issues the next. On Hopper a WARPGROUP (4 warps, 128 threads) issues one
- * wgmma.mma_async of 64 x 128 x 8 that reads both operands straight from shared memory through a
+ * wgmma.mma_async of 64 x 256 x 8 that reads both operands straight from shared memory through a
  * 64-bit descriptor (address, stride, swizzle), and runs while the warps do other work; the warps
  * only wait (wgmma.wait_group) when they need the sums.
  *
- *   global --cp.async--> raw slice (fp32, 128 x 32 of each panel block)
- *          --split, each thread 8 x 16 bytes--> A_hi, A_lo, B_hi, B_lo (TF32, 128-byte swizzle)
- *          --wgmma x 12 (3 products x 4 k-steps of 8) per warpgroup--> 64 x 128 sums in registers
- *   the next slice's cp.async flies while the products run.
+ * Two kernels, on the bulk's stream one after the other:
+ *   split_panel_kernel    the panel (rows origin.., KT columns) once into TF32 hi and lo parts, in
+ *                         tiles of 128 rows x 16 columns (8 KiB) already in the 64-byte swizzle
+ *                         that wgmma reads: a tile goes to shared memory as one block of bytes;
+ *   update_wgmma_kernel   one block per 128 x 256 block of C: two warpgroups of 64 x 256; per slice
+ *                         of 16 columns, thread 0 asks the copy engine (cp.async.bulk, Hopper's
+ *                         TMA) for the six tiles (A hi/lo, B hi/lo of 256 rows: 48 KiB) and an
+ *                         mbarrier counts their bytes in; each warpgroup issues 6 products
+ *                         (3 terms x 2 k-steps of 8) on a stage while the next three slices fly in.
  *
- * The swizzle: a row of a tile is 32 TF32 = 128 bytes, eight 16-byte chunks; chunk c of row r is
- * stored at chunk c ^ (r % 8), so the 8 rows a k-step reads hit 8 different bank groups. The
- * descriptor says so (layout 1: 128-byte swizzle; 1024 bytes from one 8-row group to the next).
- * Status: right (the stage 03 suites pass with it in the path, the same accuracy to the digit) but
- * slower than mma.sync so far (H100: 16384 31.2 against 27.7 ms; LIMITS.md says why and what next),
- * so it runs only when asked for: GRID_WGMMA=1 on a GPU of compute capability 9.0.
+ *   global split --cp.async.bulk--> stage s % 4 --wgmma x 6--> 64 x 256 sums in registers
+ *        ^ full[s % 4]: bytes landed          empty[s % 4]: both warpgroups' products done ^
+ *   sums --> shared memory --cp.reduce.async.bulk .add--> C (the L2 adds them; the block ends)
+ *
+ * The swizzle: a row of a tile is 16 TF32 = 64 bytes, four 16-byte chunks; chunk c of row r is
+ * stored at chunk c ^ ((r / 2) % 4), so the 8 rows a k-step reads hit 8 different bank groups.
+ * The descriptor says so (layout 2: 64-byte swizzle; 512 bytes from one 8-row group to the next).
+ * What made it fast (H100, the update of n = 16384 by K = 256 alone, bench_grid; mma.sync 61
+ * TFLOP/s in fp32 terms): the split out of the block and two stages of 32 columns, 65 TFLOP/s;
+ * four stages of 16 columns, so that three slices fly while one is multiplied, 79; the blocks in
+ * bands (wg_block_of), so that the panel tiles of a wave stay in the L2, 100 (and one 32768 x 32768
+ * 167 -> 127 ms). The first version split each slice in the block (LIMITS.md): 270 KiB of shared
+ * traffic a slice made it slower than mma.sync.
  * Included by grid_tasks.cu only.
- * Alone: make build/03_left_right_top/cholesky_one && GRID_WGMMA=1 build/03_left_right_top/cholesky_one --n 8192 --math tf32x3 */
+ * Alone: make build/03_left_right_top/cholesky_one && build/03_left_right_top/cholesky_one --n 8192 --math tf32x3 */
 #include <stdint.h>
 
 /* wgmma exists on sm_90a only (the arch-specific target of the H100 and H200): built for anything
- * else the kernel is a trap, and grid_wgmma_available (grid_tasks.cu) never picks it there. */
+ * else the kernels are a trap, and grid_wgmma_available (grid_tasks.cu) never picks them there. */
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define WG_SUPPORTED 1
 #else
 #define WG_SUPPORTED 0
 #endif
 
-constexpr int WG_THREADS = 256;                /* two warpgroups: rows 0..63 and 64..127 of the block */
-constexpr int WG_BK = 32;                      /* K per slice: one 128-byte row per tile row */
-constexpr int WG_RAW_LD = WG_BK + 4;           /* the raw slice's row, padded */
-constexpr int WG_TILE_BYTES = 128 * WG_BK * 4; /* one operand tile: 16 KiB */
-/* Two sets of four operand tiles (1024-byte aligned, as the swizzle wants), two raw blocks, and the
- * slack to align: 165 KiB, one block per SM. */
-constexpr int WG_SET_BYTES = 4 * WG_TILE_BYTES;
-constexpr size_t wg_shared_bytes() { return 2 * WG_SET_BYTES + 2 * 128 * WG_RAW_LD * 4 + 1024; }
+constexpr int WG_THREADS = 256;                     /* two warpgroups: rows 0..63 and 64..127 of the block */
+constexpr int WG_BM = 128, WG_BN = 256, WG_BK = 16; /* the block of C; K per slice: one 64-byte row */
+constexpr int WG_ROW_BYTES = WG_BK * 4;
+constexpr int WG_TILE_FLOATS = 128 * WG_BK; /* one swizzled tile of 128 rows: 8 KiB */
+constexpr int WG_TILE_BYTES = WG_TILE_FLOATS * 4;
+/* A stage: A hi, A lo (128 rows each), B hi, B lo (256 rows each: two tiles back to back). */
+constexpr int WG_A_HI = 0, WG_A_LO = WG_TILE_BYTES, WG_B_HI = 2 * WG_TILE_BYTES, WG_B_LO = 4 * WG_TILE_BYTES;
+constexpr int WG_STAGE_BYTES = 6 * WG_TILE_BYTES; /* 48 KiB */
+constexpr int WG_STAGES = 4;
+/* The stages (1024-byte aligned, as the swizzle wants), 2 x 4 mbarriers, the slack to align:
+ * 193 KiB, one block per SM. */
+constexpr size_t wg_shared_bytes() { return (size_t)WG_STAGES * WG_STAGE_BYTES + 64 + 1024; }
 
-/* Byte offset of element (r, k) of a 128 x 32 TF32 tile in the 128-byte swizzle. */
-__device__ __forceinline__ uint32_t wg_swizzle(int r, int k)
+/* The block's sums on their way out, row by row (+8: a warp's float2 stores hit every bank once per
+ * half warp; 1056 bytes a row keep every row 16-byte aligned for the copy engine): 132 KiB. */
+constexpr int WG_SUMS_LD = WG_BN + 8;
+static_assert(WG_BM * WG_SUMS_LD * 4 <= WG_STAGES * WG_STAGE_BYTES, "the sums fit in the stages");
+
+/* Byte offset of element (r, k) of a 128 x WG_BK TF32 tile in the swizzle of its row length (64 or
+ * 128 bytes): the 16-byte chunk k / 4 of row r goes to chunk k / 4 ^ (bits 7.. of the row's address). */
+__host__ __device__ __forceinline__ uint32_t wg_swizzle(int r, int k)
 {
-    return (uint32_t)(r * 128 + (((k >> 2) ^ (r & 7)) << 4) + (k & 3) * 4);
+    constexpr int chunks = WG_ROW_BYTES / 16;
+    return (uint32_t)(r * WG_ROW_BYTES + (((k >> 2) ^ ((r * WG_ROW_BYTES >> 7) & (chunks - 1))) << 4) + (k & 3) * 4);
+}
+
+/* The split panel in global memory: tile (slice s, part 0 = hi / 1 = lo, row block rb) of a panel
+ * with `blocks` row blocks (even: a B operand takes two). Row blocks 2q and 2q+1 are adjacent. */
+__host__ __device__ __forceinline__ size_t wg_tile_index(int s, int part, int rb, int blocks)
+{
+    return ((size_t)s * 2 + part) * blocks + rb;
 }
 
 /* The shared-memory matrix descriptor of a K-major tile at shared address `addr`: start address,
- * leading byte offset (unused by a swizzled K-major operand: 1), stride byte offset (1024: eight
- * rows of 128 bytes), layout 1 = 128-byte swizzle (bits 62-63). */
+ * leading byte offset (unused by a swizzled K-major operand: 1), stride byte offset (eight rows:
+ * 512 bytes), layout (bits 62-63) 2 = 64-byte swizzle (1 = 128-byte, for rows of 32). */
 __device__ __forceinline__ uint64_t wg_descriptor(uint32_t addr)
 {
-    return (uint64_t)((addr & 0x3FFFF) >> 4) | (uint64_t)1 << 16 | (uint64_t)(1024 >> 4) << 32 | (uint64_t)1 << 62;
+    constexpr uint64_t layout = WG_ROW_BYTES == 128 ? 1 : 2; /* 128- or 64-byte swizzle */
+    return (uint64_t)((addr & 0x3FFFF) >> 4) | (uint64_t)1 << 16 | (uint64_t)(8 * WG_ROW_BYTES >> 4) << 32 |
+           layout << 62;
 }
 
-/* acc (64 x 128 of the warpgroup, 64 floats a thread) += A B^T for one k-step of 8. */
-__device__ __forceinline__ void wg_mma(float (&d)[64], uint64_t a, uint64_t b)
+/* acc (64 x 256 of the warpgroup, 128 floats a thread) += A B^T for one k-step of 8. */
+__device__ __forceinline__ void wg_mma(float (&d)[128], uint64_t a, uint64_t b)
 {
 #if WG_SUPPORTED
     asm volatile("{\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-                 "%64, %65, 1, 1, 1;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, "
+                 "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, "
+                 "%42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, "
+                 "%62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, "
+                 "%82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, "
+                 "%101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, "
+                 "%117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
+                 "%128, %129, 1, 1, 1;\n"
                  "}\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
                    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
@@ -74,7 +109,16 @@ __device__ __forceinline__ void wg_mma(float (&d)[64], uint64_t a, uint64_t b)
                    "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),
                    "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]),
                    "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]),
-                   "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                   "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]),
+                   "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+                   "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]),
+                   "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]),
+                   "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]),
+                   "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]),
+                   "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]),
+                   "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]),
+                   "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]),
+                   "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
                  : "l"(a), "l"(b));
 #else
     (void)d;
@@ -85,10 +129,10 @@ __device__ __forceinline__ void wg_mma(float (&d)[64], uint64_t a, uint64_t b)
 }
 
 /* Keeps the compiler from moving the accumulators across the asynchronous products. */
-__device__ __forceinline__ void wg_fence_operands(float (&d)[64])
+__device__ __forceinline__ void wg_fence_operands(float (&d)[128])
 {
 #pragma unroll
-    for (int e = 0; e < 64; e++) asm volatile("" : "+f"(d[e])::"memory");
+    for (int e = 0; e < 128; e++) asm volatile("" : "+f"(d[e])::"memory");
 }
 
 __device__ __forceinline__ void wg_arrive()
@@ -110,7 +154,88 @@ template <int PENDING> __device__ __forceinline__ void wg_wait()
     asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(PENDING) : "memory");
 #endif
 }
-/* Shared memory written by the threads (the generic proxy), next read by wgmma (the async proxy). */
+
+/* The mbarriers (shared-memory counters with a phase bit): `count` arrivals, plus the bytes that
+ * an arrival announced (expect_tx) and the copy engine counted in, complete a phase. */
+__device__ __forceinline__ void mbar_init(uint32_t bar, int count)
+{
+#if WG_SUPPORTED
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+#endif
+}
+__device__ __forceinline__ void mbar_init_fence()
+{
+#if WG_SUPPORTED
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar)
+{
+#if WG_SUPPORTED
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+#endif
+}
+__device__ __forceinline__ void mbar_arrive_expect(uint32_t bar, uint32_t bytes)
+{
+#if WG_SUPPORTED
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+#endif
+}
+/* Wait for the phase of parity `phase` to complete. */
+__device__ __forceinline__ void mbar_wait(uint32_t bar, int phase)
+{
+#if WG_SUPPORTED
+    asm volatile("{\n"
+                 ".reg .pred done;\n"
+                 "wait:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra wait;\n"
+                 "}\n" ::"r"(bar),
+                 "r"(phase)
+                 : "memory");
+#endif
+}
+/* The copy engine moves `bytes` from global to shared and counts them in at `bar`. */
+__device__ __forceinline__ void bulk_copy(uint32_t shared, const void *global, uint32_t bytes, uint32_t bar)
+{
+#if WG_SUPPORTED
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(shared),
+        "l"(global), "r"(bytes), "r"(bar)
+        : "memory");
+#else
+    (void)shared;
+    (void)global;
+    (void)bytes;
+    (void)bar;
+    __trap();
+#endif
+}
+
+/* global[0 .. bytes) += shared[0 .. bytes) as fp32, by the copy engine, in the L2. */
+__device__ __forceinline__ void bulk_reduce_add(float *global, uint32_t shared, uint32_t bytes)
+{
+#if WG_SUPPORTED
+    asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;" ::"l"(global),
+                 "r"(shared), "r"(bytes)
+                 : "memory");
+#else
+    (void)global;
+    (void)shared;
+    (void)bytes;
+    __trap();
+#endif
+}
+/* This thread's bulk operations have read their shared memory (which ends with the block). */
+__device__ __forceinline__ void bulk_commit_wait_read()
+{
+#if WG_SUPPORTED
+    asm volatile("cp.async.bulk.commit_group;\n"
+                 "cp.async.bulk.wait_group.read 0;" ::
+                     : "memory");
+#endif
+}
+/* Shared memory written by the threads (the generic proxy), next read by the copy engine. */
 __device__ __forceinline__ void wg_fence_shared()
 {
 #if WG_SUPPORTED
@@ -118,80 +243,124 @@ __device__ __forceinline__ void wg_fence_shared()
 #endif
 }
 
-template <int BM, int KT> __global__ void __launch_bounds__(WG_THREADS, 1)
-    update_wgmma_kernel(float *A, size_t ld, size_t stride, int N, int kcol, int origin, int column_only)
+/* The panel, columns kcol .. kcol + 32 slices - 1 of rows origin .., into `split`: one block per
+ * tile (row block, slice) of `blocks` row blocks; rows past N are zeros. */
+__global__ void __launch_bounds__(256)
+    split_panel_kernel(const float *A, size_t ld, size_t stride, int N, int kcol, int origin, int blocks, int slices,
+                       uint32_t *split, size_t split_stride)
 {
-    static_assert(BM == 128, "the warpgroup kernel computes blocks of 128 x 128");
-    static_assert(KT % WG_BK == 0, "whole slices");
     A += blockIdx.y * stride;
-    extern __shared__ __align__(16) unsigned char wg_shared_raw[];
-    /* The operand tiles 1024-byte aligned in the shared window (the swizzle repeats every 1024 bytes). */
-    const uint32_t raw_addr = (uint32_t)__cvta_generic_to_shared(wg_shared_raw);
-    unsigned char *base = wg_shared_raw + ((1024 - (raw_addr & 1023)) & 1023);
-    const uint32_t base_addr = (uint32_t)__cvta_generic_to_shared(base);
-    float(*raw)[128][WG_RAW_LD] = reinterpret_cast<float(*)[128][WG_RAW_LD]>(base + 2 * WG_SET_BYTES); /* [2] */
-
-    int p = blockIdx.x, q = 0;
-    if (!column_only) { /* the lower triangle, row by row (see update_task_kernel) */
-        const int b = blockIdx.x;
-        p = (int)((sqrtf(8.0f * b + 1.0f) - 1.0f) * 0.5f);
-        while ((p + 1) * (p + 2) / 2 <= b) p++;
-        while (p * (p + 1) / 2 > b) p--;
-        q = b - p * (p + 1) / 2;
+    split += blockIdx.y * split_stride;
+    const int rb = blockIdx.x % blocks, s = blockIdx.x / blocks;
+    uint32_t *hi = split + wg_tile_index(s, 0, rb, blocks) * WG_TILE_FLOATS,
+             *lo = split + wg_tile_index(s, 1, rb, blocks) * WG_TILE_FLOATS;
+#pragma unroll
+    for (int l = 0; l < WG_TILE_FLOATS / 4 / 256; l++) {
+        const int f = threadIdx.x + 256 * l, r = f / (WG_BK / 4), c = (f % (WG_BK / 4)) * 4,
+                  row = origin + rb * 128 + r;
+        const float4 x = row < N ? *reinterpret_cast<const float4 *>(A + (size_t)row * ld + kcol + s * WG_BK + c)
+                                 : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        uint4 h, o;
+        split_tf32(x.x, h.x, o.x);
+        split_tf32(x.y, h.y, o.y);
+        split_tf32(x.z, h.z, o.z);
+        split_tf32(x.w, h.w, o.w);
+        const uint32_t at = wg_swizzle(r, c) / 4;
+        *reinterpret_cast<uint4 *>(hi + at) = h;
+        *reinterpret_cast<uint4 *>(lo + at) = o;
     }
-    const int i0 = origin + p * BM, j0 = origin + q * BM;
+}
+
+/* Block x of the triangle of `rows` row blocks of 128, where row block p has p / 2 + 1 blocks of 256
+ * columns (j0 <= i0), in bands of WG_BAND row blocks and column by column inside a band: the blocks
+ * that run at the same time then read a few panel tiles, which stay in the L2 (row by row, the
+ * blocks of one wave read B tiles from the whole panel: 128 MiB at n = 32768, K = 512).
+ * The rows before row block P (P even) hold (P/2)(P/2 + 1) blocks. */
+constexpr int WG_BAND = 16;
+__host__ __device__ inline void wg_block_of(int x, int rows, int &p, int &q)
+{
+    constexpr int H = WG_BAND / 2;
+    int m = (int)((sqrtf(4.0f * x + 1.0f) - 1.0f) * 0.5f); /* the largest m with m (m + 1) <= x */
+    while ((m + 1) * (m + 2) <= x) m++;
+    while (m * (m + 1) > x) m--;
+    const int band = m / H, p0 = band * WG_BAND, p1 = min(p0 + WG_BAND, rows) - 1, height = p1 - p0 + 1;
+    int y = x - band * H * (band * H + 1);
+    const int full = p0 / 2 + 1; /* columns 0 .. p0 / 2 run down the whole band */
+    if (y < full * height) {
+        q = y / height;
+        p = p0 + y % height;
+        return;
+    }
+    y -= full * height;
+    for (q = full;; q++) { /* then column q down rows 2q .. p1 */
+        const int count = p1 - 2 * q + 1;
+        if (y < count) break;
+        y -= count;
+    }
+    p = 2 * q + y;
+}
+
+/* The lower triangle of C (rows and columns origin ..) -= the panel's product, from the split
+ * panel (`blocks` row blocks of 128, `slices` slices of WG_BK), `rows` row blocks of C: blocks of
+ * 128 x 256 (wg_block_of). Block columns past the diagonal are computed and not stored. */
+__global__ void __launch_bounds__(WG_THREADS, 1)
+    update_wgmma_kernel(float *A, size_t ld, size_t stride, int N, int origin, int rows, int blocks, int slices,
+                        const uint32_t *split, size_t split_stride)
+{
+    A += blockIdx.y * stride;
+    split += blockIdx.y * split_stride;
+    extern __shared__ __align__(16) unsigned char wg_shared_raw[];
+    const uint32_t raw_addr = (uint32_t)__cvta_generic_to_shared(wg_shared_raw);
+    const uint32_t base = raw_addr + ((1024 - (raw_addr & 1023)) & 1023); /* the stages, 1024-aligned */
+    const uint32_t full = base + WG_STAGES * WG_STAGE_BYTES, empty = full + 8 * WG_STAGES; /* mbarriers */
+
+    int p, q;
+    wg_block_of(blockIdx.x, rows, p, q);
+    const int i0 = origin + p * WG_BM, j0 = origin + q * WG_BN;
     const int tid = threadIdx.x, wg = tid / 128, warp = (tid / 32) % 4, lane = tid % 32, g = lane / 4, t = lane % 4;
 
-    /* Slice s of both panel blocks into the raw buffer (a row past the matrix reads the last row:
-     * see update_tf32x3_kernel). */
-    auto load_raw = [&](int s) {
-#pragma unroll
-        for (int l = 0; l < 128 * (WG_BK / 4) / WG_THREADS; l++) {
-            const int f = tid + l * WG_THREADS, row = f / (WG_BK / 4), c = (f % (WG_BK / 4)) * 4,
-                      col = kcol + s * WG_BK + c;
-            cp_async16(&raw[0][row][c], A + (size_t)min(i0 + row, N - 1) * ld + col);
-            cp_async16(&raw[1][row][c], A + (size_t)min(j0 + row, N - 1) * ld + col);
-        }
-        cp_async_commit();
+    /* Thread 0 fills stage s % 2 with slice s: A's row block p, B's row blocks 2q and 2q+1. */
+    auto load = [&](int s) {
+        const uint32_t stage = base + (s % WG_STAGES) * WG_STAGE_BYTES, bar = full + 8 * (s % WG_STAGES);
+        mbar_arrive_expect(bar, WG_STAGE_BYTES);
+        bulk_copy(stage + WG_A_HI, split + wg_tile_index(s, 0, p, blocks) * WG_TILE_FLOATS, WG_TILE_BYTES, bar);
+        bulk_copy(stage + WG_A_LO, split + wg_tile_index(s, 1, p, blocks) * WG_TILE_FLOATS, WG_TILE_BYTES, bar);
+        bulk_copy(stage + WG_B_HI, split + wg_tile_index(s, 0, 2 * q, blocks) * WG_TILE_FLOATS, 2 * WG_TILE_BYTES, bar);
+        bulk_copy(stage + WG_B_LO, split + wg_tile_index(s, 1, 2 * q, blocks) * WG_TILE_FLOATS, 2 * WG_TILE_BYTES, bar);
     };
-    /* The raw slice split into the four swizzled TF32 tiles of set `set`: A_hi, A_lo, B_hi, B_lo. */
-    auto split_raw = [&](int set) {
-#pragma unroll
-        for (int l = 0; l < 2 * 128 * (WG_BK / 4) / WG_THREADS; l++) {
-            const int f = tid + l * WG_THREADS, op = f / (128 * WG_BK / 4), r = (f / (WG_BK / 4)) % 128,
-                      c = (f % (WG_BK / 4)) * 4;
-            const float4 x = *reinterpret_cast<const float4 *>(&raw[op][r][c]);
-            uint4 hi, lo;
-            split_tf32(x.x, hi.x, lo.x);
-            split_tf32(x.y, hi.y, lo.y);
-            split_tf32(x.z, hi.z, lo.z);
-            split_tf32(x.w, hi.w, lo.w);
-            const uint32_t at = wg_swizzle(r, c);
-            unsigned char *tiles = base + set * WG_SET_BYTES;
-            *reinterpret_cast<uint4 *>(tiles + (2 * op) * WG_TILE_BYTES + at) = hi;
-            *reinterpret_cast<uint4 *>(tiles + (2 * op + 1) * WG_TILE_BYTES + at) = lo;
+    if (tid == 0) {
+        for (int st = 0; st < WG_STAGES; st++) {
+            mbar_init(full + 8 * st, 1);
+            mbar_init(empty + 8 * st, 2); /* one arrival per warpgroup */
         }
-    };
+        mbar_init_fence();
+        for (int s = 0; s < WG_STAGES && s < slices; s++) load(s);
+    }
+    __syncthreads(); /* the mbarriers are set up before anyone waits on them */
 
-    if constexpr (KT >= 256) { /* C from the L2 at the end (see update_tf32x3_kernel) */
-        for (int line = tid; line < BM * (BM / 32); line += WG_THREADS) {
-            const int row = line / (BM / 32), col = (line % (BM / 32)) * 32;
-            if (i0 + row < N && j0 + col < N)
+    /* The block of C is read only at the end: ask for it now (see update_tf32x3_kernel). */
+    if (slices >= 8) {
+        for (int line = tid; line < WG_BM * (WG_BN / 32); line += WG_THREADS) {
+            const int row = line / (WG_BN / 32), col = (line % (WG_BN / 32)) * 32;
+            if (i0 + row < N && j0 + col < N && j0 + col <= i0 + row)
                 asm volatile("prefetch.global.L2 [%0];" ::"l"(A + (size_t)(i0 + row) * ld + j0 + col));
         }
     }
 
-    float acc[64];
+    float acc[128];
 #pragma unroll
-    for (int e = 0; e < 64; e++) acc[e] = 0.0f;
-    /* This warpgroup's 64 rows of A; all 128 rows of B. k-step kk starts 32 kk bytes into a row
-     * (+2 in the descriptor's address, counted in 16 bytes); set 1 is WG_SET_BYTES further. */
-    const uint64_t a_hi = wg_descriptor(base_addr + 0 * WG_TILE_BYTES + wg * 64 * 128),
-                   a_lo = wg_descriptor(base_addr + 1 * WG_TILE_BYTES + wg * 64 * 128),
-                   b_hi = wg_descriptor(base_addr + 2 * WG_TILE_BYTES),
-                   b_lo = wg_descriptor(base_addr + 3 * WG_TILE_BYTES);
-    auto products = [&](int set) {
-        const uint64_t at = (uint64_t)(set * WG_SET_BYTES) >> 4;
+    for (int e = 0; e < 128; e++) acc[e] = 0.0f;
+    /* This warpgroup's 64 rows of A; all 256 rows of B. k-step kk starts 32 kk bytes into a row
+     * (+2 in the descriptor's address, counted in 16 bytes); stage 1 is WG_STAGE_BYTES further. */
+    const uint64_t a_hi = wg_descriptor(base + WG_A_HI + wg * 64 * WG_ROW_BYTES),
+                   a_lo = wg_descriptor(base + WG_A_LO + wg * 64 * WG_ROW_BYTES), b_hi = wg_descriptor(base + WG_B_HI),
+                   b_lo = wg_descriptor(base + WG_B_LO);
+
+#pragma unroll 1
+    for (int s = 0; s < slices; s++) {
+        const int st = s % WG_STAGES;
+        mbar_wait(full + 8 * st, (s / WG_STAGES) & 1); /* slice s has landed */
+        const uint64_t at = (uint64_t)(st * WG_STAGE_BYTES) >> 4;
         wg_fence_operands(acc);
         wg_arrive();
 #pragma unroll
@@ -202,42 +371,43 @@ template <int BM, int KT> __global__ void __launch_bounds__(WG_THREADS, 1)
         }
         wg_commit();
         wg_fence_operands(acc);
-    };
-
-    /* The pipeline: while the products of slice s run (asynchronously, on set s % 2), slice s + 1
-     * is split into the other set and slice s + 2 flies in. Before set s % 2 is written again, the
-     * products that read it (slice s - 2) have finished: wg_wait<1> after each issue. */
-    constexpr int SLICES = KT / WG_BK;
-    load_raw(0);
-#pragma unroll 1
-    for (int s = 0; s < SLICES; s++) {
-        cp_async_wait<0>();
-        __syncthreads(); /* slice s has landed; set s % 2 is free (every warpgroup waited for it) */
-        split_raw(s & 1);
-        wg_fence_shared();
-        __syncthreads(); /* set s % 2 is written; the raw buffer is free */
-        if (s + 1 < SLICES) load_raw(s + 1);
-        products(s & 1);
-        wg_wait<1>(); /* slice s - 1's products are done: its set may be written next */
+        wg_wait<1>(); /* slice s - 1's products are done: its stage may be filled again */
+        if (s >= 1) {
+            const int done = (s - 1) % WG_STAGES;
+            if (tid % 128 == 0) mbar_arrive(empty + 8 * done);
+            if (tid == 0 && s - 1 + WG_STAGES < slices) {
+                mbar_wait(empty + 8 * done, ((s - 1) / WG_STAGES) & 1); /* and the other warpgroup's */
+                load(s - 1 + WG_STAGES);
+            }
+            __syncwarp();
+        }
     }
     wg_wait<0>();
     wg_fence_operands(acc);
 
-    /* C -= acc. The warpgroup's accumulator: warp w holds rows 16 w + g and + 8, and for each
-     * 8-column block nb the columns 8 nb + 2 t, + 1: acc[4 nb + 2 h + e] (the mma.sync C layout
-     * repeated along N). A block on the diagonal keeps only its lower part. */
-    const bool diagonal = i0 == j0;
+    /* C -= acc, by the copy engine: the sums go to shared memory (the stages are free now), and
+     * one bulk reduction per row adds them into C in the L2 (cp.reduce.async.bulk .add.f32: the
+     * same rounding as c - acc). The block then ends without waiting for C: the next block's
+     * products start while the L2 does the additions (in place of loads and stores of C by the
+     * threads; measured level when it came in, with the two-stage pipeline). The accumulator: warp w holds rows
+     * 16 w + g and + 8, and for each 8-column block nb the columns 8 nb + 2 t, + 1:
+     * acc[4 nb + 2 h + e] (the mma.sync C layout repeated along N). */
+    float *sums = reinterpret_cast<float *>(wg_shared_raw + (base - raw_addr)); /* [128][WG_SUMS_LD] */
 #pragma unroll
-    for (int nb = 0; nb < 16; nb++)
+    for (int nb = 0; nb < 32; nb++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            const int row = wg * 64 + warp * 16 + g + 8 * h, col = nb * 8 + 2 * t;
-            if (i0 + row >= N || j0 + col >= N || (diagonal && col > row)) continue;
-            float2 *cp = reinterpret_cast<float2 *>(A + (size_t)(i0 + row) * ld + j0 + col);
-            float2 c = *cp;
-            c.x -= acc[4 * nb + 2 * h];
-            c.y -= acc[4 * nb + 2 * h + 1];
-            if (!diagonal || col + 1 <= row) *cp = c;
-            else cp->x = c.x; /* col = row: the diagonal element only */
+            const int row = wg * 64 + warp * 16 + g + 8 * h, col = nb * 8 + 2 * t, above = j0 + col - (i0 + row);
+            *reinterpret_cast<float2 *>(&sums[row * WG_SUMS_LD + col]) = /* zeros above the diagonal */
+                make_float2(above <= 0 ? -acc[4 * nb + 2 * h] : 0.0f, above <= -1 ? -acc[4 * nb + 2 * h + 1] : 0.0f);
         }
+    wg_fence_shared(); /* the threads' stores, next read by the copy engine */
+    __syncthreads();
+    /* Row tid: only up to its diagonal (rounded up to whole 16 bytes: the few entries above it get
+     * + 0, which leaves them as they were), and not past the matrix. */
+    if (tid < WG_BM && i0 + tid < N && i0 + tid >= j0) {
+        const int last = min(min(i0 + tid - j0 + 1, N - j0), WG_BN), count = (last + 3) / 4 * 4;
+        bulk_reduce_add(A + (size_t)(i0 + tid) * ld + j0, base + (uint32_t)(tid * WG_SUMS_LD * 4), count * 4);
+        bulk_commit_wait_read();
+    }
 }

@@ -56,10 +56,22 @@ static void eight_panel_updates(grid_math math)
     CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
     CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(d_info, 0, sizeof(int)));
-    grid_plan p = {d_A, (size_t)n, n / GRID_TILE, d_info, 1, (size_t)n * n, math};
+    grid_plan p = {d_A, (size_t)n, n / GRID_TILE, d_info, 1, (size_t)n * n, math, NULL};
     launch_update_group_tasks(&p, 0, 8, 8, p.nt, 0);
     launch_update_group_tasks(&p, 0, 8, 8, 10, 0);
     launch_update_group_tasks(&p, 0, 8, 8, 9, 0);
+    if (math == GRID_TF32X3 && grid_wgmma_available()) { /* Hopper's warpgroup update: 4 and 7 row blocks */
+        grid_split split = {NULL, NULL, 0};
+        CUDA_CHECK(cudaMalloc((void **)&split.panel, grid_split_bytes(n, 1)));
+        CUDA_CHECK(cudaEventCreateWithFlags(&split.free, cudaEventDisableTiming));
+        p.split = &split;
+        launch_update_group_tasks(&p, 0, 8, 8, p.nt, 0);
+        launch_update_group_tasks(&p, 0, 3, 3, p.nt, 0);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        printf("sanitize_tiled: warpgroup updates ran\n");
+        CUDA_CHECK(cudaEventDestroy(split.free));
+        CUDA_CHECK(cudaFree(split.panel));
+    }
     CUDA_CHECK(cudaDeviceSynchronize());
     printf("sanitize_tiled: eight-panel updates (%s) ran\n", grid_math_name(math));
     CUDA_CHECK(cudaFree(d_A));

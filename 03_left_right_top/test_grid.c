@@ -473,7 +473,7 @@ static void check_left_looking_by_hand(harness *h, int n)
     CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
     CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(d_info, 0, sizeof(int)));
-    grid_plan p = {d_A, (size_t)n, n / GRID_TILE, d_info, 1, nn, GRID_FP32};
+    grid_plan p = {d_A, (size_t)n, n / GRID_TILE, d_info, 1, nn, GRID_FP32, NULL};
     cudaStream_t s;
     CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     for (int c = 0; c < p.nt; c++) {
@@ -548,6 +548,83 @@ static void test_bad_arguments(harness *h)
     CUDA_CHECK(cudaFree(d_info));
 }
 
+/* The warpgroup bulk update (grid_wgmma.cuh, Hopper only) on its own: one trailing triangle minus
+ * the panel's product, K = 64 .. 512, row blocks odd and even, a batch of two (the split's stride),
+ * against a float64 product on the host, next to the mma.sync update on the same matrix: within 4x
+ * its worst error and under 1e-5 of sum |l_ik l_jk| (a missing lo term gives about 1e-4), and
+ * every entry it must not touch (above the diagonal, left of and above the triangle) unchanged. */
+static const char *const WGMMA_GROUP = "whole GPU warpgroup update";
+static const struct {
+    int n, panels, batch;
+} wg_cases[] = {{576, 1, 1}, {576, 8, 2}, {1088, 4, 1}, {1088, 3, 1}, {2048, 8, 1}};
+#define N_WG_CASES ((int)(sizeof wg_cases / sizeof *wg_cases))
+
+/* The worst error of the update in R against float64, relative to sum |l_ik l_jk|; -1 when an entry
+ * outside the triangle changed. */
+static double update_error(int n, int K, size_t batch, const float *A, const float *R)
+{
+    double worst = 0;
+    for (size_t b = 0; b < batch; b++) {
+        const float *a = A + b * n * n, *r = R + b * n * n;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                const size_t at = (size_t)i * n + j;
+                if (j > i || j < K) {
+                    if (memcmp(&a[at], &r[at], sizeof(float))) return -1;
+                    continue;
+                }
+                double sum = 0, scale = 0;
+                for (int k = 0; k < K; k++) {
+                    sum += (double)a[(size_t)i * n + k] * a[(size_t)j * n + k];
+                    scale += fabs((double)a[(size_t)i * n + k] * a[(size_t)j * n + k]);
+                }
+                const double e = fabs(r[at] - (a[at] - sum)) / (scale > 0 ? scale : 1);
+                if (!(e <= worst)) worst = e; /* NaN wins */
+            }
+    }
+    return worst;
+}
+
+static void check_wgmma_update(harness *h, int n, int panels, size_t batch)
+{
+    const size_t count = batch * n * n, bytes = count * sizeof(float);
+    float *A = host_alloc(bytes, "test buffers"), *R = host_alloc(bytes, "test buffers"), *d_A;
+    unsigned long long x = harness_seed(3700 + n + panels);
+    for (size_t e = 0; e < count; e++) { /* uniform in [-1, 1) */
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        A[e] = (float)((double)(x >> 11) / 4503599627370496.0 - 1.0);
+    }
+    int *d_info;
+    grid_split split = {NULL, NULL, 0};
+    CUDA_CHECK(cudaMalloc((void **)&d_A, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_info, batch * sizeof(int)));
+    CUDA_CHECK(cudaMalloc((void **)&split.panel, grid_split_bytes(n, batch)));
+    CUDA_CHECK(cudaEventCreateWithFlags(&split.free, cudaEventDisableTiming));
+    grid_plan p = {d_A, (size_t)n, n / GRID_TILE, d_info, (int)batch, (size_t)n * n, GRID_TF32X3, NULL};
+    double err[2];
+    for (int v = 0; v < 2; v++) { /* mma.sync, then the warpgroup MMA */
+        p.split = v ? &split : NULL;
+        CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
+        launch_update_group_tasks(&p, 0, panels, panels, p.nt, cudaStreamLegacy);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaMemcpy(R, d_A, bytes, cudaMemcpyDeviceToHost));
+        err[v] = update_error(n, panels * GRID_TILE, batch, A, R);
+    }
+    char name[96];
+    snprintf(name, sizeof name, "warpgroup update n=%d K=%d batch %zu", n, panels * GRID_TILE, batch);
+    const int ok = err[0] >= 0 && err[1] >= 0 && err[1] <= 4 * err[0] + 1e-9 && err[1] <= 1e-5;
+    harness_check(
+        h, ok, name,
+        "worst error / sum |l_ik l_jk|: warpgroup %.3g, mma.sync %.3g (-1: an entry outside the triangle changed)",
+        err[1], err[0]);
+    CUDA_CHECK(cudaEventDestroy(split.free));
+    CUDA_CHECK(cudaFree(split.panel));
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_info));
+    free(A);
+    free(R);
+}
+
 int main(void)
 {
     harness h;
@@ -564,6 +641,7 @@ int main(void)
     harness_plan(&h, TENSOR_GROUP, modes_checked(GRID_TF32X3) * (matrices + 3) + NGRAM_TESTS + NTENSOR_BATCHED);
     harness_plan(&h, SCHEDULE_GROUP, N_LEFT_SIZES);
     harness_plan(&h, "whole GPU argument checks", N_REFUSED_CALLS);
+    harness_plan(&h, WGMMA_GROUP, N_WG_CASES);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
         harness_skip_rest(&h, GROUP, reason);
@@ -571,6 +649,7 @@ int main(void)
         harness_skip_rest(&h, TENSOR_GROUP, reason);
         harness_skip_rest(&h, SCHEDULE_GROUP, reason);
         harness_skip_rest(&h, "whole GPU argument checks", reason);
+        harness_skip_rest(&h, WGMMA_GROUP, reason);
         return harness_end(&h);
     }
     harness_group(&h, GROUP);
@@ -586,5 +665,12 @@ int main(void)
     for (int s = 0; s < N_LEFT_SIZES; s++) check_left_looking_by_hand(&h, left_sizes[s]);
     harness_group(&h, "whole GPU argument checks");
     test_bad_arguments(&h);
+    harness_group(&h, WGMMA_GROUP);
+    if (grid_wgmma_available())
+        for (int c = 0; c < N_WG_CASES; c++)
+            check_wgmma_update(&h, wg_cases[c].n, wg_cases[c].panels, wg_cases[c].batch);
+    else
+        harness_skip_rest(&h, WGMMA_GROUP,
+                          "no warpgroup MMA here (a Hopper build on compute capability 9.0; GRID_WGMMA=0 not set)");
     return harness_end(&h);
 }
