@@ -16,6 +16,7 @@
  *     Gram matrices (not diagonally dominant) whose forward error must be within 8x cuSOLVER's.
  *   - a left-looking schedule written here from the provided tasks (n = 320, 1024): two updates of
  *     one column back to back on the chain, which the reference schedules never launch.
+ *   - on a Hopper, the warpgroup bulk update alone (K = 64 .. 512) against a float64 product.
  *   - bad arguments refused with a message.
  * Outputs are poisoned (info, the workspace) before every run and the input reloaded. */
 #define _POSIX_C_SOURCE 200809L
@@ -549,14 +550,16 @@ static void test_bad_arguments(harness *h)
 }
 
 /* The warpgroup bulk update (grid_wgmma.cuh, Hopper only) on its own: one trailing triangle minus
- * the panel's product, K = 64 .. 512, row blocks odd and even, a batch of two (the split's stride),
+ * the panel's product, K = 64 .. 512, row blocks odd and even, a batch of two (the split's stride;
+ * n = 640 with K = 512: one row block, partly past the matrix), each a triangle of at least two tile
+ * columns (one column takes the column kernel),
  * against a float64 product on the host, next to the mma.sync update on the same matrix: within 4x
  * its worst error and under 1e-5 of sum |l_ik l_jk| (a missing lo term gives about 1e-4), and
  * every entry it must not touch (above the diagonal, left of and above the triangle) unchanged. */
 static const char *const WGMMA_GROUP = "whole GPU warpgroup update";
 static const struct {
     int n, panels, batch;
-} wg_cases[] = {{576, 1, 1}, {576, 8, 2}, {1088, 4, 1}, {1088, 3, 1}, {2048, 8, 1}};
+} wg_cases[] = {{576, 1, 1}, {640, 8, 2}, {1088, 4, 1}, {1088, 3, 1}, {2048, 8, 1}};
 #define N_WG_CASES ((int)(sizeof wg_cases / sizeof *wg_cases))
 
 /* The worst error of the update in R against float64, relative to sum |l_ik l_jk|; -1 when an entry
