@@ -56,9 +56,11 @@ grid_math grid_default_math(int n, size_t batch)
     return batch * nt * nt >= 4096 ? GRID_TF32X3 : GRID_FP32;
 }
 
-/* Where the warpgroup update takes over (to be measured), and the most memory its workspace takes:
- * 128 MiB for one 32768 x 32768 (4 KiB a row). */
-#define GRID_WGMMA_FROM_N 1024
+/* Where the warpgroup update takes over, and the most memory its workspace takes: 128 MiB for one
+ * 32768 x 32768 (4 KiB a row). H100, same run, with it against without: one 1024 0.231 / 0.234 ms,
+ * 2048 0.490 / 0.502, 3072 0.856 / 0.867; but gpu-mode's 60 x 1024 took 1.20 ms with it and 1.09
+ * in the run before (its blocks of K = 128 are mostly filling and draining), so from 2048. */
+#define GRID_WGMMA_FROM_N 2048
 #define GRID_SPLIT_MAX_BYTES ((size_t)512 << 20)
 
 static size_t padded_order(int n) { return ((size_t)n + GRID_TILE - 1) / GRID_TILE * GRID_TILE; }

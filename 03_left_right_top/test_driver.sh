@@ -43,21 +43,21 @@ PY
     expect "one: n = 16384 tf32x3" 0 "check (cuSOLVER's info, sampled residual): ok" $bin --n 16384 --math tf32x3
     expect "one: n = 16384 fp32" 0 "check (cuSOLVER's info, sampled residual): ok" $bin --n 16384 --math fp32
     # Hopper's warpgroup update (grid_wgmma.cuh): on compute capability 9.0 the tf32x3 bulk updates
-    # of n >= 1024 run on it, and its factors are checked; on any other GPU the mma.sync update runs.
+    # of n >= 2048 run on it, and its factors are checked; on any other GPU the mma.sync update runs.
     group "whole GPU warpgroup MMA"
     local cc hopper=0 wg="tf32x3 updates (warpgroup MMA); "
     cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' ')
     [ "$cc" = "9.0" ] && hopper=1
     if [ $hopper = 1 ]; then
-        expect "one: n = 2000 warpgroup update, float64 check" 0 "$wg.*" $bin --n 2000 --mode pairs --math tf32x3
-        expect "one: n = 2000 warpgroup update, its factor" 0 "check (float64 reference): ok" $bin --n 2000 --mode pairs --math tf32x3
+        expect "one: n = 2048 warpgroup update, float64 check" 0 "$wg.*" $bin --n 2048 --mode pairs --math tf32x3
+        expect "one: n = 2048 warpgroup update, its factor" 0 "check (float64 reference): ok" $bin --n 2048 --mode pairs --math tf32x3
         expect "one: n = 8192 warpgroup update, quads" 0 "check (cuSOLVER's info, sampled residual): ok" $bin --n 8192 --math tf32x3
     else
         expect "one: off Hopper the mma.sync update runs (compute capability $cc)" 0 "tf32x3 updates; " $bin --n 2000 --mode pairs --math tf32x3
         expect "one: off Hopper, its factor" 0 "check (float64 reference): ok" $bin --n 2000 --mode pairs --math tf32x3
         expect "one: off Hopper, quads" 0 "check (cuSOLVER's info, sampled residual): ok" $bin --n 8192 --math tf32x3
     fi
-    expect "one: GRID_WGMMA=0 runs the mma.sync update" 0 "tf32x3 updates; " env GRID_WGMMA=0 $bin --n 2000 --mode pairs --math tf32x3
+    expect "one: GRID_WGMMA=0 runs the mma.sync update" 0 "tf32x3 updates; " env GRID_WGMMA=0 $bin --n 2048 --mode pairs --math tf32x3
 }
 plan "whole GPU argument checks" ${#argument_checks[@]}
 plan_from gpu_tests
