@@ -635,14 +635,8 @@ static void update_wgmma_launch(const grid_plan *p, int KT, int kcol, int origin
     KERNEL_CHECK();
     size_t count = 0; /* row block r has r / 2 + 1 blocks of 128 x 256 */
     for (int r = 0; r < rows; r++) count += r / 2 + 1;
-    static int shared_allowed[64];
-    int device;
-    CUDA_CHECK(cudaGetDevice(&device));
-    if (device >= 64 || !shared_allowed[device]) {
-        CUDA_CHECK(cudaFuncSetAttribute((const void *)update_wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)wg_shared_bytes()));
-        if (device < 64) shared_allowed[device] = 1;
-    }
+    CUDA_CHECK(cudaFuncSetAttribute((const void *)update_wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)wg_shared_bytes())); /* as allow_shared, every launch */
     update_wgmma_kernel<<<dim3((unsigned)count, p->batch), WG_THREADS, wg_shared_bytes(), s>>>(
         p->A, p->ld, p->stride, N, origin, rows, blocks, slices, split, split_stride);
     KERNEL_CHECK();
