@@ -313,7 +313,7 @@ constexpr int UPDATE_THREADS = 256, UPDATE_BK = 8;
  * the batch index came in, which left one block per SM and made every factorization 1.2-1.25x
  * slower on the H100 (n = 4096 look-ahead 2.60 vs 2.21 ms, n = 8192 pairs 12.5 vs 10.0 ms). */
 template <int BM, int KT> __global__ void __launch_bounds__(UPDATE_THREADS, 2)
-    update_task_kernel(float *A, size_t ld, size_t stride, int N, int kcol, int origin, int column_only)
+    update_task_kernel(float *A, size_t ld, size_t stride, int N, int kcol, int origin, int band)
 {
     A += blockIdx.y * stride;
     constexpr int R = BM / 16, Q = R / 4, LDS = BM + 4; // LDS: +4 spreads the transposed stores over the banks
@@ -323,8 +323,11 @@ template <int BM, int KT> __global__ void __launch_bounds__(UPDATE_THREADS, 2)
     static_assert(KT % UPDATE_BK == 0 && UPDATE_BK % 4 == 0, "the panel width must be a multiple of BK, BK of 4");
     __shared__ __align__(16) float As[2][UPDATE_BK][LDS], Bs[2][UPDATE_BK][LDS];
 
-    int p = blockIdx.x, q = 0;
-    if (!column_only) {
+    /* band > 0: that many block columns from origin, each down to the last row (row block p of
+     * column q; blocks above the band's diagonal leave at once); 0: the lower triangle. */
+    int p = blockIdx.x % (gridDim.x / max(band, 1)), q = blockIdx.x / (gridDim.x / max(band, 1));
+    if (p < q) return;
+    if (!band) {
         const int b = blockIdx.x;
         p = (int)((sqrtf(8.0f * b + 1.0f) - 1.0f) * 0.5f);
         while ((p + 1) * (p + 2) / 2 <= b) p++; // float rounding, either way
@@ -659,7 +662,7 @@ template <int BM, int KT> static update_kernel update_kernel_for(const grid_plan
 /* Columns first..last-1 (in tiles) of the update by the panels k .. k+KT/T-1 (K = KT columns).
  * One column: update_column_kernel, one or four blocks per tile down it. Up to the last column: the region's
  * lower triangle in blocks of 128 x 128. A band of columns that ends before the last one: blocks of
- * 128 x 128 down each two of them (a launch per two columns; one column left over: the column kernel). */
+ * 128 x 128 down each two of them, all in one launch (one column left over: the column kernel). */
 template <int T, int KT> static void update_launch(const grid_plan *p, int k, int first, int last, cudaStream_t s)
 {
     const int N = (int)p->ld, threads = p->math == GRID_TF32X3 ? TC_THREADS : UPDATE_THREADS;
@@ -696,26 +699,31 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
         KERNEL_CHECK();
         return;
     }
-    for (int c = first; c < last; c += 2) {
-        const int origin = c * T, blocks128 = (N - origin + 127) / 128;
-        if (c + 1 == last) { /* one column: on the critical path, its own kernel */
-            /* Quarter tiles where the chain is the whole time: n = 1024 .. 4096, while the
-             * column's tiles (of every matrix) are fewer than half the SMs. H100, same run: one
-             * matrix 1024 0.263 -> 0.238 ms, 2048 0.550 -> 0.510, 4096 1.465 -> 1.424 (tf32x3),
-             * 4 x 1024 0.290 -> 0.277. Past n = 4096 the bulk update runs beside the column on
-             * the other stream, and four times the blocks take SMs from it (8192 pairs 5.40 ->
-             * 5.49, 16384 quads 28.7 -> 29.1). Below n = 1024 they lost too, for a reason not
-             * yet found (64 x 256, quarters on its last column only: 97 -> 103-106 us). */
-            if (N >= 1024 && N <= 4096 && 2 * (size_t)(p->nt - c) * p->batch < (size_t)launch_sm_count())
-                launch_chain(update_column_kernel<KT, 2>, dim3(4 * (p->nt - c), p->batch), 256, 0, s, p->A, p->ld,
-                             p->stride, k * T, origin);
-            else
-                launch_chain(update_column_kernel<KT, 1>, dim3(p->nt - c, p->batch), 256, 0, s, p->A, p->ld, p->stride,
-                             k * T, origin);
-        } else {
-            kernel<<<dim3(blocks128, p->batch), threads, shared, s>>>(p->A, p->ld, p->stride, N, k * T, origin, 1);
-            KERNEL_CHECK();
-        }
+    if (last - first >= 2) { /* the band's pairs of columns: blocks of 128 x 128 down each, one launch */
+        /* One launch for all of them, not one per pair: the blocks of a pair are fewer than the SMs,
+         * and main waited for each launch before the next. H100, same run, tf32x3 quads (bands of 8
+         * and 4 columns): 16384 20.14-20.26 -> 19.47-19.48 ms, 32768 127.6 -> 125.2; blocks of 64 in
+         * one launch instead: 19.49-19.91 and 129.2. */
+        const int pairs = (last - first) / 2, origin = first * T, rows = (N - origin + 127) / 128;
+        kernel<<<dim3(rows * pairs, p->batch), threads, shared, s>>>(p->A, p->ld, p->stride, N, k * T, origin, pairs);
+        KERNEL_CHECK();
+        first += 2 * pairs;
+    }
+    if (first < last) { /* one column left: on the critical path, its own kernel */
+        const int c = first, origin = c * T;
+        /* Quarter tiles where the chain is the whole time: n = 1024 .. 4096, while the
+         * column's tiles (of every matrix) are fewer than half the SMs. H100, same run: one
+         * matrix 1024 0.263 -> 0.238 ms, 2048 0.550 -> 0.510, 4096 1.465 -> 1.424 (tf32x3),
+         * 4 x 1024 0.290 -> 0.277. Past n = 4096 the bulk update runs beside the column on
+         * the other stream, and four times the blocks take SMs from it (8192 pairs 5.40 ->
+         * 5.49, 16384 quads 28.7 -> 29.1). Below n = 1024 they lost too, for a reason not
+         * yet found (64 x 256, quarters on its last column only: 97 -> 103-106 us). */
+        if (N >= 1024 && N <= 4096 && 2 * (size_t)(p->nt - c) * p->batch < (size_t)launch_sm_count())
+            launch_chain(update_column_kernel<KT, 2>, dim3(4 * (p->nt - c), p->batch), 256, 0, s, p->A, p->ld,
+                         p->stride, k * T, origin);
+        else
+            launch_chain(update_column_kernel<KT, 1>, dim3(p->nt - c, p->batch), 256, 0, s, p->A, p->ld, p->stride,
+                         k * T, origin);
     }
 }
 

@@ -108,7 +108,7 @@ constexpr int TC_MIN_BLOCKS = 2;
 template <int BM> constexpr size_t tc_shared_bytes() { return (size_t)2 * 2 * BM * TC_LDS * sizeof(float); }
 
 template <int BM, int KT> __global__ void __launch_bounds__(TC_THREADS, TC_MIN_BLOCKS)
-    update_tf32x3_kernel(float *A, size_t ld, size_t stride, int N, int kcol, int origin, int column_only)
+    update_tf32x3_kernel(float *A, size_t ld, size_t stride, int N, int kcol, int origin, int band)
 {
     A += blockIdx.y * stride;
     constexpr int WM = BM / 2, WN = BM / 4;    /* a warp's piece */
@@ -121,8 +121,9 @@ template <int BM, int KT> __global__ void __launch_bounds__(TC_THREADS, TC_MIN_B
     float(*As)[BM][TC_LDS] = reinterpret_cast<float(*)[BM][TC_LDS]>(tc_shared); /* [2][BM][TC_LDS] */
     float(*Bs)[BM][TC_LDS] = reinterpret_cast<float(*)[BM][TC_LDS]>(tc_shared + 2 * BM * TC_LDS);
 
-    int p = blockIdx.x, q = 0;
-    if (!column_only) { /* the lower triangle, row by row (see update_task_kernel) */
+    int p = blockIdx.x % (gridDim.x / max(band, 1)), q = blockIdx.x / (gridDim.x / max(band, 1));
+    if (p < q) return; /* above the band's diagonal (see update_task_kernel) */
+    if (!band) {       /* the lower triangle, row by row (see update_task_kernel) */
         const int b = blockIdx.x;
         p = (int)((sqrtf(8.0f * b + 1.0f) - 1.0f) * 0.5f);
         while ((p + 1) * (p + 2) / 2 <= b) p++;
