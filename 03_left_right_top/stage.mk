@@ -5,8 +5,8 @@ S3_GRID := $(S3)/grid_tasks.o $(S3)/grid_schedule.o $(S3)/grid_cholesky.o
 $(S3)/%.o: CFLAGS += -I03_left_right_top -I01_serial
 $(S3)/%.o $(S3)/%.res: NVCCFLAGS += -I03_left_right_top -I02_single_tile
 # A Hopper build compiles the tile tasks for sm_90a, Hopper's arch-specific target, so that the update
-# may run on the warpgroup MMA (grid_wgmma.cuh; GRID_WGMMA=1 picks it). The code runs on compute
-# capability 9.0 only, as the sm_90 build's does.
+# may run on the warpgroup MMA (grid_wgmma.cuh; the default there, GRID_WGMMA=0 turns it off). The code
+# runs on compute capability 9.0 only, as the sm_90 build's does.
 ifeq ($(SM),90)
 $(S3)/grid_tasks.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFLAGS)) -gencode arch=compute_90a,code=[sm_90a,compute_90a] \
 	-DGRID_WGMMA_BUILT -I03_left_right_top -I02_single_tile
