@@ -72,6 +72,7 @@ typedef struct {
 static void run_update(void *p)
 {
     update_ctx *u = p;
+    if (u->plan.split) grid_split_forget(u->plan.split); /* the split every time, as in a factorization */
     launch_update_group_tasks(&u->plan, 0, 4, 4, u->plan.nt, cudaStreamLegacy);
 }
 
@@ -79,19 +80,17 @@ static void bench_update(int n, float *d_A, int *d_info)
 {
     const int K = 4 * GRID_TILE, m = n - K;
     update_ctx u = {{d_A, (size_t)n, n / GRID_TILE, d_info, 1, (size_t)n * n, GRID_TF32X3, NULL}};
-    grid_split split = {NULL, NULL, 0};
+    grid_split split;
     const double flops = 2.0 * K * m * (m + 1.0) / 2;
     timing_stats t = time_gpu(run_update, NULL, &u, 2, 10);
     printf("  update n=%d K=%d (tf32x3): mma.sync %.3f ms = %.1f TFLOP/s", n, K, t.median_ms,
            flops / (t.median_ms * 1e9));
     if (grid_wgmma_available()) {
-        CUDA_CHECK(cudaMalloc((void **)&split.panel, grid_split_bytes(n, 1)));
-        CUDA_CHECK(cudaEventCreateWithFlags(&split.free, cudaEventDisableTiming));
+        CUDA_CHECK((cudaError_t)grid_split_create(&split, grid_split_bytes(n, 1)));
         u.plan.split = &split;
         t = time_gpu(run_update, NULL, &u, 2, 10);
         printf("; warpgroup MMA %.3f ms = %.1f TFLOP/s", t.median_ms, flops / (t.median_ms * 1e9));
-        CUDA_CHECK(cudaEventDestroy(split.free));
-        CUDA_CHECK(cudaFree(split.panel));
+        grid_split_destroy(&split);
     }
     printf("\n");
 }

@@ -82,7 +82,7 @@ static void enqueue_all(grid_mode mode, grid_math math, int n, size_t batch, con
                         float *d_work, int *d_info, grid_split *split, cudaStream_t s, cudaStream_t side,
                         cudaEvent_t events[2])
 {
-    if (split) split->recorded = 0; /* its first user in this enqueue waits for nothing */
+    if (split) grid_split_begin(split); /* its first user in this enqueue waits for nothing */
     const size_t N = padded_order(n), nn = (size_t)n * n;
     CUDA_CHECK(cudaMemsetAsync(d_info, 0, batch * sizeof(int), s));
     if (!d_work && d_in != d_out)
@@ -92,6 +92,7 @@ static void enqueue_all(grid_mode mode, grid_math math, int n, size_t batch, con
         float *A = d_out + first * nn;
         grid_plan p = {
             d_work ? d_work + first * N * N : A, N, (int)(N / GRID_TILE), d_info + first, count, N * N, math, split};
+        if (split) grid_split_forget(split); /* other matrices: what it holds is stale */
         if (d_work) launch_copy_in(d_in + first * nn, n, p.A, p.ld, (int)N, count, s);
         if (mode == GRID_LOOKAHEAD) enqueue_lookahead(&p, s, side, events);
         else if (mode == GRID_PAIRS) enqueue_lookahead_pairs(&p, s, side, events);
@@ -138,7 +139,7 @@ static void context_open(grid_context *c, int device)
     for (int k = 0; k < 2; k++) CUDA_CHECK(cudaEventCreateWithFlags(&c->events[k], cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreateWithFlags(&c->fork, cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreateWithFlags(&c->join, cudaEventDisableTiming));
-    CUDA_CHECK(cudaEventCreateWithFlags(&c->split.free, cudaEventDisableTiming));
+    (void)grid_split_create(&c->split, 0); /* its events; the panel when a call needs it */
     c->device = device + 1;
 }
 
@@ -163,8 +164,7 @@ void grid_context_destroy(grid_context *c)
     for (int k = 0; k < 2; k++) (void)cudaEventDestroy(c->events[k]);
     (void)cudaEventDestroy(c->fork);
     (void)cudaEventDestroy(c->join);
-    (void)cudaEventDestroy(c->split.free);
-    if (c->split.panel) (void)cudaFree(c->split.panel);
+    grid_split_destroy(&c->split);
     (void)cudaGetLastError(); /* what those left, so that the next call does not report it */
     free(c);
 }

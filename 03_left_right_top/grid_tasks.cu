@@ -303,9 +303,8 @@ template <int T> __global__ void __launch_bounds__(T *TASK_Q)
  * faster on the H100). Such a block may stick out of the matrix by 64 rows or columns: a quad
  * (64 rows or columns of it) outside the matrix is neither loaded nor stored.
  *
- * Which block: the region starts at row and column `origin`; in column mode the blocks go down
- * one BM-wide column, otherwise they cover its lower triangle, numbered row by row
- * b = p (p + 1) / 2 + q for block (p, q), q <= p. */
+ * Which block: the region starts at row and column `origin`; the blocks cover a band of block
+ * columns down to the last row, or its lower triangle numbered row by row (update_block_of). */
 /* BK = 8: 16 was measured 1.1-1.3x slower on the H100 (n = 4096..8192). */
 constexpr int UPDATE_THREADS = 256, UPDATE_BK = 8;
 
@@ -323,17 +322,10 @@ template <int BM, int KT> __global__ void __launch_bounds__(UPDATE_THREADS, 2)
     static_assert(KT % UPDATE_BK == 0 && UPDATE_BK % 4 == 0, "the panel width must be a multiple of BK, BK of 4");
     __shared__ __align__(16) float As[2][UPDATE_BK][LDS], Bs[2][UPDATE_BK][LDS];
 
-    /* band > 0: that many block columns from origin, each down to the last row (row block p of
-     * column q; blocks above the band's diagonal leave at once); 0: the lower triangle. */
-    int p = blockIdx.x % (gridDim.x / max(band, 1)), q = blockIdx.x / (gridDim.x / max(band, 1));
-    if (p < q) return;
-    if (!band) {
-        const int b = blockIdx.x;
-        p = (int)((sqrtf(8.0f * b + 1.0f) - 1.0f) * 0.5f);
-        while ((p + 1) * (p + 2) / 2 <= b) p++; // float rounding, either way
-        while (p * (p + 1) / 2 > b) p--;
-        q = b - p * (p + 1) / 2;
-    }
+    /* band > 0: that many block columns from origin, each down to the last row; 0: the lower
+     * triangle (update_block_of, grid_tf32x3.cuh). */
+    int p, q;
+    if (!update_block_of(band, p, q)) return;
     const int i0 = origin + p * BM, j0 = origin + q * BM; // the block's first row and column
     const float *Ag = A + (size_t)i0 * ld + kcol, *Bg = A + (size_t)j0 * ld + kcol;
     const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
@@ -625,26 +617,91 @@ extern "C" size_t grid_split_bytes(int N, size_t batch)
     return batch * rows * GRID_MAX_PANELS * GRID_TILE * 2 * sizeof(float);
 }
 
-/* The trailing triangle from `origin` on, minus the panel's product (K = KT columns from kcol), on
- * the warpgroup MMA: the split, then the update, after the split's previous user. */
-static void update_wgmma_launch(const grid_plan *p, int KT, int kcol, int origin, cudaStream_t s)
+extern "C" int grid_split_create(grid_split *s, size_t bytes)
 {
+    memset(s, 0, sizeof *s);
+    CUDA_CHECK(cudaEventCreateWithFlags(&s->written, cudaEventDisableTiming));
+    for (int r = 0; r < 2; r++) CUDA_CHECK(cudaEventCreateWithFlags(&s->read[r], cudaEventDisableTiming));
+    const cudaError_t e = bytes ? cudaMalloc((void **)&s->panel, bytes) : cudaSuccess;
+    if (e != cudaSuccess) s->panel = NULL;
+    return (int)e;
+}
+
+extern "C" void grid_split_destroy(grid_split *s)
+{
+    (void)cudaEventDestroy(s->written);
+    for (int r = 0; r < 2; r++) (void)cudaEventDestroy(s->read[r]);
+    if (s->panel) (void)cudaFree(s->panel);
+    s->panel = NULL;
+}
+
+extern "C" void grid_split_begin(grid_split *s)
+{
+    s->readers = 0;
+    s->K = 0;
+}
+
+extern "C" void grid_split_forget(grid_split *s) { s->K = 0; }
+
+/* The split of the panel (K = KT columns from kcol) for C's rows from `origin` on, made now or
+ * reused: one made for rows from a higher origin serves when it starts a whole 256 rows higher
+ * (*rb0 = its row blocks above origin, even, so that a B operand's two row blocks stay inside it).
+ * A new split waits for every reader of the one before. */
+static void split_for_update(const grid_plan *p, int KT, int kcol, int origin, cudaStream_t s, int *rb0)
+{
+    grid_split *g = p->split;
+    if (g->K == KT && g->kcol == kcol && origin >= g->origin && (origin - g->origin) % 256 == 0) {
+        *rb0 = (origin - g->origin) / 128;
+        return;
+    }
     const int N = (int)p->ld, rows = (N - origin + 127) / 128, blocks = (rows + 1) / 2 * 2, slices = KT / WG_BK;
-    const size_t split_stride = grid_split_bytes(N, 1) / sizeof(float);
-    uint32_t *split = reinterpret_cast<uint32_t *>(p->split->panel);
-    if (p->split->recorded) CUDA_CHECK(cudaStreamWaitEvent(s, p->split->free, 0));
+    for (int r = 0; r < g->readers; r++) CUDA_CHECK(cudaStreamWaitEvent(s, g->read[r], 0));
     split_panel_kernel<<<dim3(blocks * slices, p->batch), 256, 0, s>>>(p->A, p->ld, p->stride, N, kcol, origin, blocks,
-                                                                       slices, split, split_stride);
+                                                                       slices, reinterpret_cast<uint32_t *>(g->panel),
+                                                                       grid_split_bytes(N, 1) / sizeof(float));
     KERNEL_CHECK();
-    size_t count = 0; /* row block r has r / 2 + 1 blocks of 128 x 256 */
-    for (int r = 0; r < rows; r++) count += r / 2 + 1;
+    CUDA_CHECK(cudaEventRecord(g->written, s));
+    g->readers = 0, g->kcol = kcol, g->K = KT, g->origin = origin;
+    *rb0 = 0;
+}
+
+/* C from `origin` on minus the panel's product (K = KT columns from kcol) on the warpgroup MMA:
+ * band = 0 the trailing triangle, band > 0 that many block columns of 256 (grid_wgmma.cuh). */
+static void update_wgmma_launch(const grid_plan *p, int KT, int kcol, int origin, int band, cudaStream_t s)
+{
+    int rb0;
+    split_for_update(p, KT, kcol, origin, s, &rb0);
+    grid_split *g = p->split;
+    const int N = (int)p->ld, rows = (N - origin + 127) / 128, slices = KT / WG_BK;
+    const int blocks = ((N - g->origin + 127) / 128 + 1) / 2 * 2; /* the split's row blocks */
+    size_t count = 0; /* triangle: row block r has r / 2 + 1 blocks of 128 x 256 */
+    if (band) count = (size_t)rows * band;
+    else
+        for (int r = 0; r < rows; r++) count += r / 2 + 1;
+    CUDA_CHECK(cudaStreamWaitEvent(s, g->written, 0));
+    if (g->readers == 2) CUDA_CHECK(cudaStreamWaitEvent(s, g->read[1], 0)); /* a third reader: after the second */
     CUDA_CHECK(cudaFuncSetAttribute((const void *)update_wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)wg_shared_bytes())); /* as allow_shared, every launch */
     update_wgmma_kernel<<<dim3((unsigned)count, p->batch), WG_THREADS, wg_shared_bytes(), s>>>(
-        p->A, p->ld, p->stride, N, origin, rows, blocks, slices, split, split_stride);
+        p->A, p->ld, p->stride, N, origin, rows, blocks, slices, reinterpret_cast<const uint32_t *>(g->panel),
+        grid_split_bytes(N, 1) / sizeof(float), rb0, band);
     KERNEL_CHECK();
-    CUDA_CHECK(cudaEventRecord(p->split->free, s));
-    p->split->recorded = 1;
+    CUDA_CHECK(cudaEventRecord(g->read[g->readers < 2 ? g->readers : 1], s));
+    if (g->readers < 2) g->readers++;
+}
+
+/* The next round's band on the warpgroup MMA where the bulk runs there: a whole number of 256-wide
+ * block columns (the split it makes then serves the triangle below it too). GRID_WGMMA_BAND=0: the
+ * mma.sync band (to compare). */
+static int wgmma_band(const grid_plan *p, int first, int last)
+{
+    static int off = -1;
+    if (off < 0) {
+        const char *env = getenv("GRID_WGMMA_BAND");
+        off = env && !strcmp(env, "0");
+    }
+    return !off && p->math == GRID_TF32X3 && p->split && grid_wgmma_available() &&
+           (last - first) * GRID_TILE % 256 == 0;
 }
 
 /* The update kernel for blocks of BM x BM in the plan's math, and the shared memory it asks for. */
@@ -671,7 +728,7 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
     if (last == p->nt && last > first + 1) { /* the trailing triangle */
         const int origin = first * T, blocks128 = (N - origin + 127) / 128;
         if (p->math == GRID_TF32X3 && p->split && grid_wgmma_available()) {
-            update_wgmma_launch(p, KT, k * T, origin, s);
+            update_wgmma_launch(p, KT, k * T, origin, 0, s);
             return;
         }
         const size_t triangle128 = (size_t)blocks128 * (blocks128 + 1) / 2 * p->batch;
@@ -697,6 +754,10 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
         triangle<<<dim3(per_side * (per_side + 1) / 2, p->batch), threads, triangle_shared, s>>>(p->A, p->ld, p->stride,
                                                                                                  N, k * T, origin, 0);
         KERNEL_CHECK();
+        return;
+    }
+    if (wgmma_band(p, first, last)) {
+        update_wgmma_launch(p, KT, k * T, first * T, (last - first) * T / 256, s);
         return;
     }
     if (last - first >= 2) { /* the band's pairs of columns: blocks of 128 x 128 down each, one launch */

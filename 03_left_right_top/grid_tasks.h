@@ -37,14 +37,24 @@ extern "C" {
  * about 2 bits. POTRF and TRSM always run in fp32. */
 typedef enum { GRID_FP32 = 0, GRID_TF32X3 = 1, GRID_MATH_COUNT = 2 } grid_math;
 
-/* The workspace of the warpgroup update (grid_wgmma.cuh, Hopper): the panel of a bulk update split
- * once into TF32 hi and lo tiles, grid_split_bytes(N, batch) bytes. Every launch that uses it waits
- * for the one before (the event), whatever stream either ran on, so any schedule stays correct. */
+/* The workspace of the warpgroup update (grid_wgmma.cuh, Hopper): the panel of an update split
+ * once into TF32 hi and lo tiles, grid_split_bytes(N, batch) bytes. A split is written once and
+ * read by the updates that use that panel: the next round's band (on main) and the trailing
+ * triangle (on the bulk's stream) share one. Every reader waits for `written`; the next split waits
+ * for every reader (`read`), whatever streams they ran on, so any schedule stays correct. Make it
+ * with grid_split_create; grid_split_begin before each enqueue (nothing recorded yet), and
+ * grid_split_forget whenever the matrices change (what it holds is stale then). */
 typedef struct {
-    float *panel;     /* device memory */
-    cudaEvent_t free; /* recorded after each update that read `panel` */
-    int recorded;     /* 0 until the first such update of an enqueue (set it to 0 before each) */
+    float *panel;        /* device memory */
+    cudaEvent_t written; /* recorded after each split */
+    cudaEvent_t read[2]; /* recorded after the updates that read the current split */
+    int readers;         /* read[] recorded since the last split (0 .. 2) */
+    int kcol, K, origin; /* what it holds: columns kcol .. kcol + K - 1, rows origin ..; K = 0: nothing */
 } grid_split;
+int grid_split_create(grid_split *s, size_t bytes); /* 0, or a CUDA error (nothing then held) */
+void grid_split_destroy(grid_split *s);
+void grid_split_begin(grid_split *s);
+void grid_split_forget(grid_split *s);
 size_t grid_split_bytes(int N, size_t batch);
 
 /* What one factorization works on: `batch` matrices of the same order, factored together (every
@@ -90,12 +100,14 @@ void launch_update_group_tasks(const grid_plan *p, int k, int panels, int first,
 int grid_wgmma_available(void);
 /* Panels in the quads' round that starts at tile column k, by the matrix's size (nt tiles a side):
  * - nt > GRID_QUADS_FROM_TILES (n > 8192): 4, or 8 with the tensor-core updates while at least
- *   GRID_EIGHT_PANELS_FROM tile columns remain (n >= 10240 there). Eight panels read and write
- *   the trailing matrix half as often again (K = 8T), but make the chain of a round twice as long:
- *   worth it only while the bulk update of a round takes longer than the next round's chain.
- *   H100, same run, quads tf32x3: n = 16384 28.6-29.1 -> 27.7 ms, 12288 13.7-13.8 -> 13.4; with 8
- *   panels in every round 16384 was level and 12288 5 % slower (14.5 ms), from 96 columns left on
- *   16384 28.4 and 8192 4 % slower (5.62 -> 5.86 ms).
+ *   GRID_EIGHT_PANELS_FROM tile columns remain. Eight panels read and write the trailing matrix
+ *   half as often again (K = 8T), but make the chain of a round twice as long: worth it only while
+ *   the bulk update of a round takes longer than the next round's chain. H100, same run, quads
+ *   tf32x3 (mma.sync updates then): n = 16384 28.6-29.1 -> 27.7 ms, 12288 13.7-13.8 -> 13.4 with
+ *   160 columns. Since the next round's band runs on the warpgroup MMA too (its chain part got
+ *   shorter), 96 (H100, same run): 16384 19.03-19.15 -> 18.43-18.77 ms (64: 18.58-18.64, 112:
+ *   18.51-18.53, 128: 18.79-18.90, 144: 19.06-19.10), 12288 10.24 -> 9.86, 10240 7.25 -> 6.78,
+ *   32768 120.4 -> 119.6.
  * - GRID_TWO_PANELS_ABOVE_TILES < nt <= GRID_QUADS_FROM_TILES (n = 4097 .. 8192): 2 while at least
  *   GRID_TWO_PANELS_FROM columns remain, then 1: the pairs' K = 2T where the bulk is long, the
  *   look-ahead's short chain at the end, where the bulk no longer hides it. H100, same run, one
@@ -104,7 +116,7 @@ int grid_wgmma_available(void);
  *   1.90 -> 1.65, 8192 7.47 -> 7.15. At n = 4096 (nt = 64) the look-ahead stays ahead (1.39 ms
  *   against 1.40-1.41 with this rule), so smaller matrices keep rounds of 4 when asked for quads.
  * - otherwise 4. */
-#define GRID_EIGHT_PANELS_FROM 160
+#define GRID_EIGHT_PANELS_FROM 96
 #define GRID_QUADS_FROM_TILES 128
 #define GRID_TWO_PANELS_ABOVE_TILES 64
 #define GRID_TWO_PANELS_FROM 48

@@ -101,6 +101,26 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const float *share
                  : "r"(s));
 }
 
+/* Which block (p, q) of a region of square blocks this one is, for both mma.sync update kernels
+ * (this one and update_task_kernel in grid_tasks.cu). band > 0: that many block columns, block x
+ * being row block x % rows of column x / rows (gridDim.x = rows x band); 0: the lower triangle,
+ * numbered row by row, b = p (p + 1) / 2 + q for q <= p. False: the block lies above the band's
+ * diagonal and has nothing to do. */
+__device__ __forceinline__ bool update_block_of(int band, int &p, int &q)
+{
+    if (band) {
+        const int rows = gridDim.x / band;
+        p = blockIdx.x % rows, q = blockIdx.x / rows;
+        return p >= q;
+    }
+    const int b = blockIdx.x;
+    p = (int)((sqrtf(8.0f * b + 1.0f) - 1.0f) * 0.5f);
+    while ((p + 1) * (p + 2) / 2 <= b) p++; /* float rounding, either way */
+    while (p * (p + 1) / 2 > b) p--;
+    q = b - p * (p + 1) / 2;
+    return true;
+}
+
 /* Two blocks per SM (at most 128 registers a thread), so one block's loads and stores overlap the
  * other's products; the slices need dynamic shared memory (2 x 2 x BM x 36 floats: 72 KiB at BM = 128). */
 constexpr int TC_MIN_BLOCKS = 2;
@@ -121,15 +141,8 @@ template <int BM, int KT> __global__ void __launch_bounds__(TC_THREADS, TC_MIN_B
     float(*As)[BM][TC_LDS] = reinterpret_cast<float(*)[BM][TC_LDS]>(tc_shared); /* [2][BM][TC_LDS] */
     float(*Bs)[BM][TC_LDS] = reinterpret_cast<float(*)[BM][TC_LDS]>(tc_shared + 2 * BM * TC_LDS);
 
-    int p = blockIdx.x % (gridDim.x / max(band, 1)), q = blockIdx.x / (gridDim.x / max(band, 1));
-    if (p < q) return; /* above the band's diagonal (see update_task_kernel) */
-    if (!band) {       /* the lower triangle, row by row (see update_task_kernel) */
-        const int b = blockIdx.x;
-        p = (int)((sqrtf(8.0f * b + 1.0f) - 1.0f) * 0.5f);
-        while ((p + 1) * (p + 2) / 2 <= b) p++;
-        while (p * (p + 1) / 2 > b) p--;
-        q = b - p * (p + 1) / 2;
-    }
+    int p, q;
+    if (!update_block_of(band, p, q)) return;
     const int i0 = origin + p * BM, j0 = origin + q * BM;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
     const int wm0 = (warp / 4) * WM, wn0 = (warp % 4) * WN;

@@ -34,6 +34,7 @@
  * Included by grid_tasks.cu only.
  * Alone: make build/03_left_right_top/cholesky_one && build/03_left_right_top/cholesky_one --n 8192 --math tf32x3 */
 #include <stdint.h>
+#include <type_traits>
 
 /* wgmma exists on sm_90a only (the arch-specific target of the H100 and H200): built for anything
  * else the kernels are a trap, and grid_wgmma_available (grid_tasks.cu) never picks them there. */
@@ -128,11 +129,41 @@ __device__ __forceinline__ void wg_mma(float (&d)[128], uint64_t a, uint64_t b)
 #endif
 }
 
+/* The same for the left 128 columns only (acc[0 .. 63]: the layout above, cut at column 128): a
+ * block on the diagonal whose right half lies wholly above it. */
+__device__ __forceinline__ void wg_mma_left(float (&d)[128], uint64_t a, uint64_t b)
+{
+#if WG_SUPPORTED
+    asm volatile(
+        "{\n"
+        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, "
+        "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, "
+        "%45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+        "%64, %65, 1, 1, 1;\n"
+        "}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
+          "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
+          "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]),
+          "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]),
+          "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),
+          "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(a), "l"(b));
+#else
+    (void)d;
+    (void)a;
+    (void)b;
+    __trap();
+#endif
+}
+
 /* Keeps the compiler from moving the accumulators across the asynchronous products. */
-__device__ __forceinline__ void wg_fence_operands(float (&d)[128])
+template <int COUNT = 128> __device__ __forceinline__ void wg_fence_operands(float (&d)[128])
 {
 #pragma unroll
-    for (int e = 0; e < 128; e++) asm volatile("" : "+f"(d[e])::"memory");
+    for (int e = 0; e < COUNT; e++) asm volatile("" : "+f"(d[e])::"memory");
 }
 
 __device__ __forceinline__ void wg_arrive()
@@ -277,6 +308,9 @@ __global__ void __launch_bounds__(256)
  * blocks of one wave read B tiles from the whole panel: 128 MiB at n = 32768, K = 512).
  * The rows before row block P (P even) hold (P/2)(P/2 + 1) blocks. */
 constexpr int WG_BAND = 16;
+#ifndef WG_LEFT_ONLY
+#define WG_LEFT_ONLY 1
+#endif
 __host__ __device__ inline void wg_block_of(int x, int rows, int &p, int &q)
 {
     constexpr int H = WG_BAND / 2;
@@ -300,12 +334,16 @@ __host__ __device__ inline void wg_block_of(int x, int rows, int &p, int &q)
     p = 2 * q + y;
 }
 
-/* The lower triangle of C (rows and columns origin ..) -= the panel's product, from the split
- * panel (`blocks` row blocks of 128, `slices` slices of WG_BK), `rows` row blocks of C: blocks of
- * 128 x 256 (wg_block_of). Block columns past the diagonal are computed and not stored. */
+/* C (rows and columns origin ..) -= the panel's product, from the split panel (`blocks` row blocks
+ * of 128, `slices` slices of WG_BK; row block rb0 of the split is C's row `origin`: the split may
+ * start higher, as one made for the band serves the triangle below it), `rows` row blocks of C, in
+ * blocks of 128 x 256. band = 0: the lower triangle (wg_block_of); band > 0: that many block
+ * columns of 256 from origin, down to the last row (the next round's columns: block x is row block
+ * x % rows of block column x / rows; those wholly above the diagonal leave at once). Entries above
+ * the diagonal are computed and not stored. */
 __global__ void __launch_bounds__(WG_THREADS, 1)
     update_wgmma_kernel(float *A, size_t ld, size_t stride, int N, int origin, int rows, int blocks, int slices,
-                        const uint32_t *split, size_t split_stride)
+                        const uint32_t *split, size_t split_stride, int rb0, int band)
 {
     A += blockIdx.y * stride;
     split += blockIdx.y * split_stride;
@@ -315,18 +353,29 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     const uint32_t full = base + WG_STAGES * WG_STAGE_BYTES, empty = full + 8 * WG_STAGES; /* mbarriers */
 
     int p, q;
-    wg_block_of(blockIdx.x, rows, p, q);
+    if (band) {
+        p = blockIdx.x % rows, q = blockIdx.x / rows;
+        if (2 * q > p) return; /* columns 256 q .. wholly right of rows 128 p .. 128 p + 127 */
+    } else {
+        wg_block_of(blockIdx.x, rows, p, q);
+    }
     const int i0 = origin + p * WG_BM, j0 = origin + q * WG_BN;
     const int tid = threadIdx.x, wg = tid / 128, warp = (tid / 32) % 4, lane = tid % 32, g = lane / 4, t = lane % 4;
 
-    /* Thread 0 fills stage s % 2 with slice s: A's row block p, B's row blocks 2q and 2q+1. */
+    /* Thread 0 fills stage s % 4 with slice s: A's row block p, B's row blocks 2q and 2q+1 (of C;
+     * rb0 more in the split). */
+    const int ra = rb0 + p, rb = rb0 + 2 * q;
+    /* Block columns 256 q .. on row blocks 2q: the right half lies wholly above the diagonal, so
+     * only the left 128 columns are computed (half the products; B's first row block only). */
+    const bool left_only = WG_LEFT_ONLY && 2 * q == p;
+    const uint32_t b_bytes = left_only ? WG_TILE_BYTES : 2 * WG_TILE_BYTES;
     auto load = [&](int s) {
         const uint32_t stage = base + (s % WG_STAGES) * WG_STAGE_BYTES, bar = full + 8 * (s % WG_STAGES);
-        mbar_arrive_expect(bar, WG_STAGE_BYTES);
-        bulk_copy(stage + WG_A_HI, split + wg_tile_index(s, 0, p, blocks) * WG_TILE_FLOATS, WG_TILE_BYTES, bar);
-        bulk_copy(stage + WG_A_LO, split + wg_tile_index(s, 1, p, blocks) * WG_TILE_FLOATS, WG_TILE_BYTES, bar);
-        bulk_copy(stage + WG_B_HI, split + wg_tile_index(s, 0, 2 * q, blocks) * WG_TILE_FLOATS, 2 * WG_TILE_BYTES, bar);
-        bulk_copy(stage + WG_B_LO, split + wg_tile_index(s, 1, 2 * q, blocks) * WG_TILE_FLOATS, 2 * WG_TILE_BYTES, bar);
+        mbar_arrive_expect(bar, 2 * WG_TILE_BYTES + 2 * b_bytes);
+        bulk_copy(stage + WG_A_HI, split + wg_tile_index(s, 0, ra, blocks) * WG_TILE_FLOATS, WG_TILE_BYTES, bar);
+        bulk_copy(stage + WG_A_LO, split + wg_tile_index(s, 1, ra, blocks) * WG_TILE_FLOATS, WG_TILE_BYTES, bar);
+        bulk_copy(stage + WG_B_HI, split + wg_tile_index(s, 0, rb, blocks) * WG_TILE_FLOATS, b_bytes, bar);
+        bulk_copy(stage + WG_B_LO, split + wg_tile_index(s, 1, rb, blocks) * WG_TILE_FLOATS, b_bytes, bar);
     };
     if (tid == 0) {
         for (int st = 0; st < WG_STAGES; st++) {
@@ -347,32 +396,45 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                    a_lo = wg_descriptor(base + WG_A_LO + wg * 64 * WG_ROW_BYTES), b_hi = wg_descriptor(base + WG_B_HI),
                    b_lo = wg_descriptor(base + WG_B_LO);
 
+    /* The slices, with the left half's products or all of them (two copies of the loop: a branch
+     * inside it made the compiler add warpgroup fences around the products). */
+    auto slices_loop = [&](auto left) {
 #pragma unroll 1
-    for (int s = 0; s < slices; s++) {
-        const int st = s % WG_STAGES;
-        mbar_wait(full + 8 * st, (s / WG_STAGES) & 1); /* slice s has landed */
-        const uint64_t at = (uint64_t)(st * WG_STAGE_BYTES) >> 4;
-        wg_fence_operands(acc);
-        wg_arrive();
+        for (int s = 0; s < slices; s++) {
+            const int st = s % WG_STAGES;
+            mbar_wait(full + 8 * st, (s / WG_STAGES) & 1); /* slice s has landed */
+            const uint64_t at = (uint64_t)(st * WG_STAGE_BYTES) >> 4;
+            constexpr int used = decltype(left)::value ? 64 : 128; /* the accumulators the products write */
+            wg_fence_operands<used>(acc);
+            wg_arrive();
 #pragma unroll
-        for (int kk = 0; kk < WG_BK / 8; kk++) { /* the small terms first, then the large one */
-            wg_mma(acc, a_lo + at + 2 * kk, b_hi + at + 2 * kk);
-            wg_mma(acc, a_hi + at + 2 * kk, b_lo + at + 2 * kk);
-            wg_mma(acc, a_hi + at + 2 * kk, b_hi + at + 2 * kk);
-        }
-        wg_commit();
-        wg_fence_operands(acc);
-        wg_wait<1>(); /* slice s - 1's products are done: its stage may be filled again */
-        if (s >= 1) {
-            const int done = (s - 1) % WG_STAGES;
-            if (tid % 128 == 0) mbar_arrive(empty + 8 * done);
-            if (tid == 0 && s - 1 + WG_STAGES < slices) {
-                mbar_wait(empty + 8 * done, ((s - 1) / WG_STAGES) & 1); /* and the other warpgroup's */
-                load(s - 1 + WG_STAGES);
+            for (int kk = 0; kk < WG_BK / 8; kk++) { /* the small terms first, then the large one */
+                if constexpr (decltype(left)::value) {
+                    wg_mma_left(acc, a_lo + at + 2 * kk, b_hi + at + 2 * kk);
+                    wg_mma_left(acc, a_hi + at + 2 * kk, b_lo + at + 2 * kk);
+                    wg_mma_left(acc, a_hi + at + 2 * kk, b_hi + at + 2 * kk);
+                } else {
+                    wg_mma(acc, a_lo + at + 2 * kk, b_hi + at + 2 * kk);
+                    wg_mma(acc, a_hi + at + 2 * kk, b_lo + at + 2 * kk);
+                    wg_mma(acc, a_hi + at + 2 * kk, b_hi + at + 2 * kk);
+                }
             }
-            __syncwarp();
+            wg_commit();
+            wg_fence_operands<used>(acc);
+            wg_wait<1>(); /* slice s - 1's products are done: its stage may be filled again */
+            if (s >= 1) {
+                const int done = (s - 1) % WG_STAGES;
+                if (tid % 128 == 0) mbar_arrive(empty + 8 * done);
+                if (tid == 0 && s - 1 + WG_STAGES < slices) {
+                    mbar_wait(empty + 8 * done, ((s - 1) / WG_STAGES) & 1); /* and the other warpgroup's */
+                    load(s - 1 + WG_STAGES);
+                }
+                __syncwarp();
+            }
         }
-    }
+    };
+    if (left_only) slices_loop(std::true_type());
+    else slices_loop(std::false_type());
     wg_wait<0>();
     wg_fence_operands(acc);
 

@@ -61,16 +61,14 @@ static void eight_panel_updates(grid_math math)
     launch_update_group_tasks(&p, 0, 8, 8, 10, 0);
     launch_update_group_tasks(&p, 0, 8, 8, 9, 0);
     if (math == GRID_TF32X3 && grid_wgmma_available()) { /* Hopper's warpgroup update: 4 and 7 row blocks */
-        grid_split split = {NULL, NULL, 0};
-        CUDA_CHECK(cudaMalloc((void **)&split.panel, grid_split_bytes(n, 1)));
-        CUDA_CHECK(cudaEventCreateWithFlags(&split.free, cudaEventDisableTiming));
+        grid_split split;
+        CUDA_CHECK((cudaError_t)grid_split_create(&split, grid_split_bytes(n, 1)));
         p.split = &split;
         launch_update_group_tasks(&p, 0, 8, 8, p.nt, 0);
         launch_update_group_tasks(&p, 0, 3, 3, p.nt, 0);
         CUDA_CHECK(cudaDeviceSynchronize());
         printf("sanitize_tiled: warpgroup updates ran\n");
-        CUDA_CHECK(cudaEventDestroy(split.free));
-        CUDA_CHECK(cudaFree(split.panel));
+        grid_split_destroy(&split);
     }
     CUDA_CHECK(cudaDeviceSynchronize());
     printf("sanitize_tiled: eight-panel updates (%s) ran\n", grid_math_name(math));

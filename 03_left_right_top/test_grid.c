@@ -443,8 +443,11 @@ static void test_tensor(harness *h)
     test_accuracy(h);
     check_large(h, GRID_TF32X3, 4097, 0);
     check_large(h, GRID_TF32X3, 4096, 4000);
-    /* the quads' rounds of eight panels (grid_round_panels): two of them, then rounds of four */
-    check_large(h, GRID_TF32X3, GRID_TILE * (GRID_EIGHT_PANELS_FROM + 9), 0);
+    /* the quads' rounds of eight panels (grid_round_panels), at least two of them, then rounds of
+     * four; on a Hopper their bands on the warpgroup MMA, each split reused by the triangle */
+    const int eight_nt =
+        GRID_EIGHT_PANELS_FROM + 9 > GRID_QUADS_FROM_TILES + 1 ? GRID_EIGHT_PANELS_FROM + 9 : GRID_QUADS_FROM_TILES + 1;
+    check_large(h, GRID_TF32X3, GRID_TILE * eight_nt, 0);
     for (int s = 0; s < NBATCHED_SIZES; s++) {
         check_batched(h, GRID_LOOKAHEAD, GRID_TF32X3, batched_sizes[s], BATCHED_COUNT);
         check_batched(h, GRID_PAIRS, GRID_TF32X3, batched_sizes[s], BATCHED_COUNT);
@@ -552,14 +555,17 @@ static void test_bad_arguments(harness *h)
 /* The warpgroup bulk update (grid_wgmma.cuh, Hopper only) on its own: one trailing triangle minus
  * the panel's product, K = 64 .. 512, row blocks odd and even, a batch of two (the split's stride;
  * n = 640 with K = 512: one row block, partly past the matrix), each a triangle of at least two tile
- * columns (one column takes the column kernel),
+ * columns (one column takes the column kernel); with `band` > 0, a band of that many tile columns
+ * first (as the quads' next round: its own launch, which makes the split) and then the triangle
+ * below and right of it (which reuses that split from a lower row block),
  * against a float64 product on the host, next to the mma.sync update on the same matrix: within 4x
  * its worst error and under 1e-5 of sum |l_ik l_jk| (a missing lo term gives about 1e-4), and
  * every entry it must not touch (above the diagonal, left of and above the triangle) unchanged. */
 static const char *const WGMMA_GROUP = "whole GPU warpgroup update";
 static const struct {
-    int n, panels, batch;
-} wg_cases[] = {{576, 1, 1}, {640, 8, 2}, {1088, 4, 1}, {1088, 3, 1}, {2048, 8, 1}};
+    int n, panels, batch, band;
+} wg_cases[] = {{576, 1, 1, 0},  {640, 8, 2, 0}, {1088, 4, 1, 0}, {1088, 3, 1, 0},
+                {2048, 8, 1, 0}, {640, 4, 2, 4}, {1088, 4, 1, 4}, {2048, 8, 1, 8}};
 #define N_WG_CASES ((int)(sizeof wg_cases / sizeof *wg_cases))
 
 /* The worst error of the update in R against float64, relative to sum |l_ik l_jk|; -1 when an entry
@@ -588,7 +594,7 @@ static double update_error(int n, int K, size_t batch, const float *A, const flo
     return worst;
 }
 
-static void check_wgmma_update(harness *h, int n, int panels, size_t batch)
+static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int band)
 {
     const size_t count = batch * n * n, bytes = count * sizeof(float);
     float *A = host_alloc(bytes, "test buffers"), *R = host_alloc(bytes, "test buffers"), *d_A;
@@ -598,30 +604,30 @@ static void check_wgmma_update(harness *h, int n, int panels, size_t batch)
         A[e] = (float)((double)(x >> 11) / 4503599627370496.0 - 1.0);
     }
     int *d_info;
-    grid_split split = {NULL, NULL, 0};
+    grid_split split;
     CUDA_CHECK(cudaMalloc((void **)&d_A, bytes));
     CUDA_CHECK(cudaMalloc((void **)&d_info, batch * sizeof(int)));
-    CUDA_CHECK(cudaMalloc((void **)&split.panel, grid_split_bytes(n, batch)));
-    CUDA_CHECK(cudaEventCreateWithFlags(&split.free, cudaEventDisableTiming));
+    CUDA_CHECK((cudaError_t)grid_split_create(&split, grid_split_bytes(n, batch)));
     grid_plan p = {d_A, (size_t)n, n / GRID_TILE, d_info, (int)batch, (size_t)n * n, GRID_TF32X3, NULL};
     double err[2];
     for (int v = 0; v < 2; v++) { /* mma.sync, then the warpgroup MMA */
         p.split = v ? &split : NULL;
         CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
-        launch_update_group_tasks(&p, 0, panels, panels, p.nt, cudaStreamLegacy);
+        if (band) launch_update_group_tasks(&p, 0, panels, panels, panels + band, cudaStreamLegacy);
+        launch_update_group_tasks(&p, 0, panels, panels + band, p.nt, cudaStreamLegacy);
         CUDA_CHECK(cudaDeviceSynchronize());
         CUDA_CHECK(cudaMemcpy(R, d_A, bytes, cudaMemcpyDeviceToHost));
         err[v] = update_error(n, panels * GRID_TILE, batch, A, R);
     }
     char name[96];
-    snprintf(name, sizeof name, "warpgroup update n=%d K=%d batch %zu", n, panels * GRID_TILE, batch);
+    snprintf(name, sizeof name, "warpgroup update n=%d K=%d batch %zu%s", n, panels * GRID_TILE, batch,
+             band ? ", band then triangle" : "");
     const int ok = err[0] >= 0 && err[1] >= 0 && err[1] <= 4 * err[0] + 1e-9 && err[1] <= 1e-5;
     harness_check(
         h, ok, name,
         "worst error / sum |l_ik l_jk|: warpgroup %.3g, mma.sync %.3g (-1: an entry outside the triangle changed)",
         err[1], err[0]);
-    CUDA_CHECK(cudaEventDestroy(split.free));
-    CUDA_CHECK(cudaFree(split.panel));
+    grid_split_destroy(&split);
     CUDA_CHECK(cudaFree(d_A));
     CUDA_CHECK(cudaFree(d_info));
     free(A);
@@ -671,7 +677,7 @@ int main(void)
     harness_group(&h, WGMMA_GROUP);
     if (grid_wgmma_available())
         for (int c = 0; c < N_WG_CASES; c++)
-            check_wgmma_update(&h, wg_cases[c].n, wg_cases[c].panels, wg_cases[c].batch);
+            check_wgmma_update(&h, wg_cases[c].n, wg_cases[c].panels, wg_cases[c].batch, wg_cases[c].band);
     else
         harness_skip_rest(&h, WGMMA_GROUP,
                           "no warpgroup MMA here (a Hopper build on compute capability 9.0; GRID_WGMMA=0 not set)");
