@@ -831,7 +831,10 @@ extern "C" int grid_round_panels(const grid_plan *p, int k)
 {
     const int left = p->nt - k; /* tile columns from k on */
     if (p->nt > GRID_QUADS_FROM_TILES) return p->math == GRID_TF32X3 && left >= GRID_EIGHT_PANELS_FROM ? 8 : 4;
-    if (p->nt > GRID_TWO_PANELS_ABOVE_TILES) return left >= GRID_TWO_PANELS_FROM ? 2 : 1;
+    if (p->nt > GRID_TWO_PANELS_ABOVE_TILES) {
+        const int band_wgmma = p->math == GRID_TF32X3 && p->split && grid_wgmma_available();
+        return left >= GRID_TWO_PANELS_FROM ? (band_wgmma ? 4 : 2) : 1;
+    }
     return 4;
 }
 

@@ -115,6 +115,11 @@ int grid_wgmma_available(void);
  *   2.24 -> 2.09, 6144 3.03 -> 2.89, 7168 4.09-4.11 -> 3.97, 8192 5.38-5.40 -> 5.25-5.26; fp32 4160
  *   1.90 -> 1.65, 8192 7.47 -> 7.15. At n = 4096 (nt = 64) the look-ahead stays ahead (1.39 ms
  *   against 1.40-1.41 with this rule), so smaller matrices keep rounds of 4 when asked for quads.
+ *   Where the band runs on the warpgroup MMA (tf32x3 on a Hopper), 4 instead of 2: a band of four
+ *   tile columns is one 256-wide block column there, and the round's split serves band and bulk.
+ *   H100, same run, two runs each: 4160 1.394-1.395 -> 1.375 ms, 5120 1.946-1.958 -> 1.926-1.935,
+ *   6144 2.662-2.665 -> 2.645-2.646, 7168 3.557-3.562 -> 3.483-3.510, 8192 4.706-4.712 ->
+ *   4.421-4.464.
  * - otherwise 4. */
 #define GRID_EIGHT_PANELS_FROM 96
 #define GRID_QUADS_FROM_TILES 128
