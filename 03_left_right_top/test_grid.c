@@ -9,7 +9,8 @@
  *   - n = 4097 (spd) and 4096 (failing minor 4000), every mode: info, properties, a sampled residual
  *     and the forward error within 8x cuSOLVER's against a float64 factor from the GPU (check_large).
  *   - a batch (potrf_grid_batched): n = 1..256 x 5 matrices with a non-SPD and a NaN matrix among
- *     SPD ones, guard matrices and infos, every mode; one batch past a launch's 65535 matrices.
+ *     SPD ones, guard matrices and infos, every mode; one batch past a launch's 65535 matrices;
+ *     a wide one (n = 512 x 160) whose matrices must equal their factors alone, bit for bit.
  *   - the tensor-core updates (GRID_TF32X3): all of the above in the look-ahead, pairs and quads modes,
  *     held to the same checks and tolerances as fp32 (0 points: the tasks are provided code), n = 10816
  *     (the quads' first two rounds of eight panels, grid_round_panels) checked as n = 4097, and
@@ -352,10 +353,65 @@ static void check_batched(harness *h, grid_mode mode, grid_math math, int n, siz
     free(tol);
 }
 
-/* The tests test_batched runs: every size and mode with BATCHED_COUNT matrices, and one batch
- * past GRID_MAX_BATCH (two launches per task) in the default mode. */
+/* A wide batch (n = 512, every launch fills the GPU several times over, zero_upper's rows too):
+ * three of its matrices, factored again alone, must give the same bits, and pass the full check. */
+static void check_wide_batch(harness *h)
+{
+    const int n = 512;
+    const size_t batch = 160, nn = (size_t)n * n, bytes = nn * sizeof(float);
+    const grid_mode mode = grid_default_batched_mode(n, batch);
+    const grid_math math = grid_default_math(n, batch);
+    float *A = host_alloc(batch * bytes, "test buffers"), *L = host_alloc(batch * bytes, "test buffers"),
+          *alone = host_alloc(bytes, "test buffers");
+    int *info = host_alloc_array(batch, sizeof(int), "test buffers"), alone_info = -1;
+    gen_params p = gen_params_make(FAMILY_SPD, harness_seed(3700), 0, 0);
+    gen_batch_host(&p, n, 0, batch, A);
+    float *d_A;
+    int *d_info;
+    CUDA_CHECK(cudaMalloc((void **)&d_A, batch * bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_info, batch * sizeof(int)));
+    CUDA_CHECK(cudaMemcpy(d_A, A, batch * bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_info, 0x7f, batch * sizeof(int)));
+    int ok = potrf_grid_math(mode, math, n, batch, d_A, NULL, d_info) == 0;
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(L, d_A, batch * bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(info, d_info, batch * sizeof(int), cudaMemcpyDeviceToHost));
+    char detail[256] = "";
+    if (!ok) snprintf(detail, sizeof detail, "potrf_grid_batched refused the call");
+    const size_t picked[3] = {0, batch / 2, batch - 1};
+    for (int t = 0; ok && t < 3; t++) {
+        const size_t b = picked[t];
+        factor_check r;
+        check_factor(n, A + b * nn, L + b * nn, info[b], &r);
+        CUDA_CHECK(cudaMemcpy(d_A, A + b * nn, bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemset(d_info, 0x7f, sizeof(int)));
+        ok = potrf_grid_math(mode, math, n, 1, d_A, NULL, d_info) == 0;
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaMemcpy(alone, d_A, bytes, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(&alone_info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
+        if (!r.ok || info[b] != 0)
+            snprintf(detail, sizeof detail, "matrix %zu: info %d %.200s", b, info[b], r.detail), ok = 0;
+        else if (!ok || alone_info != 0 || memcmp(alone, L + b * nn, bytes))
+            snprintf(detail, sizeof detail, "matrix %zu: alone (info %d) it gives other bits than in the batch", b,
+                     alone_info),
+                ok = 0;
+    }
+    char name[96];
+    snprintf(name, sizeof name, "batched %s%s n=%d x%zu: each matrix as alone, bit for bit", grid_mode_name(mode),
+             math == GRID_FP32 ? "" : " tf32x3", n, batch);
+    harness_check(h, ok, name, "%s", detail);
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_info));
+    free(A);
+    free(L);
+    free(alone);
+    free(info);
+}
+
+/* The tests test_batched runs: every size and mode with BATCHED_COUNT matrices, one batch past
+ * GRID_MAX_BATCH (two launches per task) in the default mode, and one wide batch. */
 #define NBATCHED_SIZES ((int)(sizeof batched_sizes / sizeof *batched_sizes))
-#define NBATCHED_TESTS (NBATCHED_SIZES * GRID_MODE_COUNT + 1)
+#define NBATCHED_TESTS (NBATCHED_SIZES * GRID_MODE_COUNT + 2)
 
 static void test_batched(harness *h)
 {
@@ -363,6 +419,7 @@ static void test_batched(harness *h)
         for (int m = 0; m < GRID_MODE_COUNT; m++)
             check_batched(h, (grid_mode)m, GRID_FP32, batched_sizes[s], BATCHED_COUNT);
     check_batched(h, GRID_LOOKAHEAD, GRID_FP32, 3, GRID_MAX_BATCH + 2);
+    check_wide_batch(h);
 }
 
 /* Accuracy that tells the maths apart. The generator's SPD matrices are diagonally dominant: the
