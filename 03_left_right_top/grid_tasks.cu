@@ -61,55 +61,76 @@ __device__ __forceinline__ void chain_wait_and_release()
  * -> 0.272 ms, 2048 0.595 -> 0.568, 4096 1.514 -> 1.474). The column update may NOT load C early: a
  * schedule that applies the panels to a column one at a time (left-looking) runs two column
  * updates of the same C in a row, and the second would read C before the first has written it. */
-__device__ __forceinline__ float early_load(const float *p) { return __ldcg(p); }
+__device__ __forceinline__ float4 early_load(const float *p) { return __ldcg(reinterpret_cast<const float4 *>(p)); }
 
 /* POTRF and TRSM: FOUR threads per tile row (256 threads for T = 64). Thread (r, q), r = tid / Q,
- * q = tid % Q, holds the W = T / Q entries of row r in the columns c = Q j + q, j = 0 .. W-1, in
- * x[j] (the row dealt out cyclically, so the four share the work of every column evenly). Why not
+ * q = tid % Q, holds W = T / Q entries of row r in x[], dealt out a float4 at a time: the row's
+ * float4 number m (columns 4m .. 4m+3) is thread m % Q's, so x[j] is column col(j, q) =
+ * 4Q (j / 4) + 4q + j % 4 (task_shape). The four share the work of every stretch of 16 columns
+ * about evenly, and a row comes from memory in W / 4 loads of 16 bytes, a warp's load 8 rows of 64
+ * contiguous bytes. (Dealt one column at a time, as first written, each load was a float and half
+ * of every sector it touched went unused.) Why not
  * one thread per row: both tasks are a chain of T dependent columns, each run by 2 warps on one SM
  * with nothing else to do there, and with a whole row per thread each column cost up to 64
  * multiply-adds and 16 loads a thread: 14 us (POTRF) and 17 us (TRSM) per tile on the H100, the
  * whole critical path up to n = 4096. A quarter row makes a column a quarter of the instructions,
- * over 8 warps. Column c's owner is thread q = c % Q, at x[c / Q]: compile-time indices when c is
- * one, which is what keeps x[] in registers. */
+ * over 8 warps. Column c's owner is thread q = owner(c), at x[entry(c)]: compile-time indices when c
+ * is one, which is what keeps x[] in registers. */
 constexpr int TASK_Q = 4;
 
-/* A vector of a tile column dealt out the same way: entry i at [i % Q][i / Q], each of the Q parts
- * padded to W + 4 floats so that the Q float4s one instruction reads (one per q) fall in different
- * banks (an offset of 20 floats: banks 0, 20, 8, 28). */
+/* A vector of a tile column dealt out the same way: entry i at [owner(i)][entry(i)], each of the Q
+ * parts padded to W + 4 floats so that the Q float4s one instruction reads (one per q) fall in
+ * different banks (an offset of 20 floats: banks 0, 20, 8, 28). LTS: the TRSM's columns of L_kk,
+ * 4 floats apart more, so that its stores of them conflict 2-way at most. */
 template <int T> struct task_shape {
-    static constexpr int W = T / TASK_Q, S = W + 4, VEC = TASK_Q * S;
+    static constexpr int W = T / TASK_Q, S = W + 4, VEC = TASK_Q * S, LTS = VEC + 4;
     static_assert(T % (4 * TASK_Q) == 0, "each thread's part of a row is whole float4s");
-    __device__ static int at(int i) { return i % TASK_Q * S + i / TASK_Q; }
+    __host__ __device__ static constexpr int col(int j, int q) { return 4 * TASK_Q * (j / 4) + 4 * q + j % 4; }
+    __host__ __device__ static constexpr int owner(int c) { return c / 4 % TASK_Q; }
+    __host__ __device__ static constexpr int entry(int c) { return c / (4 * TASK_Q) * 4 + c % 4; }
+    __device__ static int at(int i) { return owner(i) * S + entry(i); }
 };
 
-/* My part of row r (columns Q j + q) from global memory; entries right of the diagonal set to 0
- * when lower_only (the strict upper part of a diagonal tile holds whatever the caller left there). */
-template <int T>
-__device__ __forceinline__ void load_part(float (&x)[T / TASK_Q], const float *row, int r, int q, bool lower_only)
+/* My part of row r from global memory (or from v, loaded before); entries right of the diagonal set
+ * to 0 when lower_only (the strict upper part of a diagonal tile holds whatever the caller left there). */
+template <int T> __device__ __forceinline__ void part_of(float (&x)[T / TASK_Q], const float4 (&v)[T / TASK_Q / 4],
+                                                         int r, int q, bool lower_only)
 {
 #pragma unroll
     for (int j = 0; j < T / TASK_Q; j++) {
-        const int c = TASK_Q * j + q;
-        x[j] = (lower_only && c > r) ? 0.0f : row[c];
+        const float4 w = v[j / 4];
+        const float e = j % 4 == 0 ? w.x : j % 4 == 1 ? w.y : j % 4 == 2 ? w.z : w.w;
+        x[j] = (lower_only && task_shape<T>::col(j, q) > r) ? 0.0f : e;
     }
+}
+
+template <int T>
+__device__ __forceinline__ void load_part(float (&x)[T / TASK_Q], const float *row, int r, int q, bool lower_only)
+{
+    float4 v[T / TASK_Q / 4];
+#pragma unroll
+    for (int g = 0; g < T / TASK_Q / 4; g++)
+        v[g] = *reinterpret_cast<const float4 *>(row + task_shape<T>::col(4 * g, q));
+    part_of<T>(x, v, r, q, lower_only);
 }
 
 template <int T> __device__ __forceinline__ void store_part(const float (&x)[T / TASK_Q], float *row, int q)
 {
 #pragma unroll
-    for (int j = 0; j < T / TASK_Q; j++) row[TASK_Q * j + q] = x[j];
+    for (int g = 0; g < T / TASK_Q / 4; g++)
+        *reinterpret_cast<float4 *>(row + task_shape<T>::col(4 * g, q)) =
+            make_float4(x[4 * g], x[4 * g + 1], x[4 * g + 2], x[4 * g + 3]);
 }
 
-/* x[j] -= sum_m f[m] v[m][j] for my columns c = Q j + q > C (C a compile-time column): v[m] are my
- * parts of P dealt vectors, read a float4 at a time from shared memory. Parts j < C / Q lie left of
- * C for every q. */
+/* x[j] -= sum_m f[m] v[m][j] for my columns col(j, q) > C (C a compile-time column): v[m] are my
+ * parts of P dealt vectors, read a float4 at a time from shared memory. The float4s of the stretches
+ * of 4Q columns before C's lie left of C for every q. */
 template <int T, int C, int P> __device__ __forceinline__ void update_part(float (&x)[T / TASK_Q], const float (&f)[P],
                                                                            const float *const (&v)[P], int q)
 {
-    constexpr int W = T / TASK_Q, J = C / TASK_Q;
+    constexpr int W = T / TASK_Q, J4 = C / (4 * TASK_Q) * 4; // C's stretch
 #pragma unroll
-    for (int j4 = J / 4 * 4; j4 < W; j4 += 4) {
+    for (int j4 = J4; j4 < W; j4 += 4) {
         float vs[P][4];
 #pragma unroll
         for (int m = 0; m < P; m++) {
@@ -119,16 +140,15 @@ template <int T, int C, int P> __device__ __forceinline__ void update_part(float
 #pragma unroll
         for (int u = 0; u < 4; u++) {
             const int j = j4 + u;
-            if (j < J) continue;
-            if (j > J || TASK_Q * j + q > C)
+            if (j4 > J4 || task_shape<T>::col(j, q) > C)
 #pragma unroll
                 for (int m = 0; m < P; m++) x[j] = fmaf(-f[m], vs[m][u], x[j]);
         }
     }
 }
 
-/* POTRF: P consecutive columns per barrier, J .. J + P - 1 (P divides Q, so they are all my part's
- * entry J / Q, owned by threads q = J % Q .. J % Q + P - 1 of each row). Their owners publish them
+/* POTRF: P consecutive columns per barrier, J .. J + P - 1 (P divides 4, so they lie in one float4
+ * of the row: entries entry(J) .. entry(J) + P - 1 of thread owner(J) of each row). Their owners publish them
  * (as updated through column J - 1) into dealt buffers, one barrier, then every thread reads the
  * P x P diagonal block B at (J, J) and its row's P entries a_r, and finishes the P columns itself:
  * it factors B = L_B L_B^T (P square roots in a row), solves L_B l_r = a_r for its row's entries of
@@ -151,17 +171,17 @@ template <int T, int C, int P> __device__ __forceinline__ void update_part(float
 constexpr int POTRF_P = POTRF_COLUMNS_PER_BARRIER;
 
 template <int T, int J> struct potrf_columns {
-    static_assert(TASK_Q % POTRF_P == 0 && J % POTRF_P == 0, "a group of columns shares a part entry");
+    static_assert(4 % POTRF_P == 0 && J % POTRF_P == 0, "a group of columns lies in one float4 of one thread");
     static __device__ __forceinline__ void run(float (&x)[T / TASK_Q], float (*column)[POTRF_P][task_shape<T>::VEC],
                                                int r, int q, int k, int *info, bool &reported)
     {
         typedef task_shape<T> S;
-        constexpr int P = POTRF_P, OWNER = J % TASK_Q, JL = J / TASK_Q;
+        constexpr int P = POTRF_P, OWNER = S::owner(J), JL = S::entry(J);
         const float *v[P];
 #pragma unroll
         for (int m = 0; m < P; m++) {
             float *col = column[J / P & 1][m];
-            if (q == OWNER + m) col[S::at(r)] = x[JL];
+            if (q == OWNER) col[S::at(r)] = x[JL + m];
             v[m] = col + q * S::S;
         }
         __syncthreads();
@@ -208,7 +228,7 @@ template <int T, int J> struct potrf_columns {
         }
 #pragma unroll
         for (int m = 0; m < P; m++)
-            if (q == OWNER + m) x[JL] = lr[m];
+            if (q == OWNER) x[JL + m] = lr[m];
         update_part<T, J + P - 1, P>(x, f, v, q);
         potrf_columns<T, J + P>::run(x, column, r, q, k, info, reported);
     }
@@ -235,7 +255,7 @@ template <int T> __global__ void __launch_bounds__(T *TASK_Q)
     potrf_columns<T, 0>::run(x, column, r, q, k, info, reported);
 #pragma unroll
     for (int j = 0; j < T / TASK_Q; j++)
-        if (TASK_Q * j + q > r) x[j] = 0.0f; // the output contract: zero above
+        if (task_shape<T>::col(j, q) > r) x[j] = 0.0f; // the output contract: zero above
     store_part<T>(x, row, q);
 }
 
@@ -248,11 +268,11 @@ template <int T, int C> struct trsm_columns { // recursive for the reason potrf_
     static __device__ __forceinline__ void run(float (&x)[T / TASK_Q], const float *Lt, const float *inv_diag, int q)
     {
         typedef task_shape<T> S;
-        constexpr int OWNER = C % TASK_Q, JL = C / TASK_Q;
+        constexpr int OWNER = S::owner(C), JL = S::entry(C);
         const float xc = __shfl_sync(0xffffffffu, x[JL] * inv_diag[C], OWNER, TASK_Q); // a multiply, not a division
         if (q == OWNER) x[JL] = xc;
         const float f[1] = {xc};
-        const float *const v[1] = {Lt + C * S::VEC + q * S::S};
+        const float *const v[1] = {Lt + C * S::LTS + q * S::S};
         update_part<T, C, 1>(x, f, v, q);
         trsm_columns<T, C + 1>::run(x, Lt, inv_diag, q);
     }
@@ -265,7 +285,7 @@ template <int T> __global__ void __launch_bounds__(T *TASK_Q)
     trsm_task_kernel(float *A, size_t ld, size_t stride, int k)
 {
     typedef task_shape<T> S;
-    extern __shared__ __align__(16) float Lt[]; // T columns of VEC floats
+    extern __shared__ __align__(16) float Lt[]; // T columns, LTS floats apart
     __shared__ float inv_diag[T];
     const int r = threadIdx.x / TASK_Q, q = threadIdx.x % TASK_Q;
     A += blockIdx.y * stride;
@@ -274,16 +294,20 @@ template <int T> __global__ void __launch_bounds__(T *TASK_Q)
      * on it (see early_load), so its round trip to the L2 overlaps the POTRF's end and L_kk's
      * load instead of following the barrier. */
     float x[T / TASK_Q];
+    {
+        float4 v[T / TASK_Q / 4];
 #pragma unroll
-    for (int j = 0; j < T / TASK_Q; j++) x[j] = early_load(row + TASK_Q * j + q);
+        for (int g = 0; g < T / TASK_Q / 4; g++) v[g] = early_load(row + S::col(4 * g, q));
+        part_of<T>(x, v, r, q, false);
+    }
     chain_wait_and_release();
     {
         float l[T / TASK_Q];
         load_part<T>(l, tile_at(A, ld, T, k, k) + (size_t)r * ld, r, q, true);
 #pragma unroll
         for (int j = 0; j < T / TASK_Q; j++) {
-            const int c = TASK_Q * j + q;
-            Lt[c * S::VEC + S::at(r)] = l[j]; // l_rc: column c, row r
+            const int c = S::col(j, q);
+            Lt[c * S::LTS + S::at(r)] = l[j]; // l_rc: column c, row r
             if (c == r) inv_diag[r] = 1.0f / l[j];
         }
     }
@@ -575,7 +599,7 @@ template <int T> static void potrf_launch(const grid_plan *p, int k, cudaStream_
 
 template <int T> static void trsm_launch(const grid_plan *p, int k, cudaStream_t s)
 {
-    const size_t shared = (size_t)T * task_shape<T>::VEC * sizeof(float); // 20 KiB for T = 64
+    const size_t shared = (size_t)T * task_shape<T>::LTS * sizeof(float); // 21 KiB for T = 64
     launch_chain(trsm_task_kernel<T>, dim3(p->nt - k - 1, p->batch), T * TASK_Q, shared, s, p->A, p->ld, p->stride, k);
 }
 
