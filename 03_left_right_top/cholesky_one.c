@@ -33,7 +33,7 @@ static const char usage[] =
     "  --family NAME    spd | illcond | nonspd | hp3, for --n (default spd)\n"
     "  --seed S         generator seed, for --n (default 2017)\n"
     "  --mode MODE      block | stream | graph | lookahead | pairs | quads (default: block up to n = 32,\n"
-    "                   lookahead up to n = 4096, quads above; block = part 1's one-block kernel)\n"
+    "                   lookahead up to n = 4032, quads above; block = part 1's one-block kernel)\n"
     "  --math MATH      fp32 | tf32x3: the updates on the fp32 cores or on the tensor cores with fp32\n"
     "                   accuracy (default: tf32x3 where it is faster, see grid_default_math)\n"
     "  --output FILE    write L (binary; .txt: text)\n"

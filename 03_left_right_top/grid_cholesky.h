@@ -28,11 +28,12 @@ int grid_mode_parse(const char *name);      /* the mode, or -1 */
 const char *grid_math_name(grid_math math); /* "fp32", "tf32x3" */
 int grid_math_parse(const char *name);      /* the math, or -1 */
 
-/* The fastest mode for n, measured on the H100: the look-ahead up to n = 4096 (its critical path
+/* The fastest mode for n, measured on the H100: the look-ahead up to n = 4032 (its critical path
  * is shorter), the quads above: past n = 8192 in rounds of 4 or 8 panels (K = 4T: 16384 31.8 vs
- * 34.4 ms for the pairs, 32768 236 vs 269), at n = 4097 .. 8192 in rounds of 2 panels, then of 1
- * for the last 47 columns (grid_round_panels: 8192 5.25 vs 5.38 ms for the pairs, 6144 2.89 vs
- * 3.03; with rounds of 4 the pairs won at 8192, 6.13 vs 6.49). */
+ * 34.4 ms for the pairs, 32768 236 vs 269), at n = 4033 .. 8192 in rounds of 2 panels (4 where the
+ * band runs on the warpgroup MMA), then of 1 for the last 47 columns (grid_round_panels: 8192 5.25
+ * vs 5.38 ms for the pairs, 6144 2.89 vs 3.03; with rounds of 4 the pairs won at 8192, 6.13 vs
+ * 6.49; 4096 tf32x3 1.19-1.20 ms against the look-ahead's 1.27-1.28). */
 grid_mode grid_default_mode(int n);
 
 /* The same for a batch, by the tiles a step's update touches (batch x nt^2, nt = tiles a side):

@@ -108,14 +108,20 @@ int grid_wgmma_available(void);
  *   shorter), 96 (H100, same run): 16384 19.03-19.15 -> 18.43-18.77 ms (64: 18.58-18.64, 112:
  *   18.51-18.53, 128: 18.79-18.90, 144: 19.06-19.10), 12288 10.24 -> 9.86, 10240 7.25 -> 6.78,
  *   32768 120.4 -> 119.6.
- * - GRID_TWO_PANELS_ABOVE_TILES < nt <= GRID_QUADS_FROM_TILES (n = 4097 .. 8192): 2 while at least
+ * - GRID_TWO_PANELS_ABOVE_TILES < nt <= GRID_QUADS_FROM_TILES (n = 4033 .. 8192): 2 while at least
  *   GRID_TWO_PANELS_FROM columns remain, then 1: the pairs' K = 2T where the bulk is long, the
  *   look-ahead's short chain at the end, where the bulk no longer hides it. H100, same run, one
  *   matrix, against the pairs (the default there before): tf32x3 n = 4160 1.66 -> 1.49 ms, 5120
  *   2.24 -> 2.09, 6144 3.03 -> 2.89, 7168 4.09-4.11 -> 3.97, 8192 5.38-5.40 -> 5.25-5.26; fp32 4160
- *   1.90 -> 1.65, 8192 7.47 -> 7.15. At n = 4096 (nt = 64) the look-ahead stays ahead (1.39 ms
- *   against 1.40-1.41 with this rule), so smaller matrices keep rounds of 4 when asked for quads.
- *   Where the band runs on the warpgroup MMA (tf32x3 on a Hopper), 4 instead of 2: a band of four
+ *   1.90 -> 1.65, 8192 7.47 -> 7.15. n = 4096 (nt = 64) joined when its tf32x3 band went to the
+ *   warpgroup MMA: the trailing triangle of its first steps (K = T, blocks of 4 slices) then took
+ *   longer than the chain and held the SMs the chain's TRSM waited for (issue 54, LIMITS.md); with
+ *   rounds of 4 while 48 columns remain, H100, same run, two runs each: 1.268-1.282 -> 1.190-1.204
+ *   ms (rounds of 4 while 40 / 52 / 56 / 64 remain: 1.193-1.201 / 1.219-1.222 / 1.230-1.242 /
+ *   1.248-1.256; 24 / 16: 1.271-1.280 / 1.313-1.321). Below nt = 64 the default math is fp32 and
+ *   the look-ahead stays ahead (fp32 rounds of 2, while 48 / 56 remain: 3840 1.224-1.226 ->
+ *   1.243-1.251 / 1.236-1.245 ms, 3584 1.082-1.085 -> 1.099-1.106 / 1.094-1.099), so smaller
+ *   matrices keep rounds of 4 when asked for quads. Where the band runs on the warpgroup MMA (tf32x3 on a Hopper), 4 instead of 2: a band of four
  *   tile columns is one 256-wide block column there, and the round's split serves band and bulk.
  *   H100, same run, two runs each: 4160 1.394-1.395 -> 1.375 ms, 5120 1.946-1.958 -> 1.926-1.935,
  *   6144 2.662-2.665 -> 2.645-2.646, 7168 3.557-3.562 -> 3.483-3.510, 8192 4.706-4.712 ->
@@ -123,7 +129,7 @@ int grid_wgmma_available(void);
  * - otherwise 4. */
 #define GRID_EIGHT_PANELS_FROM 96
 #define GRID_QUADS_FROM_TILES 128
-#define GRID_TWO_PANELS_ABOVE_TILES 64
+#define GRID_TWO_PANELS_ABOVE_TILES 63
 #define GRID_TWO_PANELS_FROM 48
 int grid_round_panels(const grid_plan *p, int k);
 
