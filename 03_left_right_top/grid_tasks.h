@@ -121,8 +121,9 @@ int grid_wgmma_available(void);
  *   1.248-1.256; 24 / 16: 1.271-1.280 / 1.313-1.321). Below nt = 64 the default math is fp32 and
  *   the look-ahead stays ahead (fp32 rounds of 2, while 48 / 56 remain: 3840 1.224-1.226 ->
  *   1.243-1.251 / 1.236-1.245 ms, 3584 1.082-1.085 -> 1.099-1.106 / 1.094-1.099), so smaller
- *   matrices keep rounds of 4 when asked for quads. Where the band runs on the warpgroup MMA (tf32x3 on a Hopper), 4 instead of 2: a band of four
- *   tile columns is one 256-wide block column there, and the round's split serves band and bulk.
+ *   matrices keep rounds of 4 when asked for quads. Where the band runs on the warpgroup MMA
+ *   (tf32x3 on a Hopper), 4 instead of 2: a band of four tile columns is one 256-wide block column
+ *   there, and the round's split serves band and bulk.
  *   H100, same run, two runs each: 4160 1.394-1.395 -> 1.375 ms, 5120 1.946-1.958 -> 1.926-1.935,
  *   6144 2.662-2.665 -> 2.645-2.646, 7168 3.557-3.562 -> 3.483-3.510, 8192 4.706-4.712 ->
  *   4.421-4.464.
