@@ -104,13 +104,15 @@ static void enqueue_all(grid_mode mode, grid_math math, int n, size_t batch, con
 }
 
 /* A context (grid_context_create, or the calling thread's own): its streams, the events that fork
- * them from the caller's stream and join them back, and one cached graph, rebuilt when anything
- * it was captured with changes. */
-struct grid_context {
-    int device; /* the streams' GPU + 1 (0: none yet) */
-    cudaStream_t s, side;
-    cudaEvent_t events[2], fork, join;
-    cudaGraphExec_t exec;
+ * them from the caller's stream and join them back, and the graphs of its last few calls. A call
+ * whose pointers match a kept graph replays it; else the launches are captured again and the least
+ * recently used graph is updated in place (cudaGraphExecUpdate: no new instantiation), so that new
+ * pointers on each call (a training loop's new tensors) cost a capture, not an instantiation, and
+ * pointers that come back (two buffers used in turn) cost nothing. */
+#define GRID_GRAPHS 4
+typedef struct {
+    cudaGraphExec_t exec; /* NULL: empty */
+    unsigned long long used;
     grid_mode mode;
     grid_math math;
     int n;
@@ -118,10 +120,20 @@ struct grid_context {
     const float *in;
     float *out, *work;
     int *info;
-    grid_split split;    /* the warpgroup update's workspace (panel NULL until a call needs it) */
-    size_t split_bytes;  /* its size */
-    grid_split *planned; /* what the cached graph was made with */
+    grid_split *planned; /* what it was made with */
     float *planned_panel;
+} grid_graph;
+
+struct grid_context {
+    int device; /* the streams' GPU + 1 (0: none yet) */
+    cudaStream_t s, side;
+    cudaEvent_t events[2], fork, join;
+    grid_graph graphs[GRID_GRAPHS];
+    unsigned long long calls;
+    int capturing;      /* 1 between our own BeginCapture and EndCapture (grid_context_recover) */
+    grid_split split;   /* the warpgroup update's workspace (panel NULL until a call needs it) */
+    size_t split_bytes; /* its size */
+    int panel_given;    /* 1: split.panel is the caller's (potrf_grid_run_split), never freed here */
 };
 
 static void context_open(grid_context *c, int device)
@@ -158,12 +170,14 @@ grid_context *grid_context_create(void)
 void grid_context_destroy(grid_context *c)
 {
     if (!c) return;
-    if (c->exec) (void)cudaGraphExecDestroy(c->exec);
+    for (int g = 0; g < GRID_GRAPHS; g++)
+        if (c->graphs[g].exec) (void)cudaGraphExecDestroy(c->graphs[g].exec);
     (void)cudaStreamDestroy(c->s);
     (void)cudaStreamDestroy(c->side);
     for (int k = 0; k < 2; k++) (void)cudaEventDestroy(c->events[k]);
     (void)cudaEventDestroy(c->fork);
     (void)cudaEventDestroy(c->join);
+    if (c->panel_given) c->split.panel = NULL; /* the caller's */
     grid_split_destroy(&c->split);
     (void)cudaGetLastError(); /* what those left, so that the next call does not report it */
     free(c);
@@ -182,10 +196,28 @@ static size_t split_need(grid_math math, int n, size_t batch)
 
 int grid_warpgroup_update(grid_math math, int n, size_t batch) { return split_need(math, n, batch) > 0; }
 
-static grid_split *split_for(grid_context *c, grid_math math, int n, size_t batch, int capturing)
+size_t grid_split_workspace_bytes(grid_math math, int n, size_t batch) { return split_need(math, n, batch); }
+
+/* given: the caller's panel (potrf_grid_run_split), used as it is; NULL: the context's own, grown
+ * here outside a capture. */
+static grid_split *split_for(grid_context *c, grid_math math, int n, size_t batch, int capturing, float *given,
+                             size_t given_bytes)
 {
     const size_t need = split_need(math, n, batch);
     if (!need) return NULL;
+    if (given) {
+        if (given_bytes < need) return NULL;
+        if (!c->panel_given && c->split.panel) CUDA_CHECK(cudaFree(c->split.panel));
+        c->split.panel = given;
+        c->split_bytes = given_bytes;
+        c->panel_given = 1;
+        return &c->split;
+    }
+    if (c->panel_given) { /* the caller's panel was for its calls only */
+        c->split.panel = NULL;
+        c->split_bytes = 0;
+        c->panel_given = 0;
+    }
     if (need > c->split_bytes && !capturing) {
         if (c->split.panel) CUDA_CHECK(cudaFree(c->split.panel));
         c->split.panel = NULL;
@@ -222,10 +254,82 @@ int potrf_grid_math(grid_mode mode, grid_math math, int n, size_t batch, float *
 int potrf_grid_run(grid_context *ctx, grid_mode mode, grid_math math, int n, size_t batch, const float *d_in,
                    float *d_out, float *d_work, int *d_info, cudaStream_t stream)
 {
+    return potrf_grid_run_split(ctx, mode, math, n, batch, d_in, d_out, d_work, NULL, 0, d_info, stream);
+}
+
+/* The graph of this call: a kept one with the same pointers, else the least recently used one,
+ * captured again and updated (or made, where the update is refused). NULL on a CUDA error. */
+static cudaGraphExec_t graph_for(grid_context *c, grid_mode mode, grid_math math, int n, size_t batch,
+                                 const float *d_in, float *d_out, float *d_work, int *d_info, grid_split *split)
+{
+    float *panel = split ? split->panel : NULL;
+    grid_graph *slot = NULL;
+    for (int g = 0; g < GRID_GRAPHS; g++) {
+        grid_graph *e = &c->graphs[g];
+        if (e->exec && e->mode == mode && e->math == math && e->n == n && e->batch == batch && e->in == d_in &&
+            e->out == d_out && e->work == d_work && e->info == d_info && e->planned == split &&
+            e->planned_panel == panel) {
+            e->used = ++c->calls;
+            return e->exec;
+        }
+        if (!slot || !e->exec || (slot->exec && e->used < slot->used)) slot = e;
+    }
+    cudaGraph_t graph;
+    c->capturing = 1;
+    CUDA_CHECK(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal));
+    enqueue_all(mode, math, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
+    const cudaError_t ended = cudaStreamEndCapture(c->s, &graph);
+    c->capturing = 0;
+    CUDA_CHECK(ended);
+    if (ended != cudaSuccess) return NULL; /* (a library's check returns; a program's has exited) */
+    cudaGraphExecUpdateResultInfo result;
+    if (slot->exec && cudaGraphExecUpdate(slot->exec, graph, &result) != cudaSuccess) {
+        (void)cudaGetLastError(); /* refused (another shape): made anew below */
+        CUDA_CHECK(cudaGraphExecDestroy(slot->exec));
+        slot->exec = NULL;
+    }
+    if (!slot->exec) {
+        const cudaError_t made = cudaGraphInstantiateWithFlags(&slot->exec, graph, cudaGraphInstantiateFlagUseNodePriority);
+        if (made != cudaSuccess) slot->exec = NULL;
+        CUDA_CHECK(made);
+    }
+    CUDA_CHECK(cudaGraphDestroy(graph));
+    if (!slot->exec) return NULL;
+    *slot = (grid_graph){slot->exec, ++c->calls, mode, math, n, batch, d_in, d_out, d_work, d_info, split, panel};
+    return slot->exec;
+}
+
+void grid_context_recover(grid_context *c, cudaStream_t stream)
+{
+    if (!c) return;
+    if (c->capturing) { /* our own capture, cut short: end it, drop what it held */
+        cudaGraph_t graph = NULL;
+        if (cudaStreamEndCapture(c->s, &graph) == cudaSuccess && graph) (void)cudaGraphDestroy(graph);
+        c->capturing = 0;
+    }
+    /* The caller's stream waits for whatever was enqueued (a capture of the caller's stays joined). */
+    if (cudaEventRecord(c->join, c->s) == cudaSuccess) (void)cudaStreamWaitEvent(stream, c->join, 0);
+    (void)cudaGetLastError();
+}
+
+int grid_context_in_foreign_capture(grid_context *c, cudaStream_t stream)
+{
+    enum cudaStreamCaptureStatus ours, theirs;
+    unsigned long long our_id = 0, their_id = 0;
+    if (!c || !c->device) return 0;
+    if (cudaStreamGetCaptureInfo(c->s, &ours, &our_id, NULL, NULL, NULL, NULL) != cudaSuccess) return 0;
+    if (ours == cudaStreamCaptureStatusNone) return 0;
+    if (cudaStreamGetCaptureInfo(stream, &theirs, &their_id, NULL, NULL, NULL, NULL) != cudaSuccess) return 1;
+    return theirs == cudaStreamCaptureStatusNone || their_id != our_id;
+}
+
+int potrf_grid_run_split(grid_context *ctx, grid_mode mode, grid_math math, int n, size_t batch, const float *d_in,
+                         float *d_out, float *d_work, float *d_split, size_t split_bytes, int *d_info,
+                         cudaStream_t stream)
+{
     if (n < 1 || n > GRID_MAX_N || batch < 1 || mode < 0 || mode >= GRID_MODE_COUNT || math < 0 ||
         math >= GRID_MATH_COUNT || !d_in || !d_out || !d_info) {
-        fprintf(
-            stderr,
+        course_report(
             "potrf_grid: need 1 <= n <= %d, batch >= 1, a mode (stream, graph, lookahead, pairs, quads), a math (fp32, "
             "tf32x3) and device pointers (got n = %d, batch %zu, mode %d, math %d)\n",
             GRID_MAX_N, n, batch, (int)mode, (int)math);
@@ -233,24 +337,22 @@ int potrf_grid_run(grid_context *ctx, grid_mode mode, grid_math math, int n, siz
     }
     size_t work = grid_batched_workspace_bytes(n, batch);
     if (work && !d_work) {
-        fprintf(stderr,
-                "potrf_grid: n = %d is not a multiple of the tile %d: give a workspace of %zu bytes "
-                "(grid_batched_workspace_bytes)\n",
-                n, GRID_TILE, work);
+        course_report("potrf_grid: n = %d is not a multiple of the tile %d: give a workspace of %zu bytes "
+                      "(grid_batched_workspace_bytes)\n",
+                      n, GRID_TILE, work);
         return -1;
     }
     if (!work) d_work = NULL; /* in place (in d_out) */
     int device;
     CUDA_CHECK(cudaGetDevice(&device));
     if (math == GRID_TF32X3 && !grid_tensor_cores(device)) {
-        fprintf(stderr, "potrf_grid: the tf32x3 updates need a GPU of compute capability 8.0 or newer (use fp32)\n");
+        course_report("potrf_grid: the tf32x3 updates need a GPU of compute capability 8.0 or newer (use fp32)\n");
         return -1;
     }
     grid_context *c = ctx ? ctx : &own;
     if (c->device != device + 1) {
         if (ctx) {
-            fprintf(stderr, "potrf_grid: the context belongs to GPU %d, the current GPU is %d\n", c->device - 1,
-                    device);
+            course_report("potrf_grid: the context belongs to GPU %d, the current GPU is %d\n", c->device - 1, device);
             return -1;
         }
         context_open(c, device);
@@ -265,33 +367,13 @@ int potrf_grid_run(grid_context *ctx, grid_mode mode, grid_math math, int n, siz
 #ifdef DEBUG_SYNC
     mode = GRID_STREAM;
 #endif
-    grid_split *split = split_for(c, math, n, batch, capture != cudaStreamCaptureStatusNone);
+    grid_split *split = split_for(c, math, n, batch, capture != cudaStreamCaptureStatusNone, d_split, split_bytes);
     if (mode == GRID_STREAM || capture != cudaStreamCaptureStatusNone)
         enqueue_all(mode, math, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
     else {
-        if (!c->exec || c->mode != mode || c->math != math || c->n != n || c->batch != batch || c->in != d_in ||
-            c->out != d_out || c->work != d_work || c->info != d_info || c->planned != split ||
-            (split && c->split.panel != c->planned_panel)) {
-            if (c->exec) CUDA_CHECK(cudaGraphExecDestroy(c->exec));
-            c->exec = NULL;
-            cudaGraph_t graph;
-            CUDA_CHECK(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal));
-            enqueue_all(mode, math, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
-            CUDA_CHECK(cudaStreamEndCapture(c->s, &graph));
-            CUDA_CHECK(cudaGraphInstantiateWithFlags(&c->exec, graph, cudaGraphInstantiateFlagUseNodePriority));
-            CUDA_CHECK(cudaGraphDestroy(graph));
-            c->mode = mode;
-            c->math = math;
-            c->n = n;
-            c->batch = batch;
-            c->in = d_in;
-            c->out = d_out;
-            c->work = d_work;
-            c->info = d_info;
-            c->planned = split;
-            c->planned_panel = c->split.panel;
-        }
-        CUDA_CHECK(cudaGraphLaunch(c->exec, c->s));
+        cudaGraphExec_t exec = graph_for(c, mode, math, n, batch, d_in, d_out, d_work, d_info, split);
+        if (!exec) return -1;
+        CUDA_CHECK(cudaGraphLaunch(exec, c->s));
     }
     /* Join: the caller's stream goes on when all of it is done. */
     CUDA_CHECK(cudaEventRecord(c->join, c->s));

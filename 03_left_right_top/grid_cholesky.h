@@ -110,6 +110,23 @@ void grid_context_destroy(grid_context *ctx);
 int potrf_grid_run(grid_context *ctx, grid_mode mode, grid_math math, int n, size_t batch, const float *d_in,
                    float *d_out, float *d_work, int *d_info, cudaStream_t stream);
 
+/* potrf_grid_run with the warpgroup update's workspace given (d_split, split_bytes of
+ * grid_split_workspace_bytes; NULL, 0: the context's own, allocated on first need outside a
+ * capture, as potrf_grid_run does). With it given nothing is allocated, and a call inside a
+ * capture runs the same kernels as one outside. */
+size_t grid_split_workspace_bytes(grid_math math, int n, size_t batch);
+int potrf_grid_run_split(grid_context *ctx, grid_mode mode, grid_math math, int n, size_t batch, const float *d_in,
+                         float *d_out, float *d_work, float *d_split, size_t split_bytes, int *d_info,
+                         cudaStream_t stream);
+
+/* After a failed call (a library's check returned instead of exiting): end a capture of the
+ * context's own cut short, and let `stream` wait for what was enqueued. */
+void grid_context_recover(grid_context *ctx, cudaStream_t stream);
+
+/* 1 when the context's streams are part of a capture that `stream` is not in (another thread's or
+ * another stream's graph, still open): a call now would land in that graph. */
+int grid_context_in_foreign_capture(grid_context *ctx, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -824,15 +824,15 @@ extern "C" void launch_trsm_tasks(const grid_plan *p, int k, cudaStream_t s)
 static int update_range(const grid_plan *p, const char *who, int k, int panels, int first, int *last)
 {
     if (panels < 1 || panels > GRID_MAX_PANELS) {
-        fprintf(stderr, "%s: %d panels (1 .. %d)\n", who, panels, GRID_MAX_PANELS);
-        exit(1);
+        cuda_check_failed("course", "bad update", "panels out of 1 .. GRID_MAX_PANELS", who, __FILE__, __LINE__);
+        return 0;
     }
     if (*last > p->nt) *last = p->nt;
     if (first >= *last) return 0;
     if (first < k + panels || k + panels > p->nt) {
-        fprintf(stderr, "%s: the panels %d..%d cannot update column %d (must be > %d)\n", who, k, k + panels - 1, first,
-                k + panels - 1);
-        exit(1);
+        cuda_check_failed("course", "bad update", "the panels cannot update a column at or before them", who, __FILE__,
+                          __LINE__);
+        return 0;
     }
     return 1;
 }

@@ -42,7 +42,7 @@ template <int NB> static void launch(looking_order order, int n, float *d_A, int
 extern "C" int potrf_tiled(looking_order order, int nb, int n, float *d_A, int *d_info)
 {
     if (n < 1 || order < 0 || order >= LOOK_COUNT) {
-        fprintf(stderr, "potrf_tiled: need n >= 1 and a looking order (got n = %d, order = %d)\n", n, (int)order);
+        course_report("potrf_tiled: need n >= 1 and a looking order (got n = %d, order = %d)\n", n, (int)order);
         return -1;
     }
     switch (nb) {
@@ -51,6 +51,6 @@ extern "C" int potrf_tiled(looking_order order, int nb, int n, float *d_A, int *
     case 16: launch<16>(order, n, d_A, d_info); return 0;
     case 32: launch<32>(order, n, d_A, d_info); return 0;
     }
-    fprintf(stderr, "potrf_tiled: nb = %d is not compiled in (use 4, 8, 16 or 32)\n", nb);
+    course_report("potrf_tiled: nb = %d is not compiled in (use 4, 8, 16 or 32)\n", nb);
     return -1;
 }

@@ -154,7 +154,7 @@ int potrf_batched_on(const batched_config *cfg, int n, size_t batch, size_t chun
 {
     char msg[256];
     if (batched_config_check(cfg, n, msg, sizeof msg) != 0 || batch < 1 || chunk < 1) {
-        fprintf(stderr, "potrf_batched: %s\n", msg[0] ? msg : "batch and chunk must be >= 1");
+        course_report("potrf_batched: %s\n", msg[0] ? msg : "batch and chunk must be >= 1");
         return -1;
     }
     const batched_kernel_ops *ops = batched_kernel_find(cfg->kernel);

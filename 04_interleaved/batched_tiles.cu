@@ -81,6 +81,6 @@ extern "C" int potrf_batched_tiles(looking_order order, int nb, int per_block, i
     case 16: launch_order<16>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
     case 32: launch_order<32>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
     }
-    fprintf(stderr, "potrf_batched_tiles: nb = %d is not compiled in\n", nb);
+    course_report("potrf_batched_tiles: nb = %d is not compiled in\n", nb);
     return -1;
 }

@@ -128,7 +128,7 @@ template <int NB> static int launch_unroll(int unroll, int per_block, int n, siz
     case 2: launch<NB, 2>(per_block, n, batch, chunk, d_A, d_info, stream); return 0;
     case 4: launch<NB, 4>(per_block, n, batch, chunk, d_A, d_info, stream); return 0;
     }
-    fprintf(stderr, "potrf_batched_thread: unroll = %d is not compiled in\n", unroll);
+    course_report("potrf_batched_thread: unroll = %d is not compiled in\n", unroll);
     return -1;
 }
 
@@ -140,6 +140,6 @@ extern "C" int potrf_batched_thread(int nb, int unroll, int per_block, int n, si
     case 4: return launch_unroll<4>(unroll, per_block, n, batch, chunk, d_A, d_info, stream);
     case 8: return launch_unroll<8>(unroll, per_block, n, batch, chunk, d_A, d_info, stream);
     }
-    fprintf(stderr, "potrf_batched_thread: nb = %d is not compiled in\n", nb);
+    course_report("potrf_batched_thread: nb = %d is not compiled in\n", nb);
     return -1;
 }

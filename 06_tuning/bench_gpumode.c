@@ -54,7 +54,10 @@ typedef struct {
 static void run_auto(void *p)
 {
     run_ctx *c = p;
-    if (cholesky_execute(c->plan, c->d_A, c->d_A, c->d_info, c->d_work, cudaStreamLegacy) != 0) exit(2);
+    if (cholesky_execute(c->plan, c->d_A, c->d_A, c->d_info, c->d_work, cudaStreamLegacy) != CHOLESKY_SUCCESS) {
+        fprintf(stderr, "cholesky_execute: %s\n", cholesky_last_error());
+        exit(2);
+    }
 }
 
 static void run_cusolver(void *p)

@@ -57,7 +57,10 @@ typedef struct {
 static void run_plan(void *p)
 {
     plan_ctx *c = p;
-    if (cholesky_execute(c->plan, c->d_work, c->d_work, c->d_info, c->d_ws, cudaStreamLegacy) != 0) exit(2);
+    if (cholesky_execute(c->plan, c->d_work, c->d_work, c->d_info, c->d_ws, cudaStreamLegacy) != CHOLESKY_SUCCESS) {
+        fprintf(stderr, "cholesky_execute: %s\n", cholesky_last_error());
+        exit(2);
+    }
 }
 
 /* The plan of auto for (n, batch) on data in `chunk`'s layout (1: row-major), with its workspace. */

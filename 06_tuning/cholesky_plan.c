@@ -1,13 +1,16 @@
 /* cholesky_plan.c - the plan and the execute of cholesky_plan.h: every decision at plan time,
  * launches only at execute time. The kernels stay where they are taught (stages 03-06); this file
  * only picks and orders them. */
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cholesky_plan.h"
 #include "cuda_check.h"
 #include "cyclic_kernel.h"
+#include "door_status.h"
 #include "family.h"
 #include "grid_cholesky.h"
 #include "layout_convert.h"
@@ -26,10 +29,16 @@ struct cholesky_plan {
     size_t group;                    /* grid: matrices a group */
     grid_mode mode;                  /* grid: schedule */
     grid_math math;                  /* grid: arithmetic */
-    grid_context *ctx;               /* grid: streams, events, graph */
-    size_t convert_bytes, pad_bytes; /* the workspace: the converted batch, then the grid's padded copies */
-    char explain[1024];
+    grid_context *ctx;               /* grid: streams, events, graphs */
+    pthread_mutex_t grid_lock;       /* grid: one execute at a time enqueues on ctx's streams */
+    /* The workspace, in this order, each part 256-byte aligned: the converted batch, the grid's
+     * padded copies, the grid's split panels (warpgroup MMA), the staged batch (unaligned plans). */
+    size_t convert_bytes, pad_bytes, split_bytes, stage_bytes;
+    int planted;                     /* cholesky_plan_plant_error: the next calls that fail on purpose */
+    char explain[1280];
 };
+
+static size_t round256(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 static const char *layout_words(size_t chunk, size_t batch, char *buf, size_t len)
 {
@@ -49,24 +58,45 @@ static void append(cholesky_plan *p, const char *fmt, ...)
     va_end(ap);
 }
 
-static int fail(char *err, size_t len, const char *what)
+static void plan_free(cholesky_plan *p)
 {
-    snprintf(err, len, "%s", what);
-    return -1;
+    if (!p) return;
+    if (p->grid) pthread_mutex_destroy(&p->grid_lock);
+    grid_context_destroy(p->ctx);
+    free(p);
 }
 
-int cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const cholesky_options *opt, char *err, size_t len)
+/* plan_create's work; a failed CUDA check longjmps out of it (door_status.h). */
+static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const cholesky_options *opt);
+
+cholesky_status cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const cholesky_options *opt,
+                                     char *err, size_t len)
 {
     family_init();
     *plan = NULL;
-    char why[256] = "", msg[256], lay[64], klay[64];
-    if (n < 1 || n > CHOLESKY_MAX_N) {
-        snprintf(err, len, "n = %d: the plan takes n = 1 .. %d", n, CHOLESKY_MAX_N);
-        return -1;
+    cholesky_plan *volatile p = calloc(1, sizeof *p); /* volatile: read after a longjmp */
+    jmp_buf trap;
+    if (!p) door_fail(CHOLESKY_STATUS_OUT_OF_MEMORY, "out of host memory");
+    else {
+        door_begin(&trap);
+        if (setjmp(trap) == 0) make_plan(p, n, batch, opt);
     }
-    if (batch < 1) return fail(err, len, "an empty batch: nothing to plan");
-    cholesky_plan *p = calloc(1, sizeof *p);
-    if (!p) return fail(err, len, "out of host memory");
+    const cholesky_status status = door_end();
+    if (status != CHOLESKY_SUCCESS) {
+        plan_free(p);
+        if (err && len) snprintf(err, len, "%s", cholesky_last_error());
+        return status;
+    }
+    *plan = p;
+    return CHOLESKY_SUCCESS;
+}
+
+static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const cholesky_options *opt)
+{
+    char why[256] = "", msg[256], lay[64], klay[64];
+    if (n < 1 || n > CHOLESKY_MAX_N)
+        return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "n = %d: the plan takes n = 1 .. %d", n, CHOLESKY_MAX_N);
+    if (batch < 1) return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "an empty batch: nothing to plan");
     p->n = n;
     p->batch = batch;
     p->chunk = opt && opt->chunk > 1 ? (opt->chunk > batch ? batch : opt->chunk) : 1;
@@ -75,25 +105,21 @@ int cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const choles
         p->kchunk = opt->kernel_chunk ? opt->kernel_chunk : p->chunk;
         snprintf(why, sizeof why, "given");
     } else {
-        const tuned_table *t = tuned_table_default();
-        if (!t) {
-            free(p);
-            return fail(err, len, "no tuned table could be read (06_tuning/tables; make tune writes one)");
-        }
-        if (tuned_choose(t, n, batch, p->chunk == 1, &p->cfg, &p->kchunk, why, sizeof why) != 0) {
-            free(p);
-            return fail(err, len, why);
-        }
+        const char *notice, *error;
+        const tuned_table *t = tuned_table_load(&notice, &error);
+        if (!t)
+            return door_fail(CHOLESKY_STATUS_NOT_SUPPORTED,
+                             "no tuned table could be read (06_tuning/tables; make tune writes one): %s", error);
+        if (tuned_choose(t, n, batch, p->chunk == 1, &p->cfg, &p->kchunk, why, sizeof why) != 0)
+            return door_fail(CHOLESKY_STATUS_NOT_SUPPORTED, "%s", why);
     }
     if (p->kchunk == 0 || p->kchunk > batch) p->kchunk = batch; /* 0 in the table: interleaved */
     const batched_kernel_ops *ops = batched_kernel_find(p->cfg.kernel);
     if (ops && (ops->uses & BATCHED_ROWMAJOR_ONLY)) p->kchunk = 1;
     /* Data already in a layout of their own: the kernel runs in it, unless it reads row-major only. */
     else if (p->chunk != 1 && p->kchunk != p->chunk) p->kchunk = p->chunk;
-    if (batched_config_check(&p->cfg, n, msg, sizeof msg) != 0) {
-        free(p);
-        return fail(err, len, msg);
-    }
+    if (batched_config_check(&p->cfg, n, msg, sizeof msg) != 0)
+        return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "%s", msg);
     /* The cyclic kernel's variant, when not given: its rules' choice for this batch, made now. */
     if (p->cfg.kernel == BATCHED_CYCLIC && p->cfg.unroll == 0)
         p->cfg.unroll = cyclic_variant_choose(p->cfg.threads, p->cfg.per_block, n, batch);
@@ -102,7 +128,9 @@ int cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const choles
     p->convert = p->kchunk != p->chunk;
     /* The converted batch, rounded up so that the padded copies after it start 256-byte aligned
      * (their tasks read float4s). */
-    p->convert_bytes = p->convert ? (batch * (size_t)n * n * sizeof(float) + 255) / 256 * 256 : 0;
+    const size_t batch_bytes = batch * (size_t)n * n * sizeof(float);
+    p->convert_bytes = p->convert ? round256(batch_bytes) : 0;
+    p->stage_bytes = opt && opt->unaligned ? round256(batch_bytes) : 0;
     char name[96];
     tuned_format(&p->cfg, p->kchunk, name, sizeof name);
     /* tuned_choose's why starts with the configuration's name: "rows T=16 x4 full c=1, tuned for ..." */
@@ -117,33 +145,40 @@ int cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const choles
         p->grid = 1;
         p->group = grid_group_size(n, batch);
         grid_choose(n, p->group, &p->mode, &p->math);
-        p->pad_bytes = grid_batched_workspace_bytes(n, p->group);
+        p->pad_bytes = round256(grid_batched_workspace_bytes(n, p->group));
         /* Its streams and events on this GPU; with no GPU to make them on (a plan made to be
          * explained), execute falls back to the thread's own context (grid_cholesky.h). */
         int gpus = 0;
         if (cudaGetDeviceCount(&gpus) == cudaSuccess && gpus > 0) {
-            if (!(p->ctx = grid_context_create())) {
-                free(p);
-                return fail(err, len, "out of host memory");
-            }
+            p->split_bytes = round256(grid_split_workspace_bytes(p->math, n, p->group));
+            if (!(p->ctx = grid_context_create()))
+                return door_fail(CHOLESKY_STATUS_OUT_OF_MEMORY, "out of host memory");
         } else (void)cudaGetLastError();
-        append(p, "; whole GPU: %s schedule, %s updates%s", grid_mode_name(p->mode), grid_math_name(p->math),
+        pthread_mutex_init(&p->grid_lock, NULL);
+        append(p, "; whole GPU: %s schedule, %s updates%s%s", grid_mode_name(p->mode), grid_math_name(p->math),
+               p->split_bytes ? " on warpgroup MMA" : "",
                p->pad_bytes ? ", padded to the tile in the workspace" : ", in place");
         if (p->group < batch) append(p, ", in groups of %zu", p->group);
     }
-    append(p, "; workspace %zu bytes", p->convert_bytes + p->pad_bytes);
-    *plan = p;
-    return 0;
+    if (p->stage_bytes) append(p, "; pointers not 16-byte aligned staged through the workspace");
+    append(p, "; workspace %zu bytes", cholesky_plan_workspace_bytes(p));
+    if (p->split_bytes) append(p, " (split panels %zu)", p->split_bytes);
+    if (!(opt && opt->config)) {
+        const char *notice;
+        tuned_table_load(&notice, NULL);
+        if (notice[0]) append(p, "; %s", notice);
+    }
+    return CHOLESKY_SUCCESS;
 }
 
-void cholesky_plan_destroy(cholesky_plan *p)
+void cholesky_plan_destroy(cholesky_plan *p) { plan_free(p); }
+
+void cholesky_plan_plant_error(cholesky_plan *p, int calls) { p->planted = calls; }
+
+size_t cholesky_plan_workspace_bytes(const cholesky_plan *p)
 {
-    if (!p) return;
-    grid_context_destroy(p->ctx);
-    free(p);
+    return p->convert_bytes + p->pad_bytes + p->split_bytes + p->stage_bytes;
 }
-
-size_t cholesky_plan_workspace_bytes(const cholesky_plan *p) { return p->convert_bytes + p->pad_bytes; }
 
 const char *cholesky_plan_explain(const cholesky_plan *p) { return p->explain; }
 
@@ -154,22 +189,24 @@ const batched_config *cholesky_plan_config(const cholesky_plan *p, size_t *kerne
 }
 
 /* The whole-GPU path, row-major from in into out, group by group. */
-static int run_grid(cholesky_plan *p, const float *in, float *out, int *info, float *pad, cudaStream_t s)
+static int run_grid(cholesky_plan *p, const float *in, float *out, int *info, float *pad, float *split,
+                    cudaStream_t s)
 {
     const size_t nn = (size_t)p->n * p->n;
     for (size_t first = 0; first < p->batch; first += p->group) {
         const size_t count = p->batch - first < p->group ? p->batch - first : p->group;
-        if (potrf_grid_run(p->ctx, p->mode, p->math, p->n, count, in + first * nn, out + first * nn, pad, info + first,
-                           s) != 0)
+        if (potrf_grid_run_split(p->ctx, p->mode, p->math, p->n, count, in + first * nn, out + first * nn, pad, split,
+                                 p->split_bytes, info + first, s) != 0)
             return -1;
     }
     return 0;
 }
 
 /* The configuration was checked when the plan was made: straight to its family's launcher. */
-static int run_kernel(cholesky_plan *p, const float *in, float *out, int *info, float *pad, cudaStream_t s)
+static int run_kernel(cholesky_plan *p, const float *in, float *out, int *info, float *pad, float *split,
+                      cudaStream_t s)
 {
-    if (p->grid) return run_grid(p, in, out, info, pad, s);
+    if (p->grid) return run_grid(p, in, out, info, pad, split, s);
     if (p->copy_first && in != out) { /* every layout is dense: batch n^2 floats */
         CUDA_CHECK(
             cudaMemcpyAsync(out, in, p->batch * (size_t)p->n * p->n * sizeof(float), cudaMemcpyDeviceToDevice, s));
@@ -178,22 +215,77 @@ static int run_kernel(cholesky_plan *p, const float *in, float *out, int *info, 
     return p->ops->launch(&p->cfg, p->n, p->batch, p->kchunk, in, out, info, s);
 }
 
-int cholesky_execute(cholesky_plan *p, const float *d_in, float *d_out, int *d_info, void *d_work, cudaStream_t s)
+/* The plan's layout from in into out (both 16-byte aligned). */
+static int run_aligned(cholesky_plan *p, const float *d_in, float *d_out, int *d_info, char *work, cudaStream_t s)
 {
-    if (!p || !d_in || !d_out || !d_info || (cholesky_plan_workspace_bytes(p) && !d_work)) {
-        fprintf(stderr, "cholesky_execute: %s\n",
-                !p                                   ? "no plan"
-                : !d_work && d_in && d_out && d_info ? "the plan needs a workspace (cholesky_plan_workspace_bytes)"
-                                                     : "a device pointer is NULL");
-        return -1;
-    }
-    float *conv = (float *)d_work, *pad = p->pad_bytes ? (float *)((char *)d_work + p->convert_bytes) : NULL;
-    if (!p->convert) return run_kernel(p, d_in, d_out, d_info, pad, s);
+    float *conv = (float *)work;
+    float *pad = p->pad_bytes ? (float *)(work + p->convert_bytes) : NULL;
+    float *split = p->split_bytes ? (float *)(work + p->convert_bytes + p->pad_bytes) : NULL;
+    if (!p->convert) return run_kernel(p, d_in, d_out, d_info, pad, split, s);
     /* The kernel's layout in the workspace: one pass in, the factor in place there, one pass out. */
     if (p->chunk == 1) rowmajor_to_chunked_tiled(p->n, p->batch, p->kchunk, d_in, conv, s);
     else chunked_to_rowmajor_tiled(p->n, p->batch, p->chunk, d_in, conv, s);
-    if (run_kernel(p, conv, conv, d_info, pad, s) != 0) return -1;
+    if (run_kernel(p, conv, conv, d_info, pad, split, s) != 0) return -1;
     if (p->chunk == 1) chunked_to_rowmajor_tiled(p->n, p->batch, p->kchunk, conv, d_out, s);
     else rowmajor_to_chunked_tiled(p->n, p->batch, p->chunk, conv, d_out, s);
     return 0;
+}
+
+/* A pointer only 4-byte aligned: the batch is copied into the workspace (cudaMemcpyAsync takes any
+ * alignment), factored there in place and copied out. */
+static int run(cholesky_plan *p, const float *d_in, float *d_out, int *d_info, char *work, int staged, cudaStream_t s)
+{
+    if (!staged) return run_aligned(p, d_in, d_out, d_info, work, s);
+    float *stage = (float *)(work + cholesky_plan_workspace_bytes(p) - p->stage_bytes);
+    const size_t bytes = p->batch * (size_t)p->n * p->n * sizeof(float);
+    CUDA_CHECK(cudaMemcpyAsync(stage, d_in, bytes, cudaMemcpyDeviceToDevice, s));
+    if (run_aligned(p, stage, stage, d_info, work, s) != 0) return -1;
+    CUDA_CHECK(cudaMemcpyAsync(d_out, stage, bytes, cudaMemcpyDeviceToDevice, s));
+    return 0;
+}
+
+cholesky_status cholesky_execute(cholesky_plan *p, const float *d_in, float *d_out, int *d_info, void *d_work,
+                                 cudaStream_t s)
+{
+    door_begin(NULL);
+    if (!p) return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "cholesky_execute: no plan");
+    if (!d_in || !d_out || !d_info) return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "cholesky_execute: a device pointer is NULL");
+    if (cholesky_plan_workspace_bytes(p) && !d_work)
+        return door_fail(CHOLESKY_STATUS_INVALID_VALUE,
+                         "cholesky_execute: the plan needs a workspace of %zu bytes (cholesky_plan_workspace_bytes)",
+                         cholesky_plan_workspace_bytes(p));
+    const int staged = ((uintptr_t)d_in | (uintptr_t)d_out) % CHOLESKY_ALIGNMENT != 0;
+    if (staged && !p->stage_bytes)
+        return door_fail(CHOLESKY_STATUS_MISALIGNED,
+                         "cholesky_execute: input or output is not %d-byte aligned; make the plan with "
+                         "cholesky_options.unaligned = 1 to take it",
+                         CHOLESKY_ALIGNMENT);
+    if ((uintptr_t)d_info % sizeof(int) || (uintptr_t)d_work % 256)
+        return door_fail(CHOLESKY_STATUS_MISALIGNED,
+                         "cholesky_execute: info must be int-aligned and the workspace 256-byte aligned");
+    if (p->grid) {
+        pthread_mutex_lock(&p->grid_lock);
+        if (grid_context_in_foreign_capture(p->ctx, s)) {
+            pthread_mutex_unlock(&p->grid_lock);
+            return door_fail(CHOLESKY_STATUS_BUSY,
+                             "cholesky_execute: the plan's streams are in an open capture of another stream "
+                             "(one plan per thread, or end that capture first)");
+        }
+    }
+    jmp_buf trap;
+    volatile int rc = -1; /* volatile: read after a longjmp */
+    door_begin(&trap);
+    if (setjmp(trap) == 0) {
+        if (p->planted > 0) { /* a real CUDA error (a NULL event), for the tests of what follows one */
+            p->planted--;
+            CUDA_CHECK(cudaStreamWaitEvent(s, (cudaEvent_t)0, 0));
+        }
+        rc = run(p, d_in, d_out, d_info, (char *)d_work, staged, s);
+    }
+    if (rc != 0 && p->grid) grid_context_recover(p->ctx, s);
+    if (p->grid) pthread_mutex_unlock(&p->grid_lock);
+    cholesky_status status = door_end();
+    if (status == CHOLESKY_SUCCESS && rc != 0)
+        status = door_fail(CHOLESKY_STATUS_INTERNAL_ERROR, "cholesky_execute: a launcher refused the plan's call");
+    return status;
 }

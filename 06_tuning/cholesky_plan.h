@@ -3,7 +3,7 @@
  * and an execute that only launches.
  *
  *     cholesky_plan *plan;
- *     if (cholesky_plan_create(&plan, n, batch, NULL, err, sizeof err) != 0) ... err says why
+ *     if (cholesky_plan_create(&plan, n, batch, NULL, err, sizeof err) != CHOLESKY_SUCCESS) ... err says why
  *     puts(cholesky_plan_explain(plan));            what it chose and why, in one line
  *     cudaMalloc(&d_work, cholesky_plan_workspace_bytes(plan));   (may be 0: then NULL)
  *     cholesky_execute(plan, d_A, d_L, d_info, d_work, stream);   as often as needed
@@ -12,11 +12,23 @@
  * The plan decides: the kernel family and its configuration (the tuned table of this GPU,
  * tuned.h, or one given), the layout the kernel runs in and so the conversions, and for the
  * whole-GPU path (stage 03) its schedule, its arithmetic and the groups a large batch goes in. It
- * sizes the workspace. Execute never allocates device memory, never waits on the host, and runs
- * in the order of the caller's stream, so it can be captured in a CUDA graph. n is 1 .. 65536.
+ * sizes the workspace (all of it: the whole-GPU path's padded copies and split panels too).
+ * Execute never allocates device memory, never waits on the host, reads no environment variable,
+ * and runs in the order of the caller's stream, so it can be captured in a CUDA graph; a captured
+ * call runs the same kernels as an eager one. n is 1 .. 65536.
  *
- * A plan is used by one host thread at a time (its whole-GPU path keeps streams and a graph of
- * its own); two threads use two plans, on one GPU or several. */
+ * Nothing here ends the caller's process or prints: every failure (a bad argument, a CUDA error,
+ * out of memory) is returned as a cholesky_status, and cholesky_last_error() says what happened
+ * (per host thread). After an error that is not sticky (a bad pointer, out of memory) the next call
+ * works; after a sticky one (an illegal address) CUDA itself refuses every later call.
+ *
+ * Threads: the batched kernels' plans may be executed by several host threads at once. A plan of
+ * the whole-GPU path keeps streams and graphs of its own: its executes are taken one at a time (a
+ * second thread waits for the first's enqueue, microseconds), and a call while the plan's streams
+ * are inside another stream's open capture is refused (CHOLESKY_STATUS_BUSY). Two whole-GPU
+ * factorizations running at once on one GPU (two plans, two threads) have given a wrong factor
+ * at n = 4096 with the warpgroup MMA updates (H100; not yet explained): share one plan between
+ * threads there, as the Python package does, so that their work takes turns on its streams. */
 #ifndef CHOLESKY_PLAN_H
 #define CHOLESKY_PLAN_H
 
@@ -30,6 +42,29 @@ extern "C" {
 
 #define CHOLESKY_MAX_N 65536
 
+typedef enum {
+    CHOLESKY_SUCCESS = 0,
+    CHOLESKY_STATUS_INVALID_VALUE = 1,  /* an argument the plan cannot take (n, batch, a NULL pointer) */
+    CHOLESKY_STATUS_MISALIGNED = 2,     /* a pointer the plan's kernels cannot read (cholesky_options.unaligned) */
+    CHOLESKY_STATUS_OUT_OF_MEMORY = 3,  /* host or device memory */
+    CHOLESKY_STATUS_CUDA_ERROR = 4,     /* a CUDA call failed: cholesky_last_error() names it */
+    CHOLESKY_STATUS_BUSY = 5,           /* the plan's streams are in another stream's open capture */
+    CHOLESKY_STATUS_NOT_SUPPORTED = 6,  /* no tuned table, or no configuration for this shape */
+    CHOLESKY_STATUS_INTERNAL_ERROR = 7  /* a rule of the library broken: a bug, please report it */
+} cholesky_status;
+
+/* "success", "invalid value", ... (never NULL). */
+const char *cholesky_status_string(cholesky_status status);
+
+/* The message of this thread's last failed call ("" when none failed yet). */
+const char *cholesky_last_error(void);
+
+/* Pointers execute takes as they are: 16-byte aligned (every allocation of cudaMalloc and of the
+ * frameworks is). A plan made with `unaligned` also takes 4-byte aligned ones (a view that starts
+ * a few floats into a buffer): such a call copies the batch into the workspace, factors it there
+ * and copies it out (twice the memory traffic; the workspace grows by one batch). */
+#define CHOLESKY_ALIGNMENT 16
+
 typedef struct cholesky_plan cholesky_plan;
 
 /* NULL options: row-major data, `auto`. */
@@ -37,16 +72,19 @@ typedef struct {
     size_t chunk; /* the caller's layout (layout.h): 0 or 1 row-major, >= batch interleaved, else chunked */
     const batched_config *config; /* NULL: auto (the tuned table); else this configuration */
     size_t kernel_chunk;          /* with config: the layout it runs in (0: the caller's) */
+    int unaligned;                /* 1: execute also takes pointers that are only 4-byte aligned */
 } cholesky_options;
 
-/* 0 and *plan, or -1 with the reason in err (one line). Reads the tuned table once per process. */
-int cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const cholesky_options *opt, char *err, size_t len);
+/* CHOLESKY_SUCCESS and *plan, or a status with the reason in err (one line; err may be NULL, then
+ * cholesky_last_error() has it). Reads the tuned table once per process. */
+cholesky_status cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const cholesky_options *opt, char *err, size_t len);
 void cholesky_plan_destroy(cholesky_plan *plan);
 
 /* Device memory execute needs in d_work (0: none, d_work may be NULL). */
 size_t cholesky_plan_workspace_bytes(const cholesky_plan *plan);
 
-/* One line: the configuration, where it came from, the conversions, the whole-GPU path's choices. */
+/* One line: the configuration, where it came from, the conversions, the whole-GPU path's choices,
+ * and the workspace (the only device memory execute uses besides the caller's arrays). */
 const char *cholesky_plan_explain(const cholesky_plan *plan);
 
 /* The configuration the kernel runs, and its layout (kernel_chunk may be NULL). */
@@ -54,8 +92,9 @@ const batched_config *cholesky_plan_config(const cholesky_plan *plan, size_t *ke
 
 /* Factor the plan's batch from d_in into d_out (the plan's layout; d_out == d_in: in place, else
  * d_in is left as it was), d_info[batch] as cuSOLVER's, on `stream`. L in the lower triangle,
- * zeros above. Returns 0, or -1 with a message on stderr for a missing pointer. */
-int cholesky_execute(cholesky_plan *plan, const float *d_in, float *d_out, int *d_info, void *d_work,
+ * zeros above. Returns CHOLESKY_SUCCESS, or a status (cholesky_last_error() says why): a bad
+ * pointer is refused before anything is enqueued. */
+cholesky_status cholesky_execute(cholesky_plan *plan, const float *d_in, float *d_out, int *d_info, void *d_work,
                      cudaStream_t stream);
 
 #ifdef __cplusplus

@@ -131,7 +131,11 @@ static int factor(void *self, int worker, size_t first, size_t count, size_t chu
         if (!(s->plans[worker][k].plan = plan_for(s, count))) return -1;
         s->plans[worker][k].count = count;
     }
-    return cholesky_execute(s->plans[worker][k].plan, d_in, d_out, d_info, d_work, stream);
+    if (cholesky_execute(s->plans[worker][k].plan, d_in, d_out, d_info, d_work, stream) != CHOLESKY_SUCCESS) {
+        fprintf(stderr, "cholesky_execute: %s\n", cholesky_last_error());
+        return -1;
+    }
+    return 0;
 }
 
 static void release(void *self)

@@ -1,6 +1,7 @@
 /* cyclic_dispatch.cu - which cyclic-kernel instances exist, and picking one for n.
  * Alone: make build/06_tuning/cholesky_tuned && build/06_tuning/cholesky_tuned --kernel cyclic --threads 64 --n 100 --batch 26844 */
 #include <stdio.h>
+#include "cuda_check.h"
 #include "cyclic_kernel.cuh"
 #include "cyclic_kernel.h"
 
@@ -127,6 +128,6 @@ extern "C" int potrf_batched_cyclic(int threads, int per_block, int variant, int
     if (a)
         return cyclic_parts[cyclic_part_of(gr->threads, a)](gr->threads, a, variant, per_block, n, batch, chunk, d_in,
                                                             d_out, d_info, stream);
-    fprintf(stderr, "potrf_batched_cyclic: no instance for n = %d with %d threads per matrix\n", n, threads);
+    course_report("potrf_batched_cyclic: no instance for n = %d with %d threads per matrix\n", n, threads);
     return -1;
 }

@@ -110,7 +110,7 @@ template <int T, int A, int R> static int cyclic_launch_one(int kind, int per_bl
 
 static int cyclic_not_compiled(int threads, int slots)
 {
-    fprintf(stderr, "potrf_batched_cyclic: T = %d with %d slots is not compiled in\n", threads, slots);
+    course_report("potrf_batched_cyclic: T = %d with %d slots is not compiled in\n", threads, slots);
     return -1;
 }
 

@@ -51,7 +51,7 @@ static int grid_launch(const batched_config *c, int n, size_t batch, size_t chun
 {
     (void)c;
     if (chunk != 1) {
-        fprintf(stderr, "potrf_batched: the grid kernel reads row-major data only (chunk 1), not chunk %zu\n", chunk);
+        course_report("potrf_batched: the grid kernel reads row-major data only (chunk 1), not chunk %zu\n", chunk);
         return -1;
     }
     const size_t one = grid_batched_workspace_bytes(n, 1), group = grid_group_size(n, batch);

@@ -1,6 +1,7 @@
 /* family_staged.c - the staged kernel as a family descriptor (family.h): one thread per matrix for
  * the smallest orders, row-major data staged through shared memory (staged_kernel.cu). */
 #include <stdio.h>
+#include "cuda_check.h"
 #include "family.h"
 #include "staged_kernel.h"
 
@@ -26,7 +27,7 @@ static int staged_launch(const batched_config *c, int n, size_t batch, size_t ch
                          int *d_info, cudaStream_t stream)
 {
     if (chunk != 1) {
-        fprintf(stderr, "potrf_batched: the staged kernel reads row-major data only (chunk 1), not chunk %zu\n", chunk);
+        course_report("potrf_batched: the staged kernel reads row-major data only (chunk 1), not chunk %zu\n", chunk);
         return -1;
     }
     return potrf_batched_staged(c->per_block, n, batch, d_in, d_out, d_info, stream);

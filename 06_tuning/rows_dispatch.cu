@@ -1,6 +1,7 @@
 /* rows_dispatch.cu - which rows-kernel instances exist, and picking one for n.
  * Alone: make build/06_tuning/cholesky_tuned && build/06_tuning/cholesky_tuned --kernel rows --threads 32 --n 64 --batch 65536 */
 #include <stdio.h>
+#include "cuda_check.h"
 #include "rows_kernel.cuh"
 #include "rows_kernel.h"
 
@@ -37,6 +38,6 @@ extern "C" int potrf_batched_rows(int threads, int full, int per_block, int n, s
     for (int s = 0; nmax && s < ROWS_NSIZES; s++)
         if (rows_sizes[s].nmax == nmax)
             return parts[s % ROWS_PARTS](nmax, threads, full, per_block, n, batch, chunk, d_in, d_out, d_info, stream);
-    fprintf(stderr, "potrf_batched_rows: no instance for n = %d with %d threads per matrix\n", n, threads);
+    course_report("potrf_batched_rows: no instance for n = %d with %d threads per matrix\n", n, threads);
     return -1;
 }

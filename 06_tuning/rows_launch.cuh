@@ -17,7 +17,7 @@ template <int NMAX, int T, bool FULL> static int rows_launch_one(int per_block, 
     const int optin = launch_smem_optin(potrf_rows_kernel<NMAX, T, FULL>, optin_of);
     const size_t smem = rows_smem_bytes(NMAX, T, n, per_block);
     if (smem > (size_t)optin) {
-        fprintf(stderr,
+        course_report(
                 "potrf_batched_rows: %d matrices of order %d per block need %zu bytes of shared memory, this GPU "
                 "offers %d\n",
                 per_block, n, smem, optin);
@@ -32,7 +32,7 @@ template <int NMAX, int T, bool FULL> static int rows_launch_one(int per_block, 
 
 static int rows_not_compiled(int nmax, int threads)
 {
-    fprintf(stderr, "potrf_batched_rows: NMAX = %d with %d threads per matrix is not compiled in\n", nmax, threads);
+    course_report("potrf_batched_rows: NMAX = %d with %d threads per matrix is not compiled in\n", nmax, threads);
     return -1;
 }
 

@@ -1,6 +1,6 @@
 # 06_tuning: the kernel family (rows, cyclic and staged kernels, thread kernel in all orders), the sweep and the tuned table.
 S6 := $(BUILD)/06_tuning
-$(S6)/%.o: CFLAGS += -I06_tuning -I05_chunked -I04_interleaved -I03_left_right_top
+$(S6)/%.o: CFLAGS += -I06_tuning -I06_tuning/library -I05_chunked -I04_interleaved -I03_left_right_top
 # Where the tuned tables are: absolute paths, given only to the two files that use them.
 $(S6)/tuned.o $(S6)/tune.o: CFLAGS += -DTUNED_TABLES_DIR='"$(CURDIR)/06_tuning/tables"' -DTUNED_OWN_DIR='"$(abspath $(BUILD))/tune"'
 $(S6)/%.o $(S6)/%.res: NVCCFLAGS += -I06_tuning -I04_interleaved -I03_left_right_top
@@ -8,7 +8,7 @@ FAMILY_OBJS := $(S6)/family.o $(patsubst 06_tuning/%.c,$(S6)/%.o,$(wildcard 06_t
 	$(S6)/cyclic_dispatch.o $(S6)/staged_kernel.o $(S3_GRID) \
 	$(patsubst 06_tuning/%.cu,$(S6)/%.o,$(wildcard 06_tuning/rows_part*.cu 06_tuning/cyclic_part*.cu)) $(BATCHED_OBJS)
 # The one door (cholesky_plan.h) and what it launches: every program of the product links these.
-PLAN_OBJS := $(S6)/cholesky_plan.o $(BUILD)/05_chunked/layout_convert.o $(FAMILY_OBJS)
+PLAN_OBJS := $(S6)/cholesky_plan.o $(S6)/library/door_status.o $(BUILD)/05_chunked/layout_convert.o $(FAMILY_OBJS)
 $(S6)/test_tuning: $(S6)/test_tuning.o $(BUILD)/04_interleaved/batched_testing.o $(PLAN_OBJS) $(COMMON_LIB)
 	$(LINK)
 $(S6)/test_plan: $(S6)/test_plan.o $(PLAN_OBJS) $(COMMON_LIB)
@@ -71,8 +71,12 @@ bench-gpumode: $(S6)/bench_gpumode
 
 # make python: stage 06's auto as a shared library for Python (06_tuning/python/README.md): the
 # kernel family's objects (built position-independent) and a thin C layer, loaded with ctypes.
-$(S6)/libcourse_cholesky.so: $(S6)/python/course_cholesky.o $(PLAN_OBJS) $(COMMON_LIB)
-	$(NVCC) -shared $(LDFLAGS) $(filter %.o %.a,$^) -o $@ $(LDLIBS)
+# Its failed checks return a status (library/check_status.c, linked before common's archive, whose
+# check_exit.o then stays out): nothing in the library may end the caller's process. The link map
+# names every object that went in; the check fails the build if one of them references exit or abort.
+$(S6)/libcourse_cholesky.so: $(S6)/python/course_cholesky.o $(S6)/library/check_status.o $(PLAN_OBJS) $(COMMON_LIB)
+	$(NVCC) -shared $(LDFLAGS) $(filter %.o %.a,$^) -o $@ $(LDLIBS) -Xlinker -Map=$@.map
+	@bash 06_tuning/library/check_no_exit.sh $@.map $(COMMON_LIB) || { rm -f $@; exit 1; }
 ALL_BINS += $(S6)/libcourse_cholesky.so
 .PHONY: python
 python: $(S6)/libcourse_cholesky.so

@@ -196,7 +196,7 @@ template <int N> static int staged_launch_one(int per_block, size_t batch, const
     const int optin = launch_smem_optin(potrf_staged_kernel<N>, optin_of);
     const size_t smem = staged_smem_need(N, per_block);
     if (smem > (size_t)optin) {
-        fprintf(stderr,
+        course_report(
                 "potrf_batched_staged: %d matrices of order %d per block need %zu bytes of shared memory, this GPU "
                 "offers %d\n",
                 per_block, N, smem, optin);
@@ -213,7 +213,7 @@ template <int N> static int staged_dispatch(int n, int per_block, size_t batch, 
                                             int *d_info, cudaStream_t stream)
 {
     if constexpr (N > STAGED_MAX_N) {
-        fprintf(stderr, "potrf_batched_staged: n = %d is past STAGED_MAX_N = %d\n", n, STAGED_MAX_N);
+        course_report("potrf_batched_staged: n = %d is past STAGED_MAX_N = %d\n", n, STAGED_MAX_N);
         return -1;
     } else {
         if (n == N) return staged_launch_one<N>(per_block, batch, d_in, d_out, d_info, stream);

@@ -174,7 +174,7 @@ template <int NB> static int launch_unroll(looking_order order, int unroll, int 
     case 2: launch<NB, 2>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
     case 4: launch<NB, 4>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
     }
-    fprintf(stderr, "potrf_batched_thread_order: unroll = %d is not compiled in\n", unroll);
+    course_report("potrf_batched_thread_order: unroll = %d is not compiled in\n", unroll);
     return -1;
 }
 
@@ -182,7 +182,7 @@ extern "C" int potrf_batched_thread_order(looking_order order, int nb, int unrol
                                           size_t chunk, float *d_A, int *d_info, cudaStream_t stream)
 {
     if (order != LOOK_RIGHT && order != LOOK_TOP) {
-        fprintf(stderr, "potrf_batched_thread_order: order %d is not right or top\n", (int)order);
+        course_report("potrf_batched_thread_order: order %d is not right or top\n", (int)order);
         return -1;
     }
     switch (nb) {
@@ -190,6 +190,6 @@ extern "C" int potrf_batched_thread_order(looking_order order, int nb, int unrol
     case 4: return launch_unroll<4>(order, unroll, per_block, n, batch, chunk, d_A, d_info, stream);
     case 8: return launch_unroll<8>(order, unroll, per_block, n, batch, chunk, d_A, d_info, stream);
     }
-    fprintf(stderr, "potrf_batched_thread_order: nb = %d is not compiled in\n", nb);
+    course_report("potrf_batched_thread_order: nb = %d is not compiled in\n", nb);
     return -1;
 }

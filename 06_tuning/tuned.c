@@ -1,6 +1,7 @@
 /* tuned.c - the tuned table: reading, writing, and choosing from it (tuned.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,8 +140,10 @@ int tuned_table_read(const char *path, tuned_table *t, char *err, size_t len)
             cap = cap ? 2 * cap : 256;
             tuned_entry *grown = realloc(t->e, (size_t)cap * sizeof *grown);
             if (!grown) {
-                fprintf(stderr, "out of memory reading %s\n", path);
-                exit(2);
+                snprintf(err, len, "%s: out of host memory", path);
+                fclose(f);
+                tuned_table_free(t);
+                return -1;
             }
             t->e = grown;
         }
@@ -259,30 +262,58 @@ int tuned_table_pick(const char *gpu, const tuned_places *pl, char *path, size_t
     return 0;
 }
 
+static void read_default(void);
+static void say_default(void)
+{
+    const char *notice, *error;
+    tuned_table_load(&notice, &error);
+    if (notice[0]) fprintf(stderr, "%s\n", notice);
+    if (error[0]) fprintf(stderr, "%s\n", error);
+}
+
+/* Read once per process, whichever thread asks first (the library's plans may be made by
+ * several threads at once). */
+static tuned_table default_table;
+static int default_state; /* 1 read, -1 failed */
+static char default_notice[512], default_error[1200];
+
+static void read_default(void)
+{
+    char gpu[256] = "", path[1024];
+    int count = 0, dev = 0;
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0 && cudaGetDevice(&dev) == cudaSuccess &&
+        cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+        snprintf(gpu, sizeof gpu, "%s", prop.name);
+    (void)cudaGetLastError(); /* no GPU is not an error here: the course's table is read */
+    const char *tables = getenv("TUNED_TABLES");
+    const tuned_places pl = {getenv("TUNED_TABLE"), TUNED_OWN_DIR, tables && *tables ? tables : TUNED_TABLES_DIR,
+                             TUNED_TABLES_DIR "/" TUNED_COURSE_TABLE};
+    if (tuned_table_pick(gpu, &pl, path, sizeof path, default_notice, sizeof default_notice) != 0) {
+        snprintf(default_error, sizeof default_error, "tuned table: %s: cannot open: %s", path, strerror(errno));
+        default_state = -1;
+        return;
+    }
+    char err[1100];
+    default_state = tuned_table_read(path, &default_table, err, sizeof err) == 0 ? 1 : -1;
+    if (default_state < 0) snprintf(default_error, sizeof default_error, "tuned table: %s", err);
+    else snprintf(default_table.path, sizeof default_table.path, "%s", path);
+}
+
+const tuned_table *tuned_table_load(const char **notice, const char **error)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, read_default);
+    if (notice) *notice = default_notice;
+    if (error) *error = default_error;
+    return default_state > 0 ? &default_table : NULL;
+}
+
 const tuned_table *tuned_table_default(void)
 {
-    static tuned_table table;
-    static int state = 0; /* 0 not read, 1 read, -1 failed */
-    if (state == 0) {
-        char gpu[256] = "", path[1024], notice[512], err[1200];
-        int count = 0, dev = 0;
-        struct cudaDeviceProp prop;
-        if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0 && cudaGetDevice(&dev) == cudaSuccess &&
-            cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
-            snprintf(gpu, sizeof gpu, "%s", prop.name);
-        (void)cudaGetLastError(); /* no GPU is not an error here: the course's table is read */
-        const char *tables = getenv("TUNED_TABLES");
-        const tuned_places pl = {getenv("TUNED_TABLE"), TUNED_OWN_DIR, tables && *tables ? tables : TUNED_TABLES_DIR,
-                                 TUNED_TABLES_DIR "/" TUNED_COURSE_TABLE};
-        if (tuned_table_pick(gpu, &pl, path, sizeof path, notice, sizeof notice) != 0) {
-            fprintf(stderr, "tuned table: %s: cannot open: %s\n", path, strerror(errno));
-            state = -1;
-        } else {
-            if (notice[0]) fprintf(stderr, "%s\n", notice);
-            state = tuned_table_read(path, &table, err, sizeof err) == 0 ? 1 : -1;
-            if (state < 0) fprintf(stderr, "tuned table: %s\n", err);
-            else snprintf(table.path, sizeof table.path, "%s", path);
-        }
-    }
-    return state > 0 ? &table : NULL;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    const char *notice, *error;
+    const tuned_table *t = tuned_table_load(&notice, &error);
+    pthread_once(&once, say_default); /* the notice or the error, once */
+    return t;
 }

@@ -71,6 +71,9 @@ int tuned_table_pick(const char *gpu, const tuned_places *places, char *path, si
  * (its path field says which); the notice, if any, goes to stderr. NULL, with a
  * message on stderr, when it cannot be read. */
 const tuned_table *tuned_table_default(void);
+/* The same table, printing nothing (the library): *notice the line above ("" none), *error why it
+ * is NULL. Safe from several threads. */
+const tuned_table *tuned_table_load(const char **notice, const char **error);
 
 /* A GPU's name as a file name: every character but letters and digits becomes '_'. */
 void tuned_gpu_slug(const char *gpu, char *slug, size_t len);

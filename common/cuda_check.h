@@ -4,7 +4,8 @@
  *   my_kernel<<<grid, block>>>(...); KERNEL_CHECK();
  *   CUSOLVER_CHECK(cusolverDnCreate(&handle));
  *
- * On failure they print the failing expression, the error's name and file:line, then exit(1).
+ * On failure they print the failing expression, the error's name and file:line, then exit(1) (in a
+ * program; stage 06's library returns a status instead, see cuda_check_failed below).
  * KERNEL_CHECK() reads the launch error; with -DDEBUG_SYNC (make DEBUG=1) it also synchronizes so
  * that an error inside the kernel is reported at the launch that caused it. */
 #ifndef CUDA_CHECK_H
@@ -30,24 +31,34 @@ static inline const char *cusolver_status_name(cusolverStatus_t s)
     }
 }
 
-#define CUDA_CHECK(expr)                                                                                     \
-    do {                                                                                                     \
-        cudaError_t err_ = (expr);                                                                           \
-        if (err_ != cudaSuccess) {                                                                           \
-            fprintf(stderr, "%s:%d: CUDA error %s (%s) in %s\n", __FILE__, __LINE__, cudaGetErrorName(err_), \
-                    cudaGetErrorString(err_), #expr);                                                        \
-            exit(1);                                                                                         \
-        }                                                                                                    \
+/* What a failed check does is decided when the program is linked: the drivers and tests link
+ * common/check_exit.c (print, then exit(1)); stage 06's library links its own, which records the
+ * error for the call in progress and returns it as a status, so that nothing in the caller's
+ * process dies (06_tuning/library/check_status.c). */
+#ifdef __cplusplus
+extern "C" {
+#endif
+void cuda_check_failed(const char *kind, const char *name, const char *detail, const char *expr, const char *file,
+                       int line);
+/* A call refused for its arguments (the caller then returns an error): the programs print the
+ * message on stderr; the library keeps it for the caller's status (cholesky_last_error). */
+void course_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#ifdef __cplusplus
+}
+#endif
+
+#define CUDA_CHECK(expr)                                                                                          \
+    do {                                                                                                          \
+        cudaError_t err_ = (expr);                                                                                \
+        if (err_ != cudaSuccess)                                                                                  \
+            cuda_check_failed("CUDA", cudaGetErrorName(err_), cudaGetErrorString(err_), #expr, __FILE__, __LINE__); \
     } while (0)
 
-#define CUSOLVER_CHECK(expr)                                                                                        \
-    do {                                                                                                            \
-        cusolverStatus_t st_ = (expr);                                                                              \
-        if (st_ != CUSOLVER_STATUS_SUCCESS) {                                                                       \
-            fprintf(stderr, "%s:%d: cuSOLVER error %s (%d) in %s\n", __FILE__, __LINE__, cusolver_status_name(st_), \
-                    (int)st_, #expr);                                                                               \
-            exit(1);                                                                                                \
-        }                                                                                                           \
+#define CUSOLVER_CHECK(expr)                                                                         \
+    do {                                                                                             \
+        cusolverStatus_t st_ = (expr);                                                               \
+        if (st_ != CUSOLVER_STATUS_SUCCESS)                                                          \
+            cuda_check_failed("cuSOLVER", cusolver_status_name(st_), "", #expr, __FILE__, __LINE__); \
     } while (0)
 
 #ifdef DEBUG_SYNC

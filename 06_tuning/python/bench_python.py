@@ -1,6 +1,9 @@
 """bench_python.py [--against CSV] [--csv OUT] - every shape of `make bench-gpumode`, timed the way a torch
 user times a call: the course's package (course_cholesky.cholesky_ex, out of place, as torch's), torch,
-cupy and jax in the same run, and the C bench's time for the same shape beside them.
+cupy and jax in the same run, and the C bench's time for the same shape beside them. The package is
+timed twice: on the same input each call, and as in a training loop, a new input tensor each call
+(distinct tensors used in turn) with the previous output kept alive, so that the pointers change on
+every call.
 
 Each library: a warm-up of 3 calls, then CUDA events around R calls in a row on the same input
 (R: about 20 ms of work, 1 to 200 calls), the mean per call; the median of 5 such means. No L2
@@ -151,9 +154,10 @@ def main():
              "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
     rows = []
     print(f"# {gpu}, torch {torch.__version__}; ms per call (mean of R calls in a row, median of 5)")
-    print("| batch | n | course (Python) ms | C bench ms | Python / C | fastest library | its ms | × it | what runs |")
-    print("| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |")
-    ratios = []
+    print("| batch | n | course (Python) ms | new tensors ms | new / same | C bench ms | Python / C | fastest library "
+          "| its ms | × it | × it, new tensors | what runs |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |")
+    ratios, loop_ratios = [], []
     for batch, n in SHAPES:
         if n > max_n:
             continue
@@ -174,6 +178,18 @@ def main():
         short = what.split(": ", 1)[1].split(", tuned")[0].split(" (")[0]
         row(f"python {short}", med, mn, reps, ok)
         del L, info
+        # A training loop: a new input tensor each call (a pool of distinct ones, used in turn, up to 8 and
+        # 8 GiB) and the previous output kept alive, so that no two calls in a row see the same pointers.
+        pool = [A] + [A.clone() for _ in range(max(1, min(7, (8 << 30) // max(A.numel() * 4, 1) - 1)))]
+        state = {"k": 0, "prev": None}
+
+        def loop_call():
+            state["k"] = (state["k"] + 1) % len(pool)
+            state["prev"] = cc.cholesky_ex(pool[state["k"]])
+        loop_med, loop_mn, loop_reps = mean_per_call(loop_call, torch_events)
+        loop_ok = sampled_ok(pool[state["k"]], *state["prev"])
+        row(f"python new tensors ({len(pool)} inputs in turn) {short}", loop_med, loop_mn, loop_reps, loop_ok)
+        del pool, state
         best = None
         for name, make, call, timer in libs:
             try:
@@ -195,14 +211,20 @@ def main():
         c_ms = float(cr["median_ms"]) if cr else None
         if best:
             ratios.append(best[1] / med)
-        print(f"| {batch} | {n} | {med:.4f}{'' if ok else ' WRONG'} | " + (f"{c_ms:.4f} | {med / c_ms:.2f}" if c_ms else "– | –")
-              + (f" | {best[0]} | {best[1]:.4f} | {best[1] / med:.2f}" if best else " | – | – | –") + f" | {short} |",
-              flush=True)
+        if best:
+            loop_ratios.append(best[1] / loop_med)
+        print(f"| {batch} | {n} | {med:.4f}{'' if ok else ' WRONG'} | {loop_med:.4f}{'' if loop_ok else ' WRONG'} | "
+              f"{loop_med / med:.2f} | " + (f"{c_ms:.4f} | {med / c_ms:.2f}" if c_ms else "– | –")
+              + (f" | {best[0]} | {best[1]:.4f} | {best[1] / med:.2f} | {best[1] / loop_med:.2f}" if best
+                 else " | – | – | – | –") + f" | {short} |", flush=True)
         del A
         torch.cuda.empty_cache()
     if ratios:
         print(f"# geometric mean of (fastest library / course): {math.exp(statistics.mean(map(math.log, ratios))):.2f}x "
               f"over {len(ratios)} shapes; behind on {sum(r < 1 for r in ratios)}")
+    if loop_ratios:
+        print(f"# new tensors each call: geometric mean {math.exp(statistics.mean(map(math.log, loop_ratios))):.2f}x "
+              f"the fastest library (same tensors); behind on {sum(r < 1 for r in loop_ratios)}")
     a = torch.eye(20, device="cuda").expand(4, 20, 20).contiguous()
     for _ in range(100):
         cc.cholesky_ex(a)

@@ -7,7 +7,10 @@ suite=stage-6-python
 source common/harness.sh
 here=06_tuning/python
 groups=("python binding" "python gpu-mode families")
+door_groups=("python door")
 for g in "${groups[@]}"; do plan "$g" "$(python3 $here/test_course_cholesky.py --count "$g")"; done
+for g in "${door_groups[@]}"; do plan "$g" "$(python3 $here/test_door.py --count "$g")"; done
+groups+=("${door_groups[@]}")
 group "python binding"
 skip_all() { for g in "${groups[@]}"; do skip_rest "$g" "$1"; done; finish; }
 if ! nvidia-smi -L > /dev/null 2>&1; then skip_all "no GPU"; fi
@@ -19,5 +22,7 @@ while IFS=$'\t' read -r g name status detail; do
     PASS | FAIL | SKIP) group "$g"; record "$name" "$status" "$detail" ;;
     *) echo "$g $name $status $detail" ;;
     esac
-done < <(PYTHONPATH=$here${PYTHONPATH:+:$PYTHONPATH} python3 $here/test_course_cholesky.py 2>&1)
+done < <(for t in test_course_cholesky.py test_door.py; do
+    PYTHONPATH=$here${PYTHONPATH:+:$PYTHONPATH} python3 $here/$t 2>&1
+done)
 finish

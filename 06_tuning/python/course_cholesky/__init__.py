@@ -2,34 +2,57 @@
 
     import course_cholesky as cc
     L, info = cc.cholesky_ex(A)       # A: CUDA float32, shape (..., n, n), row-major, n = 1..65536
+    res = cc.cholesky_ex(A); res.L, res.info   # a named tuple, as torch's
     L = cc.cholesky(A)                # like torch.linalg.cholesky: raises on a matrix that fails
     info = cc.cholesky_ex_(A)         # in place: A becomes L (zeros above the diagonal)
 
-The signature and behaviour of torch.linalg.cholesky_ex: `upper=True` gives U = L^T (a transposed
-view of L, no extra pass), `check_errors=True` raises torch.linalg.LinAlgError (numpy's LinAlgError
-for cupy) on the first matrix that is not positive definite, an empty batch gives empty results,
-info is int32 of shape A.shape[:-2]: 0, or the order of the first leading minor that is not
-positive definite (a NaN fails too), as cuSOLVER reports it. L is written out of place without a
-copy of A first. Nothing waits for the GPU (check_errors does, to look); the work runs on the
-framework's current stream. A torch tensor gives torch tensors back, a cupy array cupy arrays; any
-other CUDA array with __dlpack__ is taken through torch.
+The signature and behaviour of torch.linalg.cholesky_ex: `upper=True` reads the upper triangle and
+gives U (A = U^T U), `out=(L, info)` writes both there (`out=` of cholesky: U when upper),
+`check_errors=True` raises torch.linalg.LinAlgError (numpy's LinAlgError for cupy) on the first
+matrix that is not positive definite, an empty batch gives empty results, info is int32 of shape
+A.shape[:-2]: 0, or the order of the first leading minor that is not positive definite (a NaN fails
+too), as cuSOLVER reports it. L is written out of place without a copy of A first. Nothing waits
+for the GPU (check_errors does, to look); the work runs on the framework's current stream and on
+the tensor's GPU, whichever is current (torch's current device is left as it was). A torch tensor
+gives torch tensors back, a cupy array cupy arrays; any other CUDA array with __dlpack__ is taken
+through torch.
 
-One plan per (GPU, n, batch) is made on the first call and kept (`choice` says what it runs).
+For torch it is also an operator, torch.ops.course_cholesky.cholesky_ex, with a fake (meta)
+implementation and autograd: gradients flow through L as through torch's (the standard backward,
+two triangular solves), torch.compile(fullgraph=True) and torch.jit.trace record it. A call that
+needs none of them (no gradient asked, not traced or compiled) goes straight to the library.
+
+Any contiguous view works, also one that starts a few floats into its buffer (a pointer only 4-byte
+aligned: staged through the workspace). A failure of the library (a CUDA error) raises RuntimeError
+with its message (torch.OutOfMemoryError when out of memory); the process goes on.
+
+Plans: one per (GPU, n, batch, alignment), and per host thread for the batched kernels, made on the
+first call and kept in a cache of `cache_size()` plans, least recently used first out
+(`set_cache_size`, `clear_cache`); `choice` says what a plan runs, its workspace and why. Any number
+of threads may call at once; on the whole-GPU path (n > 128 or so) their calls take turns on the GPU.
 The library is built by `pip install 06_tuning/python` (into the package) or `make python`
 (build/06_tuning/libcourse_cholesky.so); COURSE_CHOLESKY_LIB=FILE names another.
 See 06_tuning/python/README.md.
 """
+import collections
 import ctypes
 import os
 import sys
+import threading
 
-__all__ = ["cholesky_ex", "cholesky", "cholesky_ex_", "choice", "MAX_N"]
+__all__ = ["cholesky_ex", "cholesky", "cholesky_ex_", "choice", "clear_cache", "set_cache_size", "cache_size",
+           "CholeskyExResult", "MAX_N"]
 
 MAX_N = 65536
+ALIGNMENT = 16  # CHOLESKY_ALIGNMENT: a pointer off it takes an unaligned plan (staged through the workspace)
+_STATUS_OUT_OF_MEMORY = 3  # cholesky_status (cholesky_plan.h)
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _PLACES = [os.path.join(_HERE, "libcourse_cholesky.so"),  # pip install (non-editable) put it here
            os.path.join(_HERE, "..", "..", "..", "build", "06_tuning", "libcourse_cholesky.so")]  # make python
 _lib = None
+
+CholeskyExResult = collections.namedtuple("CholeskyExResult", ["L", "info"])
+CholeskyExResult.__doc__ = "(L, info) as torch.linalg.cholesky_ex returns them: a named tuple."
 
 
 def _library():
@@ -42,8 +65,8 @@ def _library():
                               "`make python` in the course's folder, or `pip install 06_tuning/python`")
         lib = ctypes.CDLL(found[0])
         c = ctypes
-        lib.course_plan_create.argtypes = [c.c_int, c.c_int, c.c_size_t, c.c_char_p, c.c_size_t,
-                                           c.POINTER(c.c_size_t), c.c_char_p, c.c_size_t]
+        lib.course_plan_create.argtypes = [c.c_int, c.c_int, c.c_size_t, c.c_int, c.c_char_p, c.c_size_t,
+                                           c.POINTER(c.c_size_t), c.POINTER(c.c_int), c.c_char_p, c.c_size_t]
         lib.course_plan_create.restype = c.c_void_p
         lib.course_plan_destroy.argtypes = [c.c_void_p]
         lib.course_plan_destroy.restype = None
@@ -55,30 +78,102 @@ def _library():
 
 
 class _Plan:
-    """One C plan: made once per (GPU, n, batch), destroyed with the program."""
+    """One C plan: made once per (GPU, n, batch, alignment, thread), destroyed when the cache lets it go."""
 
-    def __init__(self, device, n, batch):
+    def __init__(self, device, n, batch, unaligned):
         lib = _library()
-        explain, msg, work = ctypes.create_string_buffer(1024), ctypes.create_string_buffer(512), ctypes.c_size_t(0)
-        self.handle = lib.course_plan_create(device, n, batch, explain, 1024, ctypes.byref(work), msg, 512)
+        explain, msg = ctypes.create_string_buffer(1536), ctypes.create_string_buffer(512)
+        work, status = ctypes.c_size_t(0), ctypes.c_int(0)
+        self.handle = lib.course_plan_create(device, n, batch, int(unaligned), explain, 1536, ctypes.byref(work),
+                                             ctypes.byref(status), msg, 512)
         if not self.handle:
-            raise ValueError(f"course_cholesky: {msg.value.decode()}")
+            _raise(status.value, msg.value.decode(), ValueError)
         self.explain, self.work_bytes, self._lib = explain.value.decode(), work.value, lib
         self.execute = lib.course_execute  # looked up once
         self.msg = ctypes.create_string_buffer(512)
+        self.device = device
+
+    def destroy(self):
+        if self.handle and not sys.is_finalizing():  # at exit the process frees it all
+            self._lib.course_plan_destroy(self.handle)
+        self.handle = None
 
     def __del__(self):
-        if getattr(self, "handle", None) and not sys.is_finalizing():  # at exit the process frees it all
-            self._lib.course_plan_destroy(self.handle)
+        if getattr(self, "handle", None):
+            self.destroy()
 
 
-_plans = {}  # (device, n, batch) -> _Plan
+def _raise(status, message, default=RuntimeError):
+    """The library's failure as Python's: out of memory as torch's error where torch is loaded."""
+    if status == _STATUS_OUT_OF_MEMORY:
+        torch = sys.modules.get("torch")
+        error = getattr(torch, "OutOfMemoryError", None) if torch else None
+        raise (error or MemoryError)(f"course_cholesky: {message}")
+    raise default(f"course_cholesky: {message}")
 
 
-def _plan(device, n, batch):
-    p = _plans.get((device, n, batch))
-    if p is None:
-        p = _plans[(device, n, batch)] = _Plan(device, n, batch)
+# The plan cache: (device, n, batch, unaligned, thread) -> _Plan, least recently used first out. A plan
+# of the whole-GPU path holds streams and graphs (a few handles; its memory is the caller's workspace).
+_plans = collections.OrderedDict()
+_plans_lock = threading.Lock()
+_capacity = 64
+
+
+def cache_size():
+    """How many plans the cache keeps (default 64)."""
+    return _capacity
+
+
+def set_cache_size(plans):
+    """Keep at most `plans` plans (>= 1); the least recently used go first."""
+    global _capacity
+    if int(plans) < 1:
+        raise ValueError("course_cholesky: the cache keeps at least one plan")
+    _capacity = int(plans)
+    _evict()
+
+
+def clear_cache():
+    """Destroy every plan (each is made again on its next call)."""
+    _evict(0)
+
+
+def _evict(keep=None):
+    keep = _capacity if keep is None else keep
+    gone = []
+    with _plans_lock:
+        while len(_plans) > keep:
+            gone.append(_plans.popitem(last=False)[1])
+    if gone:
+        # A plan's graphs and streams may still be running work its caller enqueued: wait for it.
+        torch = sys.modules.get("torch")
+        for device in {p.device for p in gone}:
+            if torch is not None and torch.cuda.is_initialized():
+                torch.cuda.synchronize(device)
+        for p in gone:
+            p.destroy()
+
+
+def _plan(device, n, batch, unaligned=False):
+    """The plan of this shape: the thread's own for the batched kernels; one for all threads on the
+    whole-GPU path, whose executes the library takes one at a time on the plan's own streams (two of
+    them running at once on one GPU gave a wrong factor with the warpgroup MMA: see the README)."""
+    shared, own = (device, n, batch, unaligned, None), (device, n, batch, unaligned, threading.get_ident())
+    with _plans_lock:
+        for key in (shared, own):
+            p = _plans.get(key)
+            if p is not None:
+                _plans.move_to_end(key)
+                return p
+    p = _Plan(device, n, batch, unaligned)
+    with _plans_lock:
+        key = shared if "whole GPU" in p.explain else own
+        if key in _plans:  # another thread made it meanwhile
+            p.destroy()
+            return _plans[key]
+        _plans[key] = p
+    if len(_plans) > _capacity:
+        _evict()
     return p
 
 
@@ -114,7 +209,7 @@ class _Torch:
         return self.raw_stream(device) if self.raw_stream else self.t.cuda.current_stream(device).cuda_stream
 
     def empty_like(self, a):
-        return self.t.empty_like(a)  # a is contiguous: so is this
+        return self.t.empty_like(a, memory_format=self.t.contiguous_format)
 
     def info(self, a, shape, zero=False):
         return a.new_zeros(shape, dtype=self.i32) if zero else a.new_empty(shape, dtype=self.i32)
@@ -124,6 +219,12 @@ class _Torch:
 
     def transpose(self, a):
         return a.transpose(-2, -1)
+
+    def contiguous(self, a):
+        return a.contiguous()
+
+    def copy(self, dst, src):
+        dst.copy_(src)
 
     def first_failure(self, info):
         """(flat index, info) of the first failed matrix, or None (waits for the GPU)."""
@@ -164,6 +265,12 @@ class _Cupy:
     def transpose(self, a):
         return a.swapaxes(-2, -1)
 
+    def contiguous(self, a):
+        return self.cp.ascontiguousarray(a)
+
+    def copy(self, dst, src):
+        dst[...] = src
+
     def first_failure(self, info):
         flat = info.reshape(-1)
         bad = self.cp.flatnonzero(flat)
@@ -196,53 +303,152 @@ def _side(a):
                     f"not {type(a).__name__}")
 
 
-def _factor(A, out, check_errors, name):
-    """Factor A into out (may be A); returns (side, out, info)."""
-    side, A = _side(A)
-    shape, device = side.check(A)
-    if len(shape) < 2 or shape[-1] != shape[-2]:
-        raise ValueError(f"course_cholesky: square matrices of shape (..., n, n), not {tuple(shape)}")
+def _run(side, A, out, info, shape, device):
+    """One execute of the library: A into out (contiguous, float32, same shape), info (int32)."""
     n = shape[-1]
     batch = 1
     for d in shape[:-2]:
         batch *= d
+    pa, po = side.ptr(A), side.ptr(out)
+    plan = _plan(device, n, batch, bool((pa | po) % ALIGNMENT))
+    work = side.scratch(A, plan.work_bytes) if plan.work_bytes else None
+    status = plan.execute(plan.handle, device, pa, po, side.ptr(info), side.ptr(work) if work is not None else None,
+                          side.stream(device), plan.msg, 512)
+    if status != 0:
+        _raise(status, plan.msg.value.decode())
+
+
+def _factor(side, A, out, check_errors, name):
+    """Factor A (checked, contiguous) into out (may be A; None: a new array); returns (out, info)."""
+    shape, device = side.check(A)
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(f"course_cholesky: square matrices of shape (..., n, n), not {tuple(shape)}")
+    n = shape[-1]
     if out is None:
         out = side.empty_like(A)
     elif out is not A:
         if tuple(side.check(out)[0]) != tuple(shape):
             raise ValueError(f"course_cholesky: out has shape {tuple(side.check(out)[0])}, A {tuple(shape)}")
-    if batch == 0 or n == 0:  # as torch: empty results, nothing to run
-        return side, out, side.info(A, shape[:-2], zero=True)
     if n > MAX_N:
         raise ValueError(f"course_cholesky: n = {n}: this library takes n = 1..{MAX_N}")
-    plan = _plans.get((device, n, batch)) or _plan(device, n, batch)
+    if n == 0 or any(d == 0 for d in shape[:-2]):  # as torch: empty results, nothing to run
+        return out, side.info(A, shape[:-2], zero=True)
     info = side.info(A, shape[:-2])
-    work = side.scratch(A, plan.work_bytes) if plan.work_bytes else None
-    if plan.execute(plan.handle, device, side.ptr(A), side.ptr(out), side.ptr(info),
-                    side.ptr(work) if work is not None else None, side.stream(device), plan.msg, 512) != 0:
-        raise RuntimeError(f"course_cholesky: {plan.msg.value.decode()}")
+    _run(side, A, out, info, shape, device)
     if check_errors:
-        bad = side.first_failure(info)
-        if bad is not None:
-            where = f"(Batch element {bad[0]}): " if len(shape) > 2 else ""
-            raise side.error(f"{name}: {where}The factorization could not be completed because the input is not "
-                             f"positive-definite (the leading minor of order {bad[1]} is not positive-definite).")
-    return side, out, info
+        _check(side, info, len(shape) > 2, name)
+    return out, info
+
+
+def _check(side, info, batched, name):
+    bad = side.first_failure(info)
+    if bad is not None:
+        where = f"(Batch element {bad[0]}): " if batched else ""
+        raise side.error(f"{name}: {where}The factorization could not be completed because the input is not "
+                         f"positive-definite (the leading minor of order {bad[1]} is not positive-definite).")
+
+
+# ---- the torch operator: autograd, torch.compile, torch.jit.trace --------------------------------
+_op = None
+
+
+def _torch_op():
+    """torch.ops.course_cholesky.cholesky_ex, registered on first use (L, info = op(A), A's lower triangle)."""
+    global _op
+    if _op is not None:
+        return _op
+    import torch
+
+    @torch.library.custom_op("course_cholesky::cholesky_ex", mutates_args=(), device_types="cuda")
+    def op(A: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        side, A = _side(A)
+        L, info = _factor(side, A.contiguous(), None, False, "course_cholesky.cholesky_ex")
+        return L, info
+
+    @op.register_fake
+    def _(A):
+        return torch.empty_like(A, memory_format=torch.contiguous_format), \
+            A.new_empty(A.shape[:-2], dtype=torch.int32)
+
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output[0])
+        ctx.mark_non_differentiable(output[1])
+
+    def backward(ctx, gL, ginfo):
+        # torch's cholesky_backward (Murray, arXiv:1602.07527): gA = L^-T Phi(L^T gL) L^-1, Phi the
+        # lower triangle with its diagonal halved, made symmetric; only the lower triangle of A is read.
+        (L,) = ctx.saved_tensors
+        if gL is None:
+            return None
+        gA = (L.mT @ gL).tril()
+        gA = 0.5 * (gA + gA.tril(-1).mT)
+        gA = torch.linalg.solve_triangular(L.mT, gA, upper=True, left=True)
+        gA = torch.linalg.solve_triangular(L, gA, upper=False, left=False)
+        return gA
+
+    op.register_autograd(backward, setup_context=setup_context)
+    _op = op
+    return op
+
+
+def _needs_op(torch, A):
+    """The operator where torch must see the call: a gradient asked for, tracing or compiling."""
+    return (A.requires_grad and torch.is_grad_enabled()) or torch.jit.is_tracing() or torch.compiler.is_compiling()
+
+
+def _ex(A, upper, check_errors, out, name):
+    """(L or U, info), written into out (an array, or a pair for cholesky_ex) when given."""
+    side, A = _side(A)
+    L_out, info_out = (out if isinstance(out, (tuple, list)) else (out, None)) if out is not None else (None, None)
+    src = side.transpose(A) if upper else A  # upper: the upper triangle is the lower one of A^T
+    torch = getattr(side, "t", None)
+    if torch is not None and _needs_op(torch, A):
+        L, info = _torch_op()(src)
+        if check_errors:
+            _check(side, info, A.dim() > 2, name)
+    else:
+        src = side.contiguous(src)
+        # L straight into out when it can take it (lower, contiguous, the right type and shape)
+        direct = L_out if (L_out is not None and not upper and _fits(side, L_out, A)) else None
+        L, info = _factor(side, src, direct, check_errors, name)
+    R = side.transpose(L) if upper else L
+    if L_out is not None and R is not L_out:
+        if torch is not None and tuple(L_out.shape) != tuple(R.shape) and L_out.numel() == 0:
+            L_out.resize_(R.shape)
+        side.copy(L_out, R)
+        R = L_out
+    if info_out is not None:
+        if torch is not None and tuple(info_out.shape) != tuple(info.shape) and info_out.numel() == 0:
+            info_out.resize_(info.shape)
+        side.copy(info_out, info)
+        info = info_out
+    return R, info
+
+
+def _fits(side, out, A):
+    try:
+        return tuple(side.check(out)[0]) == tuple(A.shape)
+    except (TypeError, ValueError):
+        return False
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
-    """(L, info) for A (..., n, n), as torch.linalg.cholesky_ex; A is left as it was (out: where L goes)."""
-    side, L, info = _factor(A, out, check_errors, "course_cholesky.cholesky_ex")
-    return (side.transpose(L) if upper else L), info
+    """(L, info) for A (..., n, n), as torch.linalg.cholesky_ex: a named tuple (.L, .info); A is left as it
+    was. upper=True: U from A's upper triangle. out=(L, info): written there and returned."""
+    R, info = _ex(A, upper, check_errors, out, "course_cholesky.cholesky_ex")
+    return CholeskyExResult(R, info)
 
 
 def cholesky(A, *, upper=False, out=None):
-    """L for A (..., n, n), as torch.linalg.cholesky: raises on a matrix that is not positive definite."""
-    side, L, _ = _factor(A, out, True, "course_cholesky.cholesky")
-    return side.transpose(L) if upper else L
+    """L (U when upper) for A (..., n, n), as torch.linalg.cholesky: raises on a matrix that is not positive
+    definite; out=: written there."""
+    return _ex(A, upper, True, out, "course_cholesky.cholesky")[0]
 
 
 def cholesky_ex_(A, *, check_errors=False):
     """Factor A (..., n, n) in place: A becomes L. Returns info (shape A.shape[:-2], int32)."""
     side, A = _side(A)
-    return _factor(A, A, check_errors, "course_cholesky.cholesky_ex_")[2]
+    torch = getattr(side, "t", None)
+    if torch is not None and A.requires_grad and torch.is_grad_enabled():
+        raise RuntimeError("course_cholesky: cholesky_ex_ writes over A, which requires grad; use cholesky_ex")
+    return _factor(side, A, A, check_errors, "course_cholesky.cholesky_ex_")[1]

@@ -1,0 +1,23 @@
+/* check_exit.c - what CUDA_CHECK, KERNEL_CHECK and CUSOLVER_CHECK do in the course's programs: print
+ * the failing expression, the error's name and file:line, then end the program (exit status 1).
+ * Stage 06's library links 06_tuning/library/check_status.c instead, which never exits. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "cuda_check.h"
+
+void cuda_check_failed(const char *kind, const char *name, const char *detail, const char *expr, const char *file,
+                       int line)
+{
+    if (detail[0]) fprintf(stderr, "%s:%d: %s error %s (%s) in %s\n", file, line, kind, name, detail, expr);
+    else fprintf(stderr, "%s:%d: %s error %s in %s\n", file, line, kind, name, expr);
+    exit(1);
+}
+
+void course_report(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
