@@ -289,7 +289,8 @@ static cudaGraphExec_t graph_for(grid_context *c, grid_mode mode, grid_math math
         slot->exec = NULL;
     }
     if (!slot->exec) {
-        const cudaError_t made = cudaGraphInstantiateWithFlags(&slot->exec, graph, cudaGraphInstantiateFlagUseNodePriority);
+        const cudaError_t made =
+            cudaGraphInstantiateWithFlags(&slot->exec, graph, cudaGraphInstantiateFlagUseNodePriority);
         if (made != cudaSuccess) slot->exec = NULL;
         CUDA_CHECK(made);
     }

@@ -19,22 +19,22 @@
 struct cholesky_plan {
     int n;
     size_t batch;
-    size_t chunk;                    /* the caller's layout */
-    batched_config cfg;              /* what runs */
-    const batched_kernel_ops *ops;   /* its launcher */
-    int copy_first;                  /* it works in place only: out of place, copy in to out first */
-    size_t kchunk;                   /* the layout it runs in */
-    int convert;                     /* 1: kchunk != chunk: in -> work (kchunk), factor there, work -> out */
-    int grid;                        /* the whole-GPU path: in groups, with its own context */
-    size_t group;                    /* grid: matrices a group */
-    grid_mode mode;                  /* grid: schedule */
-    grid_math math;                  /* grid: arithmetic */
-    grid_context *ctx;               /* grid: streams, events, graphs */
-    pthread_mutex_t grid_lock;       /* grid: one execute at a time enqueues on ctx's streams */
+    size_t chunk;                  /* the caller's layout */
+    batched_config cfg;            /* what runs */
+    const batched_kernel_ops *ops; /* its launcher */
+    int copy_first;                /* it works in place only: out of place, copy in to out first */
+    size_t kchunk;                 /* the layout it runs in */
+    int convert;                   /* 1: kchunk != chunk: in -> work (kchunk), factor there, work -> out */
+    int grid;                      /* the whole-GPU path: in groups, with its own context */
+    size_t group;                  /* grid: matrices a group */
+    grid_mode mode;                /* grid: schedule */
+    grid_math math;                /* grid: arithmetic */
+    grid_context *ctx;             /* grid: streams, events, graphs */
+    pthread_mutex_t grid_lock;     /* grid: one execute at a time enqueues on ctx's streams */
     /* The workspace, in this order, each part 256-byte aligned: the converted batch, the grid's
      * padded copies, the grid's split panels (warpgroup MMA), the staged batch (unaligned plans). */
     size_t convert_bytes, pad_bytes, split_bytes, stage_bytes;
-    int planted;                     /* cholesky_plan_plant_error: the next calls that fail on purpose */
+    int planted; /* cholesky_plan_plant_error: the next calls that fail on purpose */
     char explain[1280];
 };
 
@@ -69,8 +69,8 @@ static void plan_free(cholesky_plan *p)
 /* plan_create's work; a failed CUDA check longjmps out of it (door_status.h). */
 static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const cholesky_options *opt);
 
-cholesky_status cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const cholesky_options *opt,
-                                     char *err, size_t len)
+cholesky_status cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const cholesky_options *opt, char *err,
+                                     size_t len)
 {
     family_init();
     *plan = NULL;
@@ -189,8 +189,7 @@ const batched_config *cholesky_plan_config(const cholesky_plan *p, size_t *kerne
 }
 
 /* The whole-GPU path, row-major from in into out, group by group. */
-static int run_grid(cholesky_plan *p, const float *in, float *out, int *info, float *pad, float *split,
-                    cudaStream_t s)
+static int run_grid(cholesky_plan *p, const float *in, float *out, int *info, float *pad, float *split, cudaStream_t s)
 {
     const size_t nn = (size_t)p->n * p->n;
     for (size_t first = 0; first < p->batch; first += p->group) {
@@ -249,7 +248,8 @@ cholesky_status cholesky_execute(cholesky_plan *p, const float *d_in, float *d_o
 {
     door_begin(NULL);
     if (!p) return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "cholesky_execute: no plan");
-    if (!d_in || !d_out || !d_info) return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "cholesky_execute: a device pointer is NULL");
+    if (!d_in || !d_out || !d_info)
+        return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "cholesky_execute: a device pointer is NULL");
     if (cholesky_plan_workspace_bytes(p) && !d_work)
         return door_fail(CHOLESKY_STATUS_INVALID_VALUE,
                          "cholesky_execute: the plan needs a workspace of %zu bytes (cholesky_plan_workspace_bytes)",

@@ -44,13 +44,13 @@ extern "C" {
 
 typedef enum {
     CHOLESKY_SUCCESS = 0,
-    CHOLESKY_STATUS_INVALID_VALUE = 1,  /* an argument the plan cannot take (n, batch, a NULL pointer) */
-    CHOLESKY_STATUS_MISALIGNED = 2,     /* a pointer the plan's kernels cannot read (cholesky_options.unaligned) */
-    CHOLESKY_STATUS_OUT_OF_MEMORY = 3,  /* host or device memory */
-    CHOLESKY_STATUS_CUDA_ERROR = 4,     /* a CUDA call failed: cholesky_last_error() names it */
-    CHOLESKY_STATUS_BUSY = 5,           /* the plan's streams are in another stream's open capture */
-    CHOLESKY_STATUS_NOT_SUPPORTED = 6,  /* no tuned table, or no configuration for this shape */
-    CHOLESKY_STATUS_INTERNAL_ERROR = 7  /* a rule of the library broken: a bug, please report it */
+    CHOLESKY_STATUS_INVALID_VALUE = 1, /* an argument the plan cannot take (n, batch, a NULL pointer) */
+    CHOLESKY_STATUS_MISALIGNED = 2,    /* a pointer the plan's kernels cannot read (cholesky_options.unaligned) */
+    CHOLESKY_STATUS_OUT_OF_MEMORY = 3, /* host or device memory */
+    CHOLESKY_STATUS_CUDA_ERROR = 4,    /* a CUDA call failed: cholesky_last_error() names it */
+    CHOLESKY_STATUS_BUSY = 5,          /* the plan's streams are in another stream's open capture */
+    CHOLESKY_STATUS_NOT_SUPPORTED = 6, /* no tuned table, or no configuration for this shape */
+    CHOLESKY_STATUS_INTERNAL_ERROR = 7 /* a rule of the library broken: a bug, please report it */
 } cholesky_status;
 
 /* "success", "invalid value", ... (never NULL). */
@@ -77,7 +77,8 @@ typedef struct {
 
 /* CHOLESKY_SUCCESS and *plan, or a status with the reason in err (one line; err may be NULL, then
  * cholesky_last_error() has it). Reads the tuned table once per process. */
-cholesky_status cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const cholesky_options *opt, char *err, size_t len);
+cholesky_status cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const cholesky_options *opt, char *err,
+                                     size_t len);
 void cholesky_plan_destroy(cholesky_plan *plan);
 
 /* Device memory execute needs in d_work (0: none, d_work may be NULL). */
@@ -95,7 +96,7 @@ const batched_config *cholesky_plan_config(const cholesky_plan *plan, size_t *ke
  * zeros above. Returns CHOLESKY_SUCCESS, or a status (cholesky_last_error() says why): a bad
  * pointer is refused before anything is enqueued. */
 cholesky_status cholesky_execute(cholesky_plan *plan, const float *d_in, float *d_out, int *d_info, void *d_work,
-                     cudaStream_t stream);
+                                 cudaStream_t stream);
 
 #ifdef __cplusplus
 }

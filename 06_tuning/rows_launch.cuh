@@ -17,10 +17,9 @@ template <int NMAX, int T, bool FULL> static int rows_launch_one(int per_block, 
     const int optin = launch_smem_optin(potrf_rows_kernel<NMAX, T, FULL>, optin_of);
     const size_t smem = rows_smem_bytes(NMAX, T, n, per_block);
     if (smem > (size_t)optin) {
-        course_report(
-                "potrf_batched_rows: %d matrices of order %d per block need %zu bytes of shared memory, this GPU "
-                "offers %d\n",
-                per_block, n, smem, optin);
+        course_report("potrf_batched_rows: %d matrices of order %d per block need %zu bytes of shared memory, this GPU "
+                      "offers %d\n",
+                      per_block, n, smem, optin);
         return -1;
     }
     launch_split((batch + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {

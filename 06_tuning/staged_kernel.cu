@@ -197,9 +197,9 @@ template <int N> static int staged_launch_one(int per_block, size_t batch, const
     const size_t smem = staged_smem_need(N, per_block);
     if (smem > (size_t)optin) {
         course_report(
-                "potrf_batched_staged: %d matrices of order %d per block need %zu bytes of shared memory, this GPU "
-                "offers %d\n",
-                per_block, N, smem, optin);
+            "potrf_batched_staged: %d matrices of order %d per block need %zu bytes of shared memory, this GPU "
+            "offers %d\n",
+            per_block, N, smem, optin);
         return -1;
     }
     launch_split((batch + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {

@@ -328,8 +328,9 @@ static void decision_tests(harness *h)
     cholesky_plan_destroy(plan);
     float x;
     int info;
-    harness_check(h, rc == 0 && cholesky_execute(NULL, &x, &x, &info, NULL, 0) == CHOLESKY_STATUS_INVALID_VALUE &&
-                         strstr(cholesky_last_error(), "no plan"),
+    harness_check(h,
+                  rc == 0 && cholesky_execute(NULL, &x, &x, &info, NULL, 0) == CHOLESKY_STATUS_INVALID_VALUE &&
+                      strstr(cholesky_last_error(), "no plan"),
                   "execute without a plan is refused", "%s", cholesky_last_error());
     for (int k = 0; k < NREFUSALS; k++) {
         plan = NULL;

@@ -47,10 +47,10 @@ void course_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 }
 #endif
 
-#define CUDA_CHECK(expr)                                                                                          \
-    do {                                                                                                          \
-        cudaError_t err_ = (expr);                                                                                \
-        if (err_ != cudaSuccess)                                                                                  \
+#define CUDA_CHECK(expr)                                                                                            \
+    do {                                                                                                            \
+        cudaError_t err_ = (expr);                                                                                  \
+        if (err_ != cudaSuccess)                                                                                    \
             cuda_check_failed("CUDA", cudaGetErrorName(err_), cudaGetErrorString(err_), #expr, __FILE__, __LINE__); \
     } while (0)
 

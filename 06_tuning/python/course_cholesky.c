@@ -40,8 +40,8 @@ static void leave_device(int previous)
  * pointers only 4-byte aligned), or NULL with the status in *status and the reason in msg.
  * explain: what it runs and why (one line); work_bytes: the workspace each call needs (the caller
  * allocates it, so that this library never calls cudaMalloc, which would wait for the GPU). */
-void *course_plan_create(int device, int n, size_t batch, int unaligned, char *explain, size_t elen,
-                         size_t *work_bytes, int *status, char *msg, size_t len)
+void *course_plan_create(int device, int n, size_t batch, int unaligned, char *explain, size_t elen, size_t *work_bytes,
+                         int *status, char *msg, size_t len)
 {
     cholesky_plan *plan = NULL;
     int previous;

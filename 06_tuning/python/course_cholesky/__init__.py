@@ -158,13 +158,19 @@ def _plan(device, n, batch, unaligned=False):
     """The plan of this shape: the thread's own for the batched kernels; one for all threads on the
     whole-GPU path, whose executes the library takes one at a time on the plan's own streams (two of
     them running at once on one GPU gave a wrong factor with the warpgroup MMA: see the README)."""
-    shared, own = (device, n, batch, unaligned, None), (device, n, batch, unaligned, threading.get_ident())
-    with _plans_lock:
-        for key in (shared, own):
-            p = _plans.get(key)
-            if p is not None:
-                _plans.move_to_end(key)
-                return p
+    shared = (device, n, batch, unaligned, None)
+    p = _plans.get(shared)  # one dict lookup under the GIL: the hot path takes no lock
+    if p is None:
+        shared = (device, n, batch, unaligned, threading.get_ident())
+        p = _plans.get(shared)
+    if p is not None:
+        try:
+            _plans.move_to_end(shared)
+        except KeyError:  # evicted by another thread meanwhile: it is still whole for this call
+            pass
+        return p
+    own = shared
+    shared = (device, n, batch, unaligned, None)
     p = _Plan(device, n, batch, unaligned)
     with _plans_lock:
         key = shared if "whole GPU" in p.explain else own
@@ -303,12 +309,8 @@ def _side(a):
                     f"not {type(a).__name__}")
 
 
-def _run(side, A, out, info, shape, device):
+def _run(side, A, out, info, n, batch, device):
     """One execute of the library: A into out (contiguous, float32, same shape), info (int32)."""
-    n = shape[-1]
-    batch = 1
-    for d in shape[:-2]:
-        batch *= d
     pa, po = side.ptr(A), side.ptr(out)
     plan = _plan(device, n, batch, bool((pa | po) % ALIGNMENT))
     work = side.scratch(A, plan.work_bytes) if plan.work_bytes else None
@@ -331,10 +333,13 @@ def _factor(side, A, out, check_errors, name):
             raise ValueError(f"course_cholesky: out has shape {tuple(side.check(out)[0])}, A {tuple(shape)}")
     if n > MAX_N:
         raise ValueError(f"course_cholesky: n = {n}: this library takes n = 1..{MAX_N}")
-    if n == 0 or any(d == 0 for d in shape[:-2]):  # as torch: empty results, nothing to run
+    batch = 1
+    for d in shape[:-2]:
+        batch *= d
+    if n == 0 or batch == 0:  # as torch: empty results, nothing to run
         return out, side.info(A, shape[:-2], zero=True)
     info = side.info(A, shape[:-2])
-    _run(side, A, out, info, shape, device)
+    _run(side, A, out, info, n, batch, device)
     if check_errors:
         _check(side, info, len(shape) > 2, name)
     return out, info
@@ -392,8 +397,9 @@ def _torch_op():
 
 
 def _needs_op(torch, A):
-    """The operator where torch must see the call: a gradient asked for, tracing or compiling."""
-    return (A.requires_grad and torch.is_grad_enabled()) or torch.jit.is_tracing() or torch.compiler.is_compiling()
+    """The operator where torch must see the call: compiling (first: dynamo reads it as a constant), a
+    gradient asked for, or tracing."""
+    return torch.compiler.is_compiling() or (A.requires_grad and torch.is_grad_enabled()) or torch.jit.is_tracing()
 
 
 def _ex(A, upper, check_errors, out, name):
@@ -407,7 +413,8 @@ def _ex(A, upper, check_errors, out, name):
         if check_errors:
             _check(side, info, A.dim() > 2, name)
     else:
-        src = side.contiguous(src)
+        if upper:  # the transposed view is copied (as torch reads the upper triangle); a strided A is refused
+            src = side.contiguous(src)
         # L straight into out when it can take it (lower, contiguous, the right type and shape)
         direct = L_out if (L_out is not None and not upper and _fits(side, L_out, A)) else None
         L, info = _factor(side, src, direct, check_errors, name)
