@@ -42,8 +42,11 @@ grid_mode grid_default_batched_mode(int n, size_t batch)
 
 int grid_tensor_cores(int device)
 {
+    static int cache[64]; /* by device: 0 not asked, 1 yes, 2 no (asked once: no query on later calls) */
+    if (device >= 0 && device < 64 && cache[device]) return cache[device] == 1;
     int major;
     CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    if (device >= 0 && device < 64) cache[device] = major >= 8 ? 1 : 2;
     return major >= 8;
 }
 
@@ -152,6 +155,8 @@ static void context_open(grid_context *c, int device)
     CUDA_CHECK(cudaEventCreateWithFlags(&c->fork, cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreateWithFlags(&c->join, cudaEventDisableTiming));
     (void)grid_split_create(&c->split, 0); /* its events; the panel when a call needs it */
+    (void)grid_tensor_cores(device);
+    grid_tasks_prepare(); /* what the launchers ask, asked now */
     c->device = device + 1;
 }
 

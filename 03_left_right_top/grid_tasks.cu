@@ -718,15 +718,24 @@ static void update_wgmma_launch(const grid_plan *p, int KT, int kcol, int origin
 /* The next round's band on the warpgroup MMA where the bulk runs there: a whole number of 256-wide
  * block columns (the split it makes then serves the triangle below it too). GRID_WGMMA_BAND=0: the
  * mma.sync band (to compare). */
+static int band_off = -1; /* GRID_WGMMA_BAND=0, read once (grid_tasks_prepare) */
+
 static int wgmma_band(const grid_plan *p, int first, int last)
 {
-    static int off = -1;
-    if (off < 0) {
+    if (band_off < 0) {
         const char *env = getenv("GRID_WGMMA_BAND");
-        off = env && !strcmp(env, "0");
+        band_off = env && !strcmp(env, "0");
     }
-    return !off && p->math == GRID_TF32X3 && p->split && grid_wgmma_available() &&
+    return !band_off && p->math == GRID_TF32X3 && p->split && grid_wgmma_available() &&
            (last - first) * GRID_TILE % 256 == 0;
+}
+
+extern "C" void grid_tasks_prepare(void)
+{
+    (void)chain_overlap_supported();
+    (void)grid_wgmma_available();
+    grid_plan none = {};
+    (void)wgmma_band(&none, 0, 0);
 }
 
 /* The update kernel for blocks of BM x BM in the plan's math, and the shared memory it asks for. */

@@ -98,6 +98,9 @@ void launch_update_group_tasks(const grid_plan *p, int k, int panels, int first,
  * build (sm_90a), a GPU of compute capability 9.0, and not GRID_WGMMA=0 in the environment (the
  * mma.sync kernels, for comparison). The plan must also carry a split workspace. */
 int grid_wgmma_available(void);
+/* Ask now, for the current GPU, what the launchers would ask on their first call (its compute
+ * capability, GRID_WGMMA and GRID_WGMMA_BAND), so that a later call queries and reads nothing. */
+void grid_tasks_prepare(void);
 /* Panels in the quads' round that starts at tile column k, by the matrix's size (nt tiles a side):
  * - nt > GRID_QUADS_FROM_TILES (n > 8192): 4, or 8 with the tensor-core updates while at least
  *   GRID_EIGHT_PANELS_FROM tile columns remain. Eight panels read and write the trailing matrix

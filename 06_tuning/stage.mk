@@ -8,7 +8,7 @@ FAMILY_OBJS := $(S6)/family.o $(patsubst 06_tuning/%.c,$(S6)/%.o,$(wildcard 06_t
 	$(S6)/cyclic_dispatch.o $(S6)/staged_kernel.o $(S3_GRID) \
 	$(patsubst 06_tuning/%.cu,$(S6)/%.o,$(wildcard 06_tuning/rows_part*.cu 06_tuning/cyclic_part*.cu)) $(BATCHED_OBJS)
 # The one door (cholesky_plan.h) and what it launches: every program of the product links these.
-PLAN_OBJS := $(S6)/cholesky_plan.o $(S6)/library/door_status.o $(BUILD)/05_chunked/layout_convert.o $(FAMILY_OBJS)
+PLAN_OBJS := $(S6)/library/cholesky_plan.o $(S6)/library/door_status.o $(BUILD)/05_chunked/layout_convert.o $(FAMILY_OBJS)
 $(S6)/test_tuning: $(S6)/test_tuning.o $(BUILD)/04_interleaved/batched_testing.o $(PLAN_OBJS) $(COMMON_LIB)
 	$(LINK)
 $(S6)/test_plan: $(S6)/test_plan.o $(PLAN_OBJS) $(COMMON_LIB)

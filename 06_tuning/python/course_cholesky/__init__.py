@@ -215,7 +215,7 @@ class _Torch:
         return self.raw_stream(device) if self.raw_stream else self.t.cuda.current_stream(device).cuda_stream
 
     def empty_like(self, a):
-        return self.t.empty_like(a, memory_format=self.t.contiguous_format)
+        return self.t.empty_like(a)  # a is contiguous: so is this
 
     def info(self, a, shape, zero=False):
         return a.new_zeros(shape, dtype=self.i32) if zero else a.new_empty(shape, dtype=self.i32)
@@ -397,9 +397,9 @@ def _torch_op():
 
 
 def _needs_op(torch, A):
-    """The operator where torch must see the call: compiling (first: dynamo reads it as a constant), a
-    gradient asked for, or tracing."""
-    return torch.compiler.is_compiling() or (A.requires_grad and torch.is_grad_enabled()) or torch.jit.is_tracing()
+    """The operator where torch must see the call: a gradient asked for, compiling, or tracing (compiling
+    before tracing: dynamo reads it as a constant and never reaches the tracer's question)."""
+    return (A.requires_grad and torch.is_grad_enabled()) or torch.compiler.is_compiling() or torch.jit.is_tracing()
 
 
 def _ex(A, upper, check_errors, out, name):
@@ -442,8 +442,15 @@ def _fits(side, out, A):
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """(L, info) for A (..., n, n), as torch.linalg.cholesky_ex: a named tuple (.L, .info); A is left as it
     was. upper=True: U from A's upper triangle. out=(L, info): written there and returned."""
-    R, info = _ex(A, upper, check_errors, out, "course_cholesky.cholesky_ex")
-    return CholeskyExResult(R, info)
+    if out is None and not upper:  # the common call, with as few Python steps as it takes
+        side, A = _side(A)
+        torch = getattr(side, "t", None)
+        if torch is None or not _needs_op(torch, A):
+            return _tuple_new(CholeskyExResult, _factor(side, A, None, check_errors, "course_cholesky.cholesky_ex"))
+    return _tuple_new(CholeskyExResult, _ex(A, upper, check_errors, out, "course_cholesky.cholesky_ex"))
+
+
+_tuple_new = tuple.__new__  # CholeskyExResult(L, info) without namedtuple's Python-level __new__
 
 
 def cholesky(A, *, upper=False, out=None):
