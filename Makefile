@@ -156,7 +156,7 @@ endif
 # (common/course/clang_format.sh), or CLANG_FORMAT=PATH to a clang-format of that version.
 CLANG_FORMAT_PIN := 14.0.6
 FORMAT_FILES = $(sort $(wildcard common/*.[ch] common/*.cu common/*.cuh common/tests/*.c datasets/*.[ch] \
-	0*/*.[ch] 0*/*.cu 0*/*.cuh 0*/python/*.c))
+	0*/*.[ch] 0*/*.cu 0*/*.cuh 0*/python/*.c 0*/library/*.[ch]))
 .PHONY: format format-check print-format-files print-clang-format-pin
 print-format-files: # for common/tests/test_format.sh
 	@echo $(FORMAT_FILES)

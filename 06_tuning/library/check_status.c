@@ -19,12 +19,12 @@ void cuda_check_failed(const char *kind, const char *name, const char *detail, c
                        int line)
 {
     const char *base = strrchr(file, '/');
-    const cholesky_status s = !strcmp(kind, "course")                   ? CHOLESKY_STATUS_INTERNAL_ERROR
+    const cholesky_status s = !strcmp(kind, "course")                      ? CHOLESKY_STATUS_INTERNAL_ERROR
                               : !strcmp(name, "cudaErrorMemoryAllocation") ? CHOLESKY_STATUS_OUT_OF_MEMORY
                                                                            : CHOLESKY_STATUS_CUDA_ERROR;
     door_fail(s, "%s error %s%s%s%s in %s (%s:%d)", kind, name, detail[0] ? " (" : "", detail, detail[0] ? ")" : "",
               expr, base ? base + 1 : file, line);
-    (void)cudaGetLastError(); /* a non-sticky error is not left for the next call to find */
+    (void)cudaGetLastError();         /* a non-sticky error is not left for the next call to find */
     jmp_buf *trap = door_take_trap(); /* once: what the door does to tidy up may fail too */
     if (trap) longjmp(*trap, 1);
 }

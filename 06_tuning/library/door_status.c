@@ -6,13 +6,13 @@
 #include "door_status.h"
 
 static _Thread_local struct {
-    jmp_buf *trap;           /* where a failed CUDA check goes (NULL: back to its caller) */
-    cholesky_status status;  /* the first failure of the call in progress */
-    char message[512];       /* its message; kept after the call for cholesky_last_error */
+    jmp_buf *trap;          /* where a failed CUDA check goes (NULL: back to its caller) */
+    cholesky_status status; /* the first failure of the call in progress */
+    char message[512];      /* its message; kept after the call for cholesky_last_error */
 } door;
 
-static const char *const status_words[] = {"success", "invalid value", "misaligned pointer", "out of memory",
-                                           "CUDA error", "busy", "not supported", "internal error"};
+static const char *const status_words[] = {"success",    "invalid value", "misaligned pointer", "out of memory",
+                                           "CUDA error", "busy",          "not supported",      "internal error"};
 
 const char *cholesky_status_string(cholesky_status s)
 {
