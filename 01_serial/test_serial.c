@@ -1,10 +1,13 @@
 /* test_serial.c - stage 01 tests.
  * CPU (runs everywhere, CI included): the serial and the OpenMP batch against the float64
  * reference, for n = 1, 2, 3, 7, 20, 31, 33, 64, 100, 128, 256 and every family; nonspd must
- * report the planted minor; a NaN matrix must fail without disturbing its neighbours.
+ * report the planted minor; a NaN matrix must fail without disturbing its neighbours; a pivot of
+ * exactly zero (first, middle, last) must fail too. The OpenMP batch runs on OPENMP_TEST_THREADS
+ * threads whatever OMP_NUM_THREADS and the CPU count say, so that work done twice shows on one CPU.
  * GPU (when there is one): the same inputs through cusolverDnSpotrf (one matrix) and
  * cusolverDnSpotrfBatched, whose info and factors ours must match. */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,10 @@
 static int sizes[16] = {1, 2, 3, 7, 20, 31, 33, 64, 100, 128, 256}, NSIZES = 11; /* + hidden sizes when grading */
 
 static size_t count_for(int n) { return n <= 33 ? 37 : n <= 100 ? 9 : 3; } /* odd counts */
+
+/* More threads than a 2-core CI machine or a one-CPU Slurm job has: they then take turns, and a
+ * batch factored once per thread (omp parallel without for) factors L again, which is wrong. */
+#define OPENMP_TEST_THREADS 4
 
 /* Expected infos: the planted minor for nonspd; NULL (= the reference's) for the others. */
 static int *planted(const gen_params *p, int n, size_t count)
@@ -50,7 +57,10 @@ static void run_cpu(harness *h, int gpu, const char *gpu_reason)
                 memcpy(L, A, elems * sizeof(float));
                 for (size_t b = 0; b < count; b++) info[b] = -99; /* poison */
                 if (variant == 0) spotrf_batch_serial(n, count, L, info);
-                else spotrf_batch_omp(n, count, L, info);
+                else {
+                    omp_set_num_threads(OPENMP_TEST_THREADS);
+                    spotrf_batch_omp(n, count, L, info);
+                }
                 factor_check first;
                 double mr, mf;
                 size_t bad = check_batch(n, count, A, L, info, expect, &first, &mr, &mf);
@@ -107,6 +117,48 @@ static void run_nan(harness *h)
     free(L);
 }
 
+/* Pivots of exactly zero (gen_zero_pivot_host) at the first, a middle and the last position, each
+ * between two positive definite neighbours: info k + 1 for it, 0 and the full factor for them. */
+static const char *const PIVOT_PLACES[3] = {"first", "middle", "last"};
+
+static void run_zero_pivots(harness *h)
+{
+    harness_group(h, "failing pivots");
+    for (int s = 0; s < NSIZES; s++)
+        for (int place = 0; place < 3; place++) {
+            const int n = sizes[s], k = place == 0 ? 0 : place == 1 ? n / 2 : n - 1;
+            const size_t count = 3, nn = (size_t)n * n;
+            char name[96];
+            snprintf(name, sizeof name, "zero pivot, %s (k = %d), n=%d", PIVOT_PLACES[place], k + 1, n);
+            if (n < 2) { /* one pivot: first, middle and last are one test */
+                if (place) continue;
+            }
+            harness_start(h, "%s", name);
+            float *A = host_alloc(count * nn * sizeof(float), "test buffers"),
+                  *L = host_alloc(count * nn * sizeof(float), "test buffers");
+            const uint64_t seed = harness_seed(3000 + 3 * n + place);
+            gen_zero_pivot_host(n, -1, seed, A);
+            gen_zero_pivot_host(n, k, seed + 1, A + nn);
+            gen_zero_pivot_host(n, -1, seed + 2, A + 2 * nn);
+            memcpy(L, A, count * nn * sizeof(float));
+            int info[3] = {-99, -99, -99}, expect[3] = {0, k + 1, 0};
+            spotrf_batch_serial(n, count, L, info);
+            factor_check first;
+            size_t bad = check_batch(n, count, A, L, info, expect, &first, NULL, NULL);
+            harness_check(h, bad == 0, name, "infos %d %d %d (want 0 %d 0) %s", info[0], info[1], info[2], k + 1,
+                          bad ? first.detail : "");
+            free(A);
+            free(L);
+        }
+}
+
+static int zero_pivot_tests(void)
+{
+    int t = 0;
+    for (int s = 0; s < NSIZES; s++) t += sizes[s] < 2 ? 1 : 3;
+    return t;
+}
+
 int main(void)
 {
     harness h;
@@ -117,11 +169,13 @@ int main(void)
         sizes[NSIZES++] = 97;
     }
     harness_plan(&h, "serial", FAMILY_COUNT * NSIZES + 1);
+    harness_plan(&h, "failing pivots", zero_pivot_tests());
     harness_plan(&h, "openmp", FAMILY_COUNT * NSIZES);
     harness_plan(&h, "cuSOLVER agreement", FAMILY_COUNT * NSIZES);
     char reason[256];
     int gpu = gpu_available(reason, sizeof reason);
     run_cpu(&h, gpu, reason);
     run_nan(&h);
+    run_zero_pivots(&h);
     return harness_end(&h);
 }

@@ -39,3 +39,18 @@ void gen_batch_host(const gen_params *p, int n, size_t first, size_t count, floa
             for (int j = 0; j < n; j++)
                 out[rowmajor_index(n, (size_t)k, i, j)] = gen_element(p, n, first + (size_t)k, i, j);
 }
+
+void gen_zero_pivot_host(int n, int k, uint64_t seed, float *out)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j <= i; j++) {
+            /* (L0 L0^T)_ij = sum over m <= j of L0[i][m] L0[j][m], L0 as the header says */
+            int s = 0;
+            for (int m = 0; m <= j; m++) {
+                const int li = m == i ? (i != k) : (int)(gen_bits(seed, 0, (uint32_t)i, (uint32_t)m, 9) % 3) - 1;
+                const int lj = m == j ? (j != k) : (int)(gen_bits(seed, 0, (uint32_t)j, (uint32_t)m, 9) % 3) - 1;
+                s += li * lj;
+            }
+            out[(size_t)i * n + j] = out[(size_t)j * n + i] = (float)s;
+        }
+}

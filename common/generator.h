@@ -130,6 +130,13 @@ gen_params gen_params_make(family_t family, uint64_t seed, double kappa, int fai
 /* Fill count matrices b = first .. first+count-1 of a batch, row-major, into out. OpenMP. */
 void gen_batch_host(const gen_params *p, int n, size_t first, size_t count, float *out);
 
+/* A matrix whose pivot k (0-based) is exactly zero in any order of float arithmetic: A = L0 L0^T
+ * with L0 unit lower triangular except L0[k][k] = 0, its other entries in {-1, 0, 1} (seeded). Every
+ * intermediate value of a Cholesky is then a small integer, so the pivot is 0, not a rounding's
+ * +-ulp: LAPACK's info is k + 1, and a test written `d < 0` instead of `!(d > 0)` accepts it. k = -1
+ * gives the same kind of matrix, positive definite (every pivot 1). */
+void gen_zero_pivot_host(int n, int k, uint64_t seed, float *out);
+
 #ifdef __cplusplus
 }
 #endif
