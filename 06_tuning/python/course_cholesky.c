@@ -20,8 +20,13 @@ static int enter_device(int device, int *previous, char *msg, size_t len)
     *previous = -1;
     int current = -1;
     cudaError_t e = cudaGetDevice(&current);
-    if (e == cudaSuccess && current == device) return 0;
-    if (e == cudaSuccess) *previous = current;
+    if (e != cudaSuccess) { /* said plainly: "driver version is insufficient" means no driver here */
+        (void)cudaGetLastError();
+        snprintf(msg, len, "no usable NVIDIA GPU here (CUDA says: %s)", cudaGetErrorString(e));
+        return CHOLESKY_STATUS_CUDA_ERROR;
+    }
+    if (current == device) return 0;
+    *previous = current;
     e = cudaSetDevice(device);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();

@@ -6,7 +6,10 @@ import os
 import shutil
 import subprocess
 
-from setuptools import setup
+import importlib.util
+import sys
+
+from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 
 COURSE = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -24,4 +27,21 @@ class BuildWithLibrary(build_py):
         shutil.copy2(LIBRARY, target)
 
 
-setup(cmdclass={"build_py": BuildWithLibrary})
+class WithNativeLibrary(Distribution):
+    """The package holds a compiled library (x86-64 or whatever this machine is): its wheel is tagged
+    for this platform and Python, not py3-none-any."""
+
+    def has_ext_modules(self):
+        return True
+
+
+# pip's --no-build-isolation uses this environment's setuptools; before setuptools 70.1 the wheel
+# command (which every pip install builds through) came from the `wheel` package, and pip's own
+# error ("invalid command 'bdist_wheel'") does not say so.
+if importlib.util.find_spec("wheel") is None:
+    import setuptools
+    if tuple(int(x) for x in setuptools.__version__.split(".")[:2]) < (70, 1):
+        sys.exit(f"course-cholesky: building a wheel with setuptools {setuptools.__version__} needs the `wheel` "
+                 "package: pip install wheel (or pip install without --no-build-isolation, with network)")
+
+setup(cmdclass={"build_py": BuildWithLibrary}, distclass=WithNativeLibrary)

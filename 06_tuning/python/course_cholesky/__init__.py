@@ -86,8 +86,8 @@ class _Plan:
         work, status = ctypes.c_size_t(0), ctypes.c_int(0)
         self.handle = lib.course_plan_create(device, n, batch, int(unaligned), explain, 1536, ctypes.byref(work),
                                              ctypes.byref(status), msg, 512)
-        if not self.handle:
-            _raise(status.value, msg.value.decode(), ValueError)
+        if not self.handle:  # a shape or option it cannot take: ValueError; CUDA's failures: RuntimeError
+            _raise(status.value, msg.value.decode(), ValueError if status.value == 1 else RuntimeError)
         self.explain, self.work_bytes, self._lib = explain.value.decode(), work.value, lib
         self.execute = lib.course_execute  # looked up once
         self.msg = ctypes.create_string_buffer(512)
