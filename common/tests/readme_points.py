@@ -160,7 +160,10 @@ def suite_groups():
         if p and "bash " in line and "$(" not in p.group(1):
             pairs.append((p.group(1), line, "common"))
     seen = 0
+    in_kit = os.path.exists("COURSE_VERSION")  # a student kit: the instructors' suites are left out
     for tsv, cmds, folder in pairs:
+        if in_kit and not os.path.exists(tsv):
+            continue
         groups = read_points(tsv)
         sources = re.findall(r"bash\s+([\w./-]+\.sh)", cmds)
         for binary in re.findall(r"\$\(\w+\)/(?:[\w/]+/)?(test_\w+)", cmds):

@@ -21,7 +21,8 @@ for f in "${files[@]}"; do
     if [ -z "$line" ]; then record "$f" FAIL "no 'Alone: make TARGET [&& COMMAND]' line in its header"; continue; fi
     targets=$(sed -E 's/^Alone: make ([^&]*).*/\1/' <<<"$line")
     command=$(grep -oE '&&.*' <<<"$line" | sed -E 's/^&&\s*//')
-    if ! env -u MAKEFLAGS -u MFLAGS make -n --no-print-directory $targets >/dev/null 2>"$tmp/err"; then
+    # SAN=1 from make SAN=1 test would send make to build-san/: the lines name build/, the default build
+    if ! env -u MAKEFLAGS -u MFLAGS -u SAN -u BUILD make -n --no-print-directory $targets >/dev/null 2>"$tmp/err"; then
         record "$f" FAIL "make $targets: $(tr '\n' ' ' <"$tmp/err" | cut -c1-200)"; continue
     fi
     if [ -z "$command" ]; then record "$f" PASS "make $targets"; continue; fi
