@@ -5,10 +5,11 @@
 # network to install it, the tests are skipped with the reason. Provided code only (0 points).
 suite=source-format
 source common/harness.sh
-mapfile -t files < <(make --no-print-directory -s -f Makefile print-format-files 2>/dev/null | tr ' ' '\n' | grep .)
+# (the queries of make below: without the parent's MAKEFLAGS, whose -j would want a jobserver it does not pass)
+mapfile -t files < <(env -u MAKEFLAGS -u MFLAGS make --no-print-directory -s -f Makefile print-format-files 2>/dev/null | tr ' ' '\n' | grep .)
 plan "source format" ${#files[@]}
 group "source format"
-if ! cf=$(CLANG_FORMAT_PIN=$(make --no-print-directory -s print-clang-format-pin) bash common/course/clang_format.sh 2>"${TMPDIR:-/tmp}/cf-why.$$"); then
+if ! cf=$(CLANG_FORMAT_PIN=$(env -u MAKEFLAGS -u MFLAGS make --no-print-directory -s print-clang-format-pin) bash common/course/clang_format.sh 2>"${TMPDIR:-/tmp}/cf-why.$$"); then
     skip_rest "source format" "$(cat "${TMPDIR:-/tmp}/cf-why.$$")"
     rm -f "${TMPDIR:-/tmp}/cf-why.$$"
     finish
