@@ -80,7 +80,14 @@ def kit_markdown(root, rel, text):
     if rel == "README.md":
         title, _, rest = text.partition("\n")
         text = title + "\n\n" + open(os.path.join(root, KIT_START)).read().rstrip("\n") + "\n" + rest
+        # The stage map's status is the course's ("done"); in a kit the stages hold stubs to write.
+        text = STAGE_ROW.sub(lambda m: m.group(1) + ("yours to write (the kit holds stubs)" if m.group(2)[0] == "0"
+                                                     else "provided"), text)
     return text
+
+
+# A stage map row of the top README: | [`01_serial`](...) | what it teaches | status |
+STAGE_ROW = re.compile(r"^(\| \[`(0\d_\w+|common|datasets)`\]\([^)]*\) \|.*\| )[^|]*(?= \|$)", re.M)
 
 
 def parse(text, path="?"):
