@@ -129,7 +129,7 @@ static void run_zero_pivots(harness *h)
             const int n = sizes[s], k = place == 0 ? 0 : place == 1 ? n / 2 : n - 1;
             const size_t count = 3, nn = (size_t)n * n;
             char name[96];
-            snprintf(name, sizeof name, "zero pivot, %s (k = %d), n=%d", PIVOT_PLACES[place], k + 1, n);
+            snprintf(name, sizeof name, "zero pivot, %s (minor of order %d), n=%d", PIVOT_PLACES[place], k + 1, n);
             if (n < 2) { /* one pivot: first, middle and last are one test */
                 if (place) continue;
             }
