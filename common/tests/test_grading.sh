@@ -38,16 +38,20 @@ kit_tests() {
     record "kit: make test runs to the end and fails" $([ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -qE '^[0-9]+ passed, [1-9][0-9]* failed' <<<"$last" && echo PASS || echo FAIL) "exit $rc: $last"
     # ... and only the student's work fails there: every failed test of a fresh kit is in a graded group
     # (a sanity group failing beside it would blame the course, or a README, for the student's stubs).
-    ungraded=$(python3 - "$tmp/kit/build/test-results" <<'PY'
+    ungraded=$(python3 - "$tmp/kit/build/test-results" 2>&1 <<'PY'
 import glob, json, sys
-bad = []
+bad, suites = [], 0
 for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
     d = json.load(open(f))
+    if "groups" not in d:  # summary.json: the totals, no groups
+        continue
+    suites += 1
     bad += [f"{d['suite']}: {g['group']} ({g['failed']} failed)" for g in d["groups"] if g["failed"] and not g["weight"]]
-print("; ".join(bad) if glob.glob(sys.argv[1] + "/*.json") else "no results")
+print("; ".join(bad) if suites else "no suite's results")
 PY
 )
-    record "kit: every failing test is in a graded group" $([ -z "$ungraded" ] && echo PASS || echo FAIL) "${ungraded:-none outside the graded groups}"
+    rc=$?
+    record "kit: every failing test is in a graded group" $([ $rc -eq 0 ] && [ -z "$ungraded" ] && echo PASS || echo FAIL) "${ungraded:-none outside the graded groups}"
     setup in_dir "$tmp/kit" env CI=true GRADE=1 TEST_TIMEOUT=300 timeout 900 make test > "$tmp/kit/grade.log" 2>&1
     bad=0
     for s in 1 2 3 4 5; do
