@@ -1,7 +1,8 @@
 /* test_single_tile.c - stage 02 tests (GPU; skipped without one).
  * 1. Each helper on seeded random tiles for every NB from 1 to 32, against float64 on the CPU.
  * 2. The single-tile kernel (n <= NB) against cusolverDnSpotrf / cusolverDnSpotrfBatched, for
- *    NB in {4, 8, 16, 32}, with and without padding, on spd, illcond and nonspd matrices.
+ *    NB in {4, 8, 16, 32}, with and without padding, on spd, illcond and nonspd matrices (the
+ *    nonspd batches hold pivots of exactly zero too; spotrf_tile alone meets one at every NB).
  * 3. Unsupported arguments are refused with a message. */
 #include <math.h>
 #include <stdio.h>
@@ -110,6 +111,17 @@ static void test_helpers(harness *h)
                         wj = j;
                     }
                 }
+            if (op == 0 && ok) { /* and a tile whose pivot k is exactly zero: info k + 1, not 0 */
+                const int k = gen_zero_pivot_place(nb, nb % 3);
+                gen_zero_pivot_host(nb, k, harness_seed(600 + nb), in);
+                CUDA_CHECK(cudaMemcpy(d_in, in, nb * nb * sizeof(float), cudaMemcpyHostToDevice));
+                rc = tile_helper_test(nb, op, d_in, d_out, d_info);
+                CUDA_CHECK(cudaMemcpy(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
+                ok = rc == 0 && info == k + 1;
+                harness_check(h, ok, name, "within the rounding bound; a zero pivot at %d: info %d (want %d)", k, info,
+                              k + 1);
+                continue;
+            }
             harness_check(h, ok, name,
                           ok ? "within the rounding bound"
                              : "rc %d info %d; at (%d, %d): got %.9g, want %.9g (bound %.3g)",
@@ -161,6 +173,10 @@ static void test_kernel(harness *h)
                           *C = host_alloc(elems * sizeof(float), "test buffers"), *d_A;
                     int info[5], cinfo[5], *d_info;
                     gen_batch_host(&p, n, 0, count, A);
+                    if (fams[f] == FAMILY_NONSPD) /* matrices 1 and 3: a pivot of exactly zero instead */
+                        for (int z = 1; z < 5; z += 2)
+                            gen_zero_pivot_host(n, gen_zero_pivot_place(n, (n + z / 2) % 3), harness_seed(60 + n + z),
+                                                A + (size_t)z * n * n);
                     CUDA_CHECK(cudaMalloc((void **)&d_A, elems * sizeof(float)));
                     CUDA_CHECK(cudaMalloc((void **)&d_info, count * sizeof(int)));
                     CUDA_CHECK(cudaMemcpy(d_A, A, elems * sizeof(float), cudaMemcpyHostToDevice));

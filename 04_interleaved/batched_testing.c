@@ -29,13 +29,20 @@ void test_batch_mixed(test_batch *t, int n, size_t batch, uint64_t seed)
                bad = gen_params_make(FAMILY_NONSPD, seed + 2, 0, 0);
     _Pragma("omp parallel for schedule(dynamic, 64)")
     for (long long b = 0; b < (long long)batch; b++) {
+        if (b % 6 == 1) { /* a pivot of exactly zero, in turn first, middle and last: info k + 1 */
+            const int k = gen_zero_pivot_place(n, (int)(b / 6 % 3));
+            gen_zero_pivot_host(n, k, gen_mix64(seed + 3 + (uint64_t)b), t->A + (size_t)b * nn);
+            t->planted[b] = k + 1;
+            continue;
+        }
         const gen_params *p = b % 6 == 3 ? &ill : b % 6 == 5 ? &bad : &spd;
         gen_batch_host(p, n, (size_t)b, 1, t->A + (size_t)b * nn);
         t->planted[b] = p == &bad ? gen_nonspd_fail_at(&bad, n, (uint64_t)b) : 0;
     }
     t->nan_matrix = (size_t)-1;
     if (batch >= 3) { /* one NaN in the last row: every leading minor up to n-1 is fine */
-        size_t b = t->nan_matrix = batch / 2 - (batch / 2 % 6 == 5); /* on an SPD matrix: n is the answer */
+        size_t b = t->nan_matrix =
+            batch / 2 - (batch / 2 % 2); /* on an SPD matrix (b % 6 = 0, 2, 4): n is the answer */
         t->A[b * nn + (size_t)(n - 1) * n] = NAN;
         t->planted[b] = n;
     }
@@ -336,4 +343,17 @@ void test_large_batch(harness *h, const char *group, const batched_config *cfg, 
     CUDA_CHECK(cudaFree(d_A));
     CUDA_CHECK(cudaFree(d_L));
     CUDA_CHECK(cudaFree(d_info));
+}
+
+int batched_kernel_works(const batched_config *cfg, int n)
+{
+    test_batch t;
+    layout_run r;
+    char detail[256];
+    test_batch_mixed(&t, n, 60, 4242);
+    layout_run_begin(&r, &t, 1); /* row-major: every kernel reads it */
+    const int ok = layout_run_check(&r, cfg, detail, sizeof detail);
+    layout_run_end(&r);
+    test_batch_free(&t);
+    return ok;
 }

@@ -8,8 +8,9 @@
 #include "batched_cholesky.h"
 #include "harness.h"
 
-/* A batch of families mixed matrix by matrix: spd, illcond (kappa 1e4), nonspd (a planted
- * failing minor) and, from 3 matrices on, one matrix with a NaN. */
+/* A batch of families mixed matrix by matrix (b mod 6): spd (0, 2, 4), a pivot of exactly zero
+ * (1: gen_zero_pivot_host, at the first, a middle and the last place in turn), illcond (3, kappa
+ * 1e4), nonspd (5: a planted negative pivot) and, from 3 matrices on, one matrix with a NaN. */
 typedef struct {
     int n;
     size_t batch;
@@ -86,6 +87,11 @@ static inline int given_configs(const batched_config *c, int room)
 }
 void add_hidden_sizes(int *ns, int *nn, size_t *batches, int *nb, size_t *chunks, int *nc, batched_config *cfgs,
                       int *ncfg);
+
+/* 1 if cfg factors a small mixed batch of order n right (60 matrices, row-major, checked as
+ * layout_run_check does): the probe with which a sanity group that runs a student's kernel decides
+ * whether to run (harness_requires). */
+int batched_kernel_works(const batched_config *cfg, int n);
 
 /* "tile kernel" or "thread-per-matrix kernel": the test group (learning goal) of a kernel. */
 const char *batched_group_name(batched_kernel k);

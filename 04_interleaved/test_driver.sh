@@ -35,8 +35,14 @@ driver: --help exits 0 | 0 | usage: cholesky_batched | $bin --help
 driver: --gpus 0 (a count) | 2 | bad value for --gpus | $bin --n 4 --batch 4 --gpus 0
 driver: --gpus list with a gap | 2 | bad value for --gpus | $bin --n 4 --batch 4 --gpus 0,,1
 EOF
+kernels_work() { # your tile and thread kernels on a small mixed file, against float64: the driver's tests need both
+    $gen --family nonspd --n 33 --count 60 --seed 8 --out "$tmp/probe.bin" >/dev/null 2>&1 || return 1
+    $bin --input "$tmp/probe.bin" --kernel tiles --check 60 2>&1 | grep -q "against the float64 reference: ok" &&
+        $bin --input "$tmp/probe.bin" --kernel thread --check 60 2>&1 | grep -q "against the float64 reference: ok"
+}
 gpu_tests() { # on a GPU
     group "driver on a GPU"
+    needs "driver on a GPU" "your tile and thread kernels ('tile kernel', 'thread-per-matrix kernel')" kernels_work || return 0
     setup $gen --family spd --n 33 --count 1001 --seed 3 --out "$tmp/a.bin" >/dev/null
     expect "driver: binary file in, factors out and reread" 0 "checked 1001 matrices against the float64 reference: ok" \
         $bin --input "$tmp/a.bin" --output "$tmp/L.bin" --check 1001

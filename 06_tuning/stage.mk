@@ -9,9 +9,13 @@ FAMILY_OBJS := $(S6)/family.o $(patsubst 06_tuning/%.c,$(S6)/%.o,$(wildcard 06_t
 	$(patsubst 06_tuning/%.cu,$(S6)/%.o,$(wildcard 06_tuning/rows_part*.cu 06_tuning/cyclic_part*.cu)) $(BATCHED_OBJS)
 # The one door (cholesky_plan.h) and what it launches: every program of the product links these.
 PLAN_OBJS := $(S6)/library/cholesky_plan.o $(S6)/library/door_status.o $(BUILD)/05_chunked/layout_convert.o $(FAMILY_OBJS)
-$(S6)/test_tuning: $(S6)/test_tuning.o $(BUILD)/04_interleaved/batched_testing.o $(PLAN_OBJS) $(COMMON_LIB)
+# The probe of the student's kernels that gates the sanity groups running them (student_kernels.h).
+PROBE_OBJS := $(S6)/student_kernels.o $(BUILD)/04_interleaved/batched_testing.o
+$(S6)/test_tuning: $(S6)/test_tuning.o $(PROBE_OBJS) $(PLAN_OBJS) $(COMMON_LIB)
 	$(LINK)
-$(S6)/test_plan: $(S6)/test_plan.o $(PLAN_OBJS) $(COMMON_LIB)
+$(S6)/test_plan: $(S6)/test_plan.o $(PROBE_OBJS) $(PLAN_OBJS) $(COMMON_LIB)
+	$(LINK)
+$(S6)/test_student_kernels: $(S6)/test_student_kernels.o $(PROBE_OBJS) $(FAMILY_OBJS) $(COMMON_LIB)
 	$(LINK)
 $(S6)/tune: $(S6)/tune.o $(FAMILY_OBJS) $(COMMON_LIB)
 	$(LINK)
@@ -21,9 +25,9 @@ $(S6)/bench_tuned: $(S6)/bench_tuned.o $(PLAN_OBJS) $(COMMON_LIB)
 $(S6)/cholesky_tuned: $(S6)/cholesky_tuned.o $(PLAN_OBJS) $(BUILD)/04_interleaved/batched_driver.o $(COMMON_LIB)
 	$(LINK)
 
-ALL_BINS += $(S6)/test_tuning $(S6)/test_plan $(S6)/tune $(S6)/bench_tuned $(S6)/cholesky_tuned
+ALL_BINS += $(S6)/test_tuning $(S6)/test_plan $(S6)/test_student_kernels $(S6)/tune $(S6)/bench_tuned $(S6)/cholesky_tuned
 TEST_SUITES += stage-6
-SUITE_DEPS_stage-6 := $(S6)/test_tuning $(S6)/test_plan $(S6)/cholesky_tuned $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check \
+SUITE_DEPS_stage-6 := $(S6)/test_tuning $(S6)/test_plan $(S6)/test_student_kernels $(S6)/cholesky_tuned $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check \
 	$(S6)/libcourse_cholesky.so $(S6)/sanitize_tuning
 SUITE_CMDS_stage-6 := $(S6)/test_tuning $(S6)/test_plan "bash 06_tuning/test_driver.sh" "bash 06_tuning/python/test_python.sh" \
 	"bash 06_tuning/test_barriers.sh"

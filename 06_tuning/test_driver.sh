@@ -27,7 +27,9 @@ argument_tests() {
     group "driver"
     run_cases argument_checks
 }
-gpu_tests() { # on a GPU
+gpu_tests() { # on a GPU; auto takes your kernels too: only when they factor a small batch right
+    group "driver"
+    needs "driver" "your kernels" ${BUILD:-build}/06_tuning/test_student_kernels || return 0
     expect "tuned driver: auto on a generated batch, 1 GiB class" 0 "checked 8 matrices against the float64 reference: ok" \
         $bin --n 100 --batch 26844
     expect "tuned driver: auto says which entry it used" 0 "--kernel auto: .*tuned for n = 37" $bin --n 37 --batch 1000

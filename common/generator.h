@@ -137,6 +137,9 @@ void gen_batch_host(const gen_params *p, int n, size_t first, size_t count, floa
  * gives the same kind of matrix, positive definite (every pivot 1). */
 void gen_zero_pivot_host(int n, int k, uint64_t seed, float *out);
 
+/* The tests' three places for a zero pivot (0-based): 0 the first, 1 a middle, 2 the last. */
+static inline int gen_zero_pivot_place(int n, int place) { return place == 0 ? 0 : place == 1 ? n / 2 : n - 1; }
+
 #ifdef __cplusplus
 }
 #endif

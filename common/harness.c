@@ -112,6 +112,7 @@ int harness_check(harness *h, int ok, const char *name, const char *fmt, ...)
         if (h->verbose) printf("PASS  %s: %s  %s\n", h->suite, name, detail);
     } else {
         h->failed++;
+        if (h->current >= 0) h->failures[h->current]++;
         printf("FAIL  %s: %s  %s\n", h->suite, name, detail);
     }
     fflush(stdout);
@@ -143,6 +144,28 @@ void harness_skip_rest(harness *h, const char *group, const char *reason)
         snprintf(name, sizeof name, "%s #%d", group, h->reported[h->current] + 1);
         harness_skip(h, name, reason);
     }
+}
+
+int harness_failures(const harness *h, const char *group)
+{
+    const int g = find_group(h, group);
+    return g < 0 ? 0 : h->failures[g];
+}
+
+int harness_requires(harness *h, const char *group, int ok, const char *what)
+{
+    if (h->counting || ok) return 1;
+    char reason[256];
+    snprintf(reason, sizeof reason, "needs %s to pass first (this sanity group runs your code too)", what);
+    harness_skip_rest(h, group, reason);
+    return 0;
+}
+
+int harness_needs(harness *h, const char *group, const char *graded)
+{
+    char what[160];
+    snprintf(what, sizeof what, "'%s'", graded);
+    return harness_requires(h, group, harness_failures(h, graded) == 0, what);
 }
 
 int harness_count(harness *h, void (*tests)(harness *))

@@ -42,7 +42,7 @@ typedef struct {
     char last_skip_reason[256];
     int ngroups, current; /* current: index of the group of the next test */
     const char *group_name[HARNESS_MAX_GROUPS];
-    int planned[HARNESS_MAX_GROUPS], reported[HARNESS_MAX_GROUPS];
+    int planned[HARNESS_MAX_GROUPS], reported[HARNESS_MAX_GROUPS], failures[HARNESS_MAX_GROUPS];
     int counting, counted; /* inside harness_count: checks are only counted */
 } harness;
 
@@ -60,6 +60,16 @@ int harness_check(harness *h, int ok, const char *name, const char *fmt, ...);
 void harness_skip(harness *h, const char *name, const char *reason);
 void harness_skip_rest(harness *h, const char *group, const char *reason);
 int harness_end(harness *h); /* exit status: 0 if nothing failed and every plan was met, 1 otherwise */
+
+/* How many tests of a group have failed so far (0 for a group never planned). */
+int harness_failures(const harness *h, const char *group);
+/* A sanity group (0 points) that runs the student's code of a graded group: when that group has
+ * failed a test, the rest of the sanity group is skipped with the reason, and 0 is returned, so
+ * that a student's bug fails only graded tests; else 1 (run it). */
+int harness_needs(harness *h, const char *group, const char *graded);
+/* The same with the answer of a probe (ok: a quick check of that code passed; what: the code, for
+ * the reason, e.g. "your stage 04 tile kernel"). */
+int harness_requires(harness *h, const char *group, int ok, const char *what);
 
 /* The length of a table the tests iterate: plans come from it, never from a number beside it. */
 #define HARNESS_LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))

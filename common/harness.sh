@@ -51,7 +51,11 @@ record() { # record NAME PASS|FAIL|SKIP DETAIL
     case $2 in
         PASS) passed=$((passed + 1)); [ -n "${TEST_VERBOSE:-}" ] && echo "PASS  $suite: $1  $3" ;;
         FAIL) failed=$((failed + 1)); echo "FAIL  $suite: $1  $3" ;;
-        SKIP) skipped=$((skipped + 1)) ;;
+        SKIP) skipped=$((skipped + 1)) # one line per reason, as harness.c prints it: every skip is shown
+              if [ "$3" != "${last_skip_reason:-}" ]; then
+                  echo "SKIP  $suite: $3 (and every test skipped for the same reason)"
+                  last_skip_reason=$3
+              fi ;;
     esac
     reported_count[$current_group]=$((reported_count[$current_group] + 1))
     [ -n "${TEST_RESULTS:-}" ] && printf 'TEST\t%s\t%s\t%s\t%s\n' "$current_group" "$1" "$2" "$(tr '\t\n' '  ' <<<"$3")" >> "$TEST_RESULTS"
@@ -95,8 +99,18 @@ run_cases() { # run_cases ARRAY: every line of a cases table as expect NAME STAT
 
 skip_rest() { # skip_rest GROUP REASON: every planned test of GROUP not yet reported
     group "$1"
-    echo "SKIP  $suite: $2 (and every test skipped for the same reason)"
     while [ "${reported_count[$1]}" -lt "${planned_count[$1]}" ]; do record "$1 #$((reported_count[$1] + 1))" SKIP "$2"; done
+}
+
+needs() { # needs GROUP WHAT COMMAND...: a sanity GROUP (0 points) that runs the student's code runs only
+          # when COMMAND, a quick check of that code, succeeds (return 0); else the rest of GROUP is
+          # skipped, naming WHAT, and 1 is returned: a student's bug fails only graded tests
+    [ -n "${harness_counting:-}" ] && return 0
+    local said
+    said=$("${@:3}" 2>&1) && return 0
+    said=$(head -n 1 <<<"$said")
+    skip_rest "$1" "needs $2 to pass first (this sanity group runs your code too)${said:+: $said}"
+    return 1
 }
 
 fail_rest() { # fail_rest GROUP REASON: every planned test of GROUP not yet reported fails (a group that
