@@ -27,7 +27,7 @@ extern "C" {
 /* Kernel ids. Stage 06 registers more (see batched_register_kernel). */
 typedef enum { BATCHED_TILES = 0, BATCHED_THREAD = 1 } batched_kernel;
 
-typedef struct {
+typedef struct batched_config { /* named: stage 06's public header forward-declares it */
     batched_kernel kernel;
     looking_order order; /* BATCHED_TILES (and stage 06's thread orders) */
     int nb;              /* tile size: TILES 4, 8, 16, 32; THREAD 2, 4, 8 */

@@ -13,9 +13,11 @@
  *   build/06_tuning/cholesky_tuned --n 7 --batch 1000000 --kernel staged --per-block 128    (n <= 24, row-major)
  *
  * The slices move row-major (the data as they come); a plan whose kernel runs in another layout
- * converts in its workspace, which the slices' memory budget includes. Each worker (GPU) keeps its
- * own plans, one per slice size, all with the configuration chosen for the whole batch, so every
- * matrix is factored by the same kernel whichever slice or GPU takes it. */
+ * converts in its workspace, which the slices' memory budget includes. The plan of the whole batch
+ * (made to choose and explain) factors it when it goes in one slice on the GPU it was made on: one
+ * plan a run. Otherwise each worker (GPU) keeps its own plans, one per slice size, all with the
+ * configuration chosen for the whole batch, so every matrix is factored by the same kernel
+ * whichever slice or GPU takes it. */
 #include <stdio.h>
 #include <string.h>
 #include "batched_driver.h"
@@ -26,9 +28,12 @@
 
 typedef struct {
     int n;
-    batched_config cfg; /* what runs (auto's choice for the whole batch, or the one named) */
-    size_t kchunk;      /* the layout it runs in */
-    struct {            /* a worker's plans: its full slices' and its last slice's */
+    batched_config cfg;   /* what runs (auto's choice for the whole batch, or the one named) */
+    size_t kchunk;        /* the layout it runs in */
+    cholesky_plan *whole; /* the whole batch's plan, made on GPU whole_device */
+    size_t batch;
+    int whole_device;
+    struct { /* a worker's plans: its full slices' and its last slice's */
         cholesky_plan *plan;
         size_t count;
     } plans[SLICED_MAX_WORKERS][2];
@@ -104,13 +109,17 @@ static int prepare(void *self, const batch_kernel_args *a, int n, size_t batch, 
              s->kchunk == 1 ? "" : " (converted from row-major on the GPU)",
              batched_config_name(&s->cfg, name, sizeof name));
     snprintf(notes, notes_len, "  %s: %s\n", automatic ? "--kernel auto" : "plan", cholesky_plan_explain(whole));
-    cholesky_plan_destroy(whole);
+    s->whole = whole; /* kept: it factors the batch when one slice on this GPU takes it all */
+    s->batch = batch;
+    if (cudaGetDevice(&s->whole_device) != cudaSuccess) s->whole_device = -1;
     *chunk = 1; /* the slices stay row-major: the plan converts */
     return 0;
 }
 
 static size_t workspace_bytes(void *self, size_t slice)
 {
+    const stage6_kernels *s = self;
+    if (s->whole && slice == s->batch) return cholesky_plan_workspace_bytes(s->whole);
     cholesky_plan *p = plan_for(self, slice);
     const size_t bytes = p ? cholesky_plan_workspace_bytes(p) : 0;
     cholesky_plan_destroy(p);
@@ -123,6 +132,12 @@ static int factor(void *self, int worker, size_t first, size_t count, size_t chu
     (void)first;
     (void)chunk; /* 1: prepare asked for row-major slices */
     stage6_kernels *s = self;
+    int device;
+    if (s->whole && count == s->batch && cudaGetDevice(&device) == cudaSuccess && device == s->whole_device) {
+        if (cholesky_execute(s->whole, d_in, d_out, d_info, d_work, stream) == CHOLESKY_SUCCESS) return 0;
+        fprintf(stderr, "cholesky_execute: %s\n", cholesky_last_error());
+        return -1;
+    }
     int k = s->plans[worker][0].count == count ? 0 : s->plans[worker][1].count == count ? 1 : -1;
     if (k < 0) { /* a new slice size (at most two a worker, but any count works) */
         k = s->plans[worker][0].plan ? 1 : 0;
@@ -141,6 +156,8 @@ static int factor(void *self, int worker, size_t first, size_t count, size_t chu
 static void release(void *self)
 {
     stage6_kernels *s = self;
+    cholesky_plan_destroy(s->whole);
+    s->whole = NULL;
     for (int w = 0; w < SLICED_MAX_WORKERS; w++)
         for (int k = 0; k < 2; k++) cholesky_plan_destroy(s->plans[w][k].plan);
 }

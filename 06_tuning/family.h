@@ -63,15 +63,6 @@ extern "C" {
         .kernel = BATCHED_STAGED, .order = LOOK_LEFT, .per_block = (per_block_) \
     }
 
-/* The whole-GPU path's choices for a batch of order n (grid_cholesky.h): its padded copies take at
- * most GRID_WORK_CAP bytes, so a larger batch goes in groups of grid_group_size matrices, each a
- * full batch to the GPU (a group of n = 200 is 2000 matrices); the schedule and the arithmetic of
- * a group (the defaults of grid_cholesky.h, or GRID_MODE / GRID_MATH from the environment, to
- * compare them by hand; fp32 where there is no GPU to ask for its tensor cores). */
-#define GRID_WORK_CAP ((size_t)512 << 20)
-size_t grid_group_size(int n, size_t batch);
-void grid_choose(int n, size_t group, grid_mode *mode, grid_math *math);
-
 /* A kernel family as one descriptor: everything the plan, the driver, make tune and the tests
  * need to know about it, in its own file (family_rows.c, family_cyclic.c, ...). Adding a family is
  * that file plus one line in family.c's list. */

@@ -2,12 +2,17 @@
 S6 := $(BUILD)/06_tuning
 $(S6)/%.o: CFLAGS += -I06_tuning -I06_tuning/library -I05_chunked -I04_interleaved -I03_left_right_top
 # Where the tuned tables are: absolute paths, given only to the two files that use them.
-$(S6)/tuned.o $(S6)/tune.o: CFLAGS += -DTUNED_TABLES_DIR='"$(CURDIR)/06_tuning/tables"' -DTUNED_OWN_DIR='"$(abspath $(BUILD))/tune"'
+$(S6)/library/tuned.o $(S6)/tune.o: CFLAGS += -DTUNED_TABLES_DIR='"$(CURDIR)/06_tuning/tables"' -DTUNED_OWN_DIR='"$(abspath $(BUILD))/tune"'
 $(S6)/%.o $(S6)/%.res: NVCCFLAGS += -I06_tuning -I04_interleaved -I03_left_right_top
-FAMILY_OBJS := $(S6)/family.o $(patsubst 06_tuning/%.c,$(S6)/%.o,$(wildcard 06_tuning/family_*.c)) $(S6)/tuned.o $(S6)/thread_orders.o $(S6)/rows_dispatch.o  \
+FAMILY_OBJS := $(S6)/library/cholesky_policy.o $(S6)/family.o $(patsubst 06_tuning/%.c,$(S6)/%.o,$(wildcard 06_tuning/family_*.c)) $(S6)/library/tuned.o $(S6)/thread_orders.o $(S6)/rows_dispatch.o  \
 	$(S6)/cyclic_dispatch.o $(S6)/staged_kernel.o $(S3_GRID) \
 	$(patsubst 06_tuning/%.cu,$(S6)/%.o,$(wildcard 06_tuning/rows_part*.cu 06_tuning/cyclic_part*.cu)) $(BATCHED_OBJS)
 # The one door (cholesky_plan.h) and what it launches: every program of the product links these.
+# The public header alone, compiled with no stage folder on the include path: it stays self-contained.
+$(S6)/library/header_alone.o: 06_tuning/library/cholesky_plan.h
+	@mkdir -p $(@D)
+	@printf '#include "cholesky_plan.h"\nint cholesky_header_alone;\n' | $(CC) -std=c11 -Wall -Werror -I06_tuning/library -I$(CUDA_HOME)/include -x c -c - -o $@
+$(S6)/library/cholesky_plan.o: | $(S6)/library/header_alone.o
 PLAN_OBJS := $(S6)/library/cholesky_plan.o $(S6)/library/door_status.o $(BUILD)/05_chunked/layout_convert.o $(FAMILY_OBJS)
 # The probe of the student's kernels that gates the sanity groups running them (student_kernels.h).
 PROBE_OBJS := $(S6)/student_kernels.o $(BUILD)/04_interleaved/batched_testing.o

@@ -1,6 +1,7 @@
 /* cholesky_plan.c - the plan and the execute of cholesky_plan.h: every decision at plan time,
- * launches only at execute time. The kernels stay where they are taught (stages 03-06); this file
- * only picks and orders them. */
+ * launches only at execute time. The kernels stay where they are taught (stages 03-06); the
+ * decisions are cholesky_policy.c's; this file sizes the workspace, keeps the whole-GPU path's
+ * streams and graphs, explains the plan and orders the launches. */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -8,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cholesky_plan.h"
+#include "cholesky_policy.h"
 #include "cuda_check.h"
-#include "cyclic_kernel.h"
 #include "door_status.h"
 #include "family.h"
 #include "grid_cholesky.h"
@@ -100,29 +101,13 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
     p->n = n;
     p->batch = batch;
     p->chunk = opt && opt->chunk > 1 ? (opt->chunk > batch ? batch : opt->chunk) : 1;
-    if (opt && opt->config) {
-        p->cfg = *opt->config;
-        p->kchunk = opt->kernel_chunk ? opt->kernel_chunk : p->chunk;
-        snprintf(why, sizeof why, "given");
-    } else {
-        const char *notice, *error;
-        const tuned_table *t = tuned_table_load(&notice, &error);
-        if (!t)
-            return door_fail(CHOLESKY_STATUS_NOT_SUPPORTED,
-                             "no tuned table could be read (06_tuning/tables; make tune writes one): %s", error);
-        if (tuned_choose(t, n, batch, p->chunk == 1, &p->cfg, &p->kchunk, why, sizeof why) != 0)
-            return door_fail(CHOLESKY_STATUS_NOT_SUPPORTED, "%s", why);
-    }
-    if (p->kchunk == 0 || p->kchunk > batch) p->kchunk = batch; /* 0 in the table: interleaved */
-    const batched_kernel_ops *ops = batched_kernel_find(p->cfg.kernel);
-    if (ops && (ops->uses & BATCHED_ROWMAJOR_ONLY)) p->kchunk = 1;
-    /* Data already in a layout of their own: the kernel runs in it, unless it reads row-major only. */
-    else if (p->chunk != 1 && p->kchunk != p->chunk) p->kchunk = p->chunk;
-    if (batched_config_check(&p->cfg, n, msg, sizeof msg) != 0)
-        return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "%s", msg);
-    /* The cyclic kernel's variant, when not given: its rules' choice for this batch, made now. */
-    if (p->cfg.kernel == BATCHED_CYCLIC && p->cfg.unroll == 0)
-        p->cfg.unroll = cyclic_variant_choose(p->cfg.threads, p->cfg.per_block, n, batch);
+    cholesky_choice c; /* every decision: cholesky_policy.c */
+    if (cholesky_policy_choose(n, batch, p->chunk, opt ? opt->config : NULL, opt ? opt->kernel_chunk : 0, &c, msg,
+                               sizeof msg) != 0)
+        return door_fail(opt && opt->config ? CHOLESKY_STATUS_INVALID_VALUE : CHOLESKY_STATUS_NOT_SUPPORTED, "%s", msg);
+    p->cfg = c.cfg;
+    p->kchunk = c.kchunk;
+    snprintf(why, sizeof why, "%s", c.why);
     p->ops = batched_kernel_find(p->cfg.kernel);
     p->copy_first = !(p->ops->uses & BATCHED_OUT_OF_PLACE);
     p->convert = p->kchunk != p->chunk;
@@ -143,8 +128,9 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
         append(p, "; converted to %s and back in the workspace", layout_words(p->kchunk, batch, klay, sizeof klay));
     if (p->cfg.kernel == BATCHED_GRID) {
         p->grid = 1;
-        p->group = grid_group_size(n, batch);
-        grid_choose(n, p->group, &p->mode, &p->math);
+        p->group = c.group;
+        p->mode = c.mode;
+        p->math = c.math;
         p->pad_bytes = round256(grid_batched_workspace_bytes(n, p->group));
         /* Its streams and events on this GPU; with no GPU to make them on (a plan made to be
          * explained), execute falls back to the thread's own context (grid_cholesky.h). */

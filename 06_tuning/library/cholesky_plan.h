@@ -1,6 +1,7 @@
 /* cholesky_plan.h - the course's fastest Cholesky through one door, as cuFFT's and cuSOLVER's users
- * expect (DESIGN.md section 10): a plan made once for (n, batch, layout), which takes every decision,
- * and an execute that only launches.
+ * expect: a plan made once for (n, batch, layout), which takes every decision, and an execute that
+ * only launches. Self-contained (it needs only the CUDA runtime's header); the library's folder,
+ * its files and its policy: 06_tuning/library/README.md.
  *
  *     cholesky_plan *plan;
  *     if (cholesky_plan_create(&plan, n, batch, NULL, err, sizeof err) != CHOLESKY_SUCCESS) ... err says why
@@ -33,8 +34,7 @@
 #define CHOLESKY_PLAN_H
 
 #include <stddef.h>
-#include <cuda_runtime_api.h>
-#include "batched_cholesky.h"
+#include <cuda_runtime_api.h> /* cudaStream_t */
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,13 +66,16 @@ const char *cholesky_last_error(void);
 #define CHOLESKY_ALIGNMENT 16
 
 typedef struct cholesky_plan cholesky_plan;
+/* A configuration of the course's kernels, for a caller who names one (04_interleaved/batched_cholesky.h
+ * defines it, 06_tuning/family.h its stage 06 kernels); the door needs only its name. */
+struct batched_config;
 
 /* NULL options: row-major data, `auto`. */
 typedef struct {
     size_t chunk; /* the caller's layout (layout.h): 0 or 1 row-major, >= batch interleaved, else chunked */
-    const batched_config *config; /* NULL: auto (the tuned table); else this configuration */
-    size_t kernel_chunk;          /* with config: the layout it runs in (0: the caller's) */
-    int unaligned;                /* 1: execute also takes pointers that are only 4-byte aligned */
+    const struct batched_config *config; /* NULL: auto (the tuned table); else this configuration */
+    size_t kernel_chunk;                 /* with config: the layout it runs in (0: the caller's) */
+    int unaligned;                       /* 1: execute also takes pointers that are only 4-byte aligned */
 } cholesky_options;
 
 /* CHOLESKY_SUCCESS and *plan, or a status with the reason in err (one line; err may be NULL, then
@@ -89,7 +92,7 @@ size_t cholesky_plan_workspace_bytes(const cholesky_plan *plan);
 const char *cholesky_plan_explain(const cholesky_plan *plan);
 
 /* The configuration the kernel runs, and its layout (kernel_chunk may be NULL). */
-const batched_config *cholesky_plan_config(const cholesky_plan *plan, size_t *kernel_chunk);
+const struct batched_config *cholesky_plan_config(const cholesky_plan *plan, size_t *kernel_chunk);
 
 /* Factor the plan's batch from d_in into d_out (the plan's layout; d_out == d_in: in place, else
  * d_in is left as it was), d_info[batch] as cuSOLVER's, on `stream`. L in the lower triangle,

@@ -1,0 +1,67 @@
+/* cholesky_policy.c - see cholesky_policy.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "cholesky_policy.h"
+#include "cyclic_kernel.h"
+#include "family.h"
+#include "tuned.h"
+
+size_t grid_group_size(int n, size_t batch)
+{
+    const size_t one = grid_batched_workspace_bytes(n, 1);
+    if (!one || one * batch <= GRID_WORK_CAP) return batch;
+    return GRID_WORK_CAP / one ? GRID_WORK_CAP / one : 1;
+}
+
+void grid_choose(int n, size_t group, grid_mode *mode, grid_math *math)
+{
+    /* GRID_MODE=stream|graph|lookahead|pairs|quads: a schedule by hand, to compare them on a batch. */
+    const char *forced = getenv("GRID_MODE");
+    const int by_hand = forced && *forced ? grid_mode_parse(forced) : -1;
+    *mode = by_hand >= 0 ? (grid_mode)by_hand : grid_default_batched_mode(n, group);
+    /* GRID_MATH=fp32|tf32x3: the updates' arithmetic by hand (default: grid_default_math). */
+    const char *math_forced = getenv("GRID_MATH");
+    const int math_by_hand = math_forced && *math_forced ? grid_math_parse(math_forced) : -1;
+    int gpus = 0; /* no GPU to ask whether it has tensor cores (a plan made to be explained): fp32 */
+    const int asked = cudaGetDeviceCount(&gpus) == cudaSuccess && gpus > 0;
+    if (!asked) (void)cudaGetLastError();
+    *math = math_by_hand >= 0 ? (grid_math)math_by_hand : asked ? grid_default_math(n, group) : GRID_FP32;
+}
+
+int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_config *given, size_t given_kchunk,
+                           cholesky_choice *out, char *err, size_t len)
+{
+    family_init();
+    out->why[0] = '\0';
+    if (given) {
+        out->cfg = *given;
+        out->kchunk = given_kchunk ? given_kchunk : chunk;
+        snprintf(out->why, sizeof out->why, "given");
+    } else {
+        const char *notice, *error;
+        const tuned_table *t = tuned_table_load(&notice, &error);
+        if (!t) {
+            snprintf(err, len, "no tuned table could be read (06_tuning/tables; make tune writes one): %s", error);
+            return -1;
+        }
+        if (tuned_choose(t, n, batch, chunk == 1, &out->cfg, &out->kchunk, out->why, sizeof out->why) != 0) {
+            snprintf(err, len, "%s", out->why);
+            return -1;
+        }
+    }
+    /* The layout: 0 in the table means interleaved; a kernel that reads row-major only gets it; data
+     * already in a layout of their own are factored in it (no conversion there and back). */
+    if (out->kchunk == 0 || out->kchunk > batch) out->kchunk = batch;
+    const batched_kernel_ops *ops = batched_kernel_find(out->cfg.kernel);
+    if (ops && (ops->uses & BATCHED_ROWMAJOR_ONLY)) out->kchunk = 1;
+    else if (chunk != 1 && out->kchunk != chunk) out->kchunk = chunk;
+    if (batched_config_check(&out->cfg, n, err, len) != 0) return -1;
+    /* The cyclic kernel's variant, when not given: its rules' choice for this batch. */
+    if (out->cfg.kernel == BATCHED_CYCLIC && out->cfg.unroll == 0)
+        out->cfg.unroll = cyclic_variant_choose(out->cfg.threads, out->cfg.per_block, n, batch);
+    if (out->cfg.kernel == BATCHED_GRID) {
+        out->group = grid_group_size(n, batch);
+        grid_choose(n, out->group, &out->mode, &out->math);
+    }
+    return 0;
+}

@@ -1,0 +1,46 @@
+/* cholesky_policy.h - every decision of the one door, in one place: which configuration runs (the
+ * tuned table's lookup, or the caller's), the layout it runs in, the cyclic kernel's variant, and for
+ * the whole-GPU path its groups, schedule and arithmetic (stage 03's defaults, which its own driver
+ * shares, with the overrides by hand). cholesky_plan.c asks once, when a plan is made; execute
+ * decides nothing. The measurements behind each rule: 06_tuning/library/README.md. */
+#ifndef CHOLESKY_POLICY_H
+#define CHOLESKY_POLICY_H
+
+#include <stddef.h>
+#include "batched_cholesky.h"
+#include "grid_cholesky.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    batched_config cfg; /* what runs */
+    size_t kchunk;      /* the layout it runs in (1 row-major, >= batch interleaved, else chunked) */
+    char why[256];      /* where cfg came from: "given", or the tuned table's entry */
+    /* the whole-GPU path (cfg.kernel == BATCHED_GRID) */
+    size_t group;   /* matrices a group (its padded copies take at most GRID_WORK_CAP) */
+    grid_mode mode; /* schedule */
+    grid_math math; /* arithmetic */
+} cholesky_choice;
+
+/* The padded copies of one whole-GPU group take at most this (a larger batch goes in groups). */
+#define GRID_WORK_CAP ((size_t)512 << 20)
+
+/* The choice for n, batch and the caller's layout `chunk` (1 row-major); given: the caller's
+ * configuration (NULL: the tuned table's) and its layout given_kchunk (0: the caller's). 0, or -1
+ * with the reason in err (no tuned table, no entry for this shape, a configuration refused). */
+int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_config *given, size_t given_kchunk,
+                           cholesky_choice *out, char *err, size_t len);
+
+/* The whole-GPU rules alone, for the registered grid kernel (family_grid.c) too: the group size,
+ * and a group's schedule and arithmetic (GRID_MODE / GRID_MATH from the environment, read here at
+ * plan time, choose by hand to compare them; fp32 where there is no GPU to ask for tensor cores). */
+size_t grid_group_size(int n, size_t batch);
+void grid_choose(int n, size_t group, grid_mode *mode, grid_math *math);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
