@@ -36,8 +36,8 @@ template <int NB, int PAD> static void launch(int n, float *d_A, size_t count, i
 extern "C" int potrf_single_tile(int nb, int pad, int n, float *d_A, size_t count, int *d_info)
 {
     if (n < 1 || n > nb || (pad != 0 && pad != 1)) {
-        fprintf(stderr, "potrf_single_tile: need 1 <= n <= nb and pad 0 or 1 (got n = %d, nb = %d, pad = %d)\n", n, nb,
-                pad);
+        course_report("potrf_single_tile: need 1 <= n <= nb and pad 0 or 1 (got n = %d, nb = %d, pad = %d)\n", n, nb,
+                      pad);
         return -1;
     }
     switch (nb * 2 + pad) {
@@ -50,7 +50,7 @@ extern "C" int potrf_single_tile(int nb, int pad, int n, float *d_A, size_t coun
     case 64: launch<32, 0>(n, d_A, count, d_info); return 0;
     case 65: launch<32, 1>(n, d_A, count, d_info); return 0;
     }
-    fprintf(stderr, "potrf_single_tile: nb = %d is not compiled in (use 4, 8, 16 or 32)\n", nb);
+    course_report("potrf_single_tile: nb = %d is not compiled in (use 4, 8, 16 or 32)\n", nb);
     return -1;
 }
 

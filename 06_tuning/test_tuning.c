@@ -177,6 +177,8 @@ static const struct {
 
 static void test_refusals(harness *h)
 {
+    char said[512]; /* the launchers' messages, kept from the test output (course_report_capture) */
+    course_report_capture(said, sizeof said);
     float *d_A;
     int *d_info;
     CUDA_CHECK(cudaMalloc((void **)&d_A, 64 * sizeof(float)));
@@ -188,6 +190,7 @@ static void test_refusals(harness *h)
         snprintf(name, sizeof name, "refuses %s", bad[k].what);
         harness_check(h, refused, name, "message: %s", msg);
     }
+    course_report_capture(NULL, 0);
     CUDA_CHECK(cudaFree(d_A));
     CUDA_CHECK(cudaFree(d_info));
 }

@@ -14,10 +14,21 @@ void cuda_check_failed(const char *kind, const char *name, const char *detail, c
     exit(1);
 }
 
+static _Thread_local char *captured; /* course_report_capture's buffer, or NULL: stderr */
+static _Thread_local size_t captured_len;
+
+void course_report_capture(char *buf, size_t len)
+{
+    captured = buf && len ? buf : NULL;
+    captured_len = len;
+    if (captured) captured[0] = '\0';
+}
+
 void course_report(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    if (captured) vsnprintf(captured, captured_len, fmt, ap);
+    else vfprintf(stderr, fmt, ap);
     va_end(ap);
 }

@@ -35,6 +35,7 @@ static inline const char *cusolver_status_name(cusolverStatus_t s)
  * common/check_exit.c (print, then exit(1)); stage 06's library links its own, which records the
  * error for the call in progress and returns it as a status, so that nothing in the caller's
  * process dies (06_tuning/library/check_status.c). */
+#include <stddef.h>
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -43,6 +44,10 @@ void cuda_check_failed(const char *kind, const char *name, const char *detail, c
 /* A call refused for its arguments (the caller then returns an error): the programs print the
  * message on stderr; the library keeps it for the caller's status (cholesky_last_error). */
 void course_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The programs' course_report: from course_report_capture(buf, len) on, this thread's messages go
+ * into buf (the last one) instead of stderr, until course_report_capture(NULL, 0); the tests of
+ * refused calls read them there, so that a test run prints only the harness's lines. */
+void course_report_capture(char *buf, size_t len);
 #ifdef __cplusplus
 }
 #endif
