@@ -188,6 +188,13 @@ harness_tests() {
     setup python3 common/course/test_summary.py "$tmp/rres/r.json" > "$tmp/round.log" 2>&1
     record "14.976 of 15 points shows as 14.9, never as 15.0" $(grep -qE '^points .* 14\.9 / 15' "$tmp/round.log" && echo PASS || echo FAIL) \
         "$(grep -E '^points' "$tmp/round.log" | tr -s ' ')"
+    # A sanity group that runs the student's code (needs): skipped, with the probe's word, when the
+    # probe fails; run when it passes. A student's bug then fails graded tests only.
+    printf 'suite=n; source common/harness.sh; plan s 2; plan t 1; group s\nif needs s "your kernel" sh -c "echo at n = 33; exit 1"; then record a PASS x; record b PASS y; fi\ngroup t; needs t "your kernel" true && record c PASS z; finish\n' > "$tmp/needs.sh"
+    setup bash -c "bash '$tmp/needs.sh' > '$tmp/needs.log' 2>&1"
+    record "needs: a failed probe skips the group, saying why; a passing one runs it" \
+        $(grep -q "^SKIP  n: needs your kernel to pass first (this sanity group runs your code too): at n = 33" "$tmp/needs.log" &&
+            grep -q "^n: 1 passed, 0 failed, 2 skipped" "$tmp/needs.log" && echo PASS || echo FAIL) "$(tr '\n' ' ' < "$tmp/needs.log" 2>/dev/null)"
 }
 
 discovery_tests() {
