@@ -79,7 +79,7 @@ static void run_update(void *p)
 static void bench_update(int n, float *d_A, int *d_info)
 {
     const int K = 4 * GRID_TILE, m = n - K;
-    update_ctx u = {{d_A, (size_t)n, n / GRID_TILE, d_info, 1, (size_t)n * n, GRID_TF32X3, NULL}};
+    update_ctx u = {{d_A, (size_t)n, n / GRID_TILE, d_info, 1, (size_t)n * n, GRID_TF32X3, NULL, grid_rules_current()}};
     grid_split split;
     const double flops = 2.0 * K * m * (m + 1.0) / 2;
     timing_stats t = time_gpu(run_update, NULL, &u, 2, 10);

@@ -1,70 +1,13 @@
 /* grid_cholesky.c - the frame around the whole-GPU Cholesky of one matrix: argument checks,
  * info reset, the padded copy when n is not a multiple of the tile, the launch mode (streams or
  * a CUDA Graph, captured once and replayed). The steps are in grid_schedule.c, the tile tasks
- * in grid_tasks.cu. */
+ * in grid_tasks.cu, the choices they follow in grid_policy.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cuda_check.h"
 #include "grid_cholesky.h"
 #include "grid_schedule.h"
-
-static const char *const mode_names[GRID_MODE_COUNT] = {"stream", "graph", "lookahead", "pairs", "quads"};
-
-const char *grid_mode_name(grid_mode mode) { return mode >= 0 && mode < GRID_MODE_COUNT ? mode_names[mode] : "?"; }
-
-int grid_mode_parse(const char *name)
-{
-    for (int m = 0; m < GRID_MODE_COUNT; m++)
-        if (!strcmp(name, mode_names[m])) return m;
-    return -1;
-}
-
-static const char *const math_names[GRID_MATH_COUNT] = {"fp32", "tf32x3"};
-
-const char *grid_math_name(grid_math math) { return math >= 0 && math < GRID_MATH_COUNT ? math_names[math] : "?"; }
-
-int grid_math_parse(const char *name)
-{
-    for (int m = 0; m < GRID_MATH_COUNT; m++)
-        if (!strcmp(name, math_names[m])) return m;
-    return -1;
-}
-
-grid_mode grid_default_mode(int n) { return grid_default_batched_mode(n, 1); }
-
-grid_mode grid_default_batched_mode(int n, size_t batch)
-{
-    const size_t nt = ((size_t)n + GRID_TILE - 1) / GRID_TILE;
-    if (nt > GRID_QUADS_FROM_TILES || (batch == 1 && nt > GRID_TWO_PANELS_ABOVE_TILES)) return GRID_QUADS;
-    return batch * nt * nt > 4096 ? GRID_PAIRS : GRID_LOOKAHEAD;
-}
-
-int grid_tensor_cores(int device)
-{
-    static int cache[64]; /* by device: 0 not asked, 1 yes, 2 no (asked once: no query on later calls) */
-    if (device >= 0 && device < 64 && cache[device]) return cache[device] == 1;
-    int major;
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    if (device >= 0 && device < 64) cache[device] = major >= 8 ? 1 : 2;
-    return major >= 8;
-}
-
-grid_math grid_default_math(int n, size_t batch)
-{
-    int device;
-    CUDA_CHECK(cudaGetDevice(&device));
-    if (!grid_tensor_cores(device)) return GRID_FP32;
-    const size_t nt = ((size_t)n + GRID_TILE - 1) / GRID_TILE;
-    return batch * nt * nt >= 4096 ? GRID_TF32X3 : GRID_FP32;
-}
-
-/* Where the warpgroup update takes over, and the most memory its workspace takes: 128 MiB for one
- * 32768 x 32768 (4 KiB a row). H100, same run, with it against without: one 1024 0.231 / 0.234 ms,
- * 2048 0.490 / 0.502, 3072 0.856 / 0.867; but gpu-mode's 60 x 1024 took 1.20 ms with it and 1.09
- * in the run before (its blocks of K = 128 are mostly filling and draining), so from 2048. */
-#define GRID_WGMMA_FROM_N 2048
-#define GRID_SPLIT_MAX_BYTES ((size_t)512 << 20)
 
 static size_t padded_order(int n) { return ((size_t)n + GRID_TILE - 1) / GRID_TILE * GRID_TILE; }
 
@@ -81,9 +24,8 @@ size_t grid_batched_workspace_bytes(int n, size_t batch)
  * look-ahead): the matrices in groups of at most GRID_MAX_BATCH (a launch's grid in y). From d_in
  * into d_out: the padded copy reads one and writes the other; without it the factor is made in
  * d_out, a copy of d_in first where they differ. */
-static void enqueue_all(grid_mode mode, grid_math math, int n, size_t batch, const float *d_in, float *d_out,
-                        float *d_work, int *d_info, grid_split *split, cudaStream_t s, cudaStream_t side,
-                        cudaEvent_t events[2])
+static void enqueue_all(const grid_policy *pol, int n, size_t batch, const float *d_in, float *d_out, float *d_work,
+                        int *d_info, grid_split *split, cudaStream_t s, cudaStream_t side, cudaEvent_t events[2])
 {
     if (split) grid_split_begin(split); /* its first user in this enqueue waits for nothing */
     const size_t N = padded_order(n), nn = (size_t)n * n;
@@ -93,13 +35,20 @@ static void enqueue_all(grid_mode mode, grid_math math, int n, size_t batch, con
     for (size_t first = 0; first < batch; first += GRID_MAX_BATCH) {
         const int count = (int)(batch - first < GRID_MAX_BATCH ? batch - first : GRID_MAX_BATCH);
         float *A = d_out + first * nn;
-        grid_plan p = {
-            d_work ? d_work + first * N * N : A, N, (int)(N / GRID_TILE), d_info + first, count, N * N, math, split};
+        grid_plan p = {d_work ? d_work + first * N * N : A,
+                       N,
+                       (int)(N / GRID_TILE),
+                       d_info + first,
+                       count,
+                       N * N,
+                       pol->math,
+                       split,
+                       pol->rules};
         if (split) grid_split_forget(split); /* other matrices: what it holds is stale */
         if (d_work) launch_copy_in(d_in + first * nn, n, p.A, p.ld, (int)N, count, s);
-        if (mode == GRID_LOOKAHEAD) enqueue_lookahead(&p, s, side, events);
-        else if (mode == GRID_PAIRS) enqueue_lookahead_pairs(&p, s, side, events);
-        else if (mode == GRID_QUADS) enqueue_lookahead_quads(&p, s, side, events);
+        if (pol->mode == GRID_LOOKAHEAD) enqueue_lookahead(&p, s, side, events);
+        else if (pol->mode == GRID_PAIRS) enqueue_lookahead_pairs(&p, s, side, events);
+        else if (pol->mode == GRID_QUADS) enqueue_lookahead_quads(&p, s, side, events);
         else enqueue_right_looking(&p, s);
         if (d_work) launch_copy_out(p.A, p.ld, (int)N, A, n, count, s);
         else launch_zero_upper(A, n, count, s);
@@ -119,8 +68,7 @@ static void enqueue_all(grid_mode mode, grid_math math, int n, size_t batch, con
 typedef struct {
     cudaGraphExec_t exec; /* NULL: empty */
     unsigned long long used;
-    grid_mode mode;
-    grid_math math;
+    grid_policy policy;
     int n;
     size_t batch;
     const float *in;
@@ -139,7 +87,7 @@ struct grid_context {
     int capturing;      /* 1 between our own BeginCapture and EndCapture (grid_context_recover) */
     grid_split split;   /* the warpgroup update's workspace (panel NULL until a call needs it) */
     size_t split_bytes; /* its size */
-    int panel_given;    /* 1: split.panel is the caller's (potrf_grid_run_split), never freed here */
+    int panel_given;    /* 1: split.panel is the caller's (potrf_grid_execute), never freed here */
 };
 
 static void context_open(grid_context *c, int device)
@@ -159,7 +107,6 @@ static void context_open(grid_context *c, int device)
     CUDA_CHECK(cudaEventCreateWithFlags(&c->join, cudaEventDisableTiming));
     (void)grid_split_create(&c->split, 0); /* its events; the panel when a call needs it */
     (void)grid_tensor_cores(device);
-    grid_tasks_prepare(); /* what the launchers ask, asked now */
     c->device = device + 1;
 }
 
@@ -191,33 +138,18 @@ void grid_context_destroy(grid_context *c)
     free(c);
 }
 
-/* The warpgroup update's workspace for this call, or NULL (the mma.sync updates): tf32x3 on a
- * Hopper, matrices of at least GRID_WGMMA_FROM_N, and the workspace at most GRID_SPLIT_MAX_BYTES
- * (beyond, a batch of them: the mma.sync updates, no new memory). It grows outside a capture only
- * (cudaMalloc is not allowed in one); failing to get it is not an error: mma.sync then. */
-static size_t split_need(grid_math math, int n, size_t batch)
-{
-    if (math != GRID_TF32X3 || n < GRID_WGMMA_FROM_N || n > GRID_MAX_N || !grid_wgmma_available()) return 0;
-    const size_t need = grid_split_bytes((int)padded_order(n), batch < GRID_MAX_BATCH ? batch : GRID_MAX_BATCH);
-    return need <= GRID_SPLIT_MAX_BYTES ? need : 0;
-}
-
-int grid_warpgroup_update(grid_math math, int n, size_t batch) { return split_need(math, n, batch) > 0; }
-
-size_t grid_split_workspace_bytes(grid_math math, int n, size_t batch) { return split_need(math, n, batch); }
-
-/* given: the caller's panel (potrf_grid_run_split), used as it is; NULL: the context's own, grown
+/* The warpgroup update's workspace for this call, or NULL (the mma.sync updates): where the policy
+ * has one (grid_split_workspace_bytes), the caller's, else the context's own, which grows outside a
+ * capture only (cudaMalloc is not allowed in one); failing to get it is not an error: mma.sync then. */
+/* given: the caller's panel (potrf_grid_execute), used as it is; NULL: the context's own, grown
  * here outside a capture. */
-static grid_split *split_for(grid_context *c, grid_math math, int n, size_t batch, int capturing, float *given,
-                             size_t given_bytes)
+static grid_split *split_for(grid_context *c, size_t need, int capturing, float *given)
 {
-    const size_t need = split_need(math, n, batch);
     if (!need) return NULL;
     if (given) {
-        if (given_bytes < need) return NULL;
         if (!c->panel_given && c->split.panel) CUDA_CHECK(cudaFree(c->split.panel));
         c->split.panel = given;
-        c->split_bytes = given_bytes;
+        c->split_bytes = need;
         c->panel_given = 1;
         return &c->split;
     }
@@ -259,22 +191,36 @@ int potrf_grid_math(grid_mode mode, grid_math math, int n, size_t batch, float *
     return potrf_grid_run(NULL, mode, math, n, batch, d_A, d_A, d_work, d_info, cudaStreamLegacy);
 }
 
+/* The policy of a call that names its mode and math (checked by potrf_grid_execute; its rules are
+ * asked once per GPU). */
 int potrf_grid_run(grid_context *ctx, grid_mode mode, grid_math math, int n, size_t batch, const float *d_in,
                    float *d_out, float *d_work, int *d_info, cudaStream_t stream)
 {
-    return potrf_grid_run_split(ctx, mode, math, n, batch, d_in, d_out, d_work, NULL, 0, d_info, stream);
+    grid_policy policy = {mode, math, 0, {0, 0, 0}};
+    if (n >= 1 && n <= GRID_MAX_N && batch >= 1 && mode >= 0 && mode < GRID_MODE_COUNT && math >= 0 &&
+        math < GRID_MATH_COUNT)
+        grid_policy_for(mode, math, n, batch, &policy);
+    return potrf_grid_execute(ctx, &policy, n, batch, d_in, d_out, d_work, NULL, d_info, stream);
+}
+
+/* Field by field: a struct's padding is not part of its value. */
+static int same_policy(const grid_policy *a, const grid_policy *b)
+{
+    return a->mode == b->mode && a->math == b->math && a->split_bytes == b->split_bytes &&
+           a->rules.chain_overlap == b->rules.chain_overlap && a->rules.wgmma_band == b->rules.wgmma_band &&
+           a->rules.sm_count == b->rules.sm_count;
 }
 
 /* The graph of this call: a kept one with the same pointers, else the least recently used one,
  * captured again and updated (or made, where the update is refused). NULL on a CUDA error. */
-static cudaGraphExec_t graph_for(grid_context *c, grid_mode mode, grid_math math, int n, size_t batch,
-                                 const float *d_in, float *d_out, float *d_work, int *d_info, grid_split *split)
+static cudaGraphExec_t graph_for(grid_context *c, const grid_policy *pol, int n, size_t batch, const float *d_in,
+                                 float *d_out, float *d_work, int *d_info, grid_split *split)
 {
     float *panel = split ? split->panel : NULL;
     grid_graph *slot = NULL;
     for (int g = 0; g < GRID_GRAPHS; g++) {
         grid_graph *e = &c->graphs[g];
-        if (e->exec && e->mode == mode && e->math == math && e->n == n && e->batch == batch && e->in == d_in &&
+        if (e->exec && same_policy(&e->policy, pol) && e->n == n && e->batch == batch && e->in == d_in &&
             e->out == d_out && e->work == d_work && e->info == d_info && e->planned == split &&
             e->planned_panel == panel) {
             e->used = ++c->calls;
@@ -285,7 +231,7 @@ static cudaGraphExec_t graph_for(grid_context *c, grid_mode mode, grid_math math
     cudaGraph_t graph;
     c->capturing = 1;
     CUDA_CHECK(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal));
-    enqueue_all(mode, math, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
+    enqueue_all(pol, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
     const cudaError_t ended = cudaStreamEndCapture(c->s, &graph);
     c->capturing = 0;
     CUDA_CHECK(ended);
@@ -304,7 +250,7 @@ static cudaGraphExec_t graph_for(grid_context *c, grid_mode mode, grid_math math
     }
     CUDA_CHECK(cudaGraphDestroy(graph));
     if (!slot->exec) return NULL;
-    *slot = (grid_graph){slot->exec, ++c->calls, mode, math, n, batch, d_in, d_out, d_work, d_info, split, panel};
+    *slot = (grid_graph){slot->exec, ++c->calls, *pol, n, batch, d_in, d_out, d_work, d_info, split, panel};
     return slot->exec;
 }
 
@@ -332,10 +278,11 @@ int grid_context_in_foreign_capture(grid_context *c, cudaStream_t stream)
     return theirs == cudaStreamCaptureStatusNone || their_id != our_id;
 }
 
-int potrf_grid_run_split(grid_context *ctx, grid_mode mode, grid_math math, int n, size_t batch, const float *d_in,
-                         float *d_out, float *d_work, float *d_split, size_t split_bytes, int *d_info,
-                         cudaStream_t stream)
+int potrf_grid_execute(grid_context *ctx, const grid_policy *policy, int n, size_t batch, const float *d_in,
+                       float *d_out, float *d_work, float *d_split, int *d_info, cudaStream_t stream)
 {
+    const grid_mode mode = policy ? policy->mode : GRID_MODE_COUNT;
+    const grid_math math = policy ? policy->math : GRID_MATH_COUNT;
     if (n < 1 || n > GRID_MAX_N || batch < 1 || mode < 0 || mode >= GRID_MODE_COUNT || math < 0 ||
         math >= GRID_MATH_COUNT || !d_in || !d_out || !d_info) {
         course_report(
@@ -373,14 +320,15 @@ int potrf_grid_run_split(grid_context *ctx, grid_mode mode, grid_math math, int 
     CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
     CUDA_CHECK(cudaEventRecord(c->fork, stream));
     CUDA_CHECK(cudaStreamWaitEvent(c->s, c->fork, 0));
+    grid_policy pol = *policy;
 #ifdef DEBUG_SYNC
-    mode = GRID_STREAM;
+    pol.mode = GRID_STREAM;
 #endif
-    grid_split *split = split_for(c, math, n, batch, capture != cudaStreamCaptureStatusNone, d_split, split_bytes);
-    if (mode == GRID_STREAM || capture != cudaStreamCaptureStatusNone)
-        enqueue_all(mode, math, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
+    grid_split *split = split_for(c, pol.split_bytes, capture != cudaStreamCaptureStatusNone, d_split);
+    if (pol.mode == GRID_STREAM || capture != cudaStreamCaptureStatusNone)
+        enqueue_all(&pol, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
     else {
-        cudaGraphExec_t exec = graph_for(c, mode, math, n, batch, d_in, d_out, d_work, d_info, split);
+        cudaGraphExec_t exec = graph_for(c, &pol, n, batch, d_in, d_out, d_work, d_info, split);
         if (!exec) return -1;
         CUDA_CHECK(cudaGraphLaunch(exec, c->s));
     }

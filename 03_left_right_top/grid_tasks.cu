@@ -561,22 +561,10 @@ template <int KT, int Q> __global__ void __launch_bounds__(256)
 /* ------------------------------------------------------------------ launchers */
 
 /* A kernel of the chain (see chain_wait_and_release), launched so that it may start before the
- * kernel ahead of it on the stream has finished, where the GPU can (compute capability 9.0+). */
-static int chain_overlap_supported()
-{
-    static int cached[64]; /* per device: 0 unknown, 1 no, 2 yes */
-    int device, major;
-    CUDA_CHECK(cudaGetDevice(&device));
-    if (device >= 64) return 0;
-    if (!cached[device]) {
-        CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-        cached[device] = major >= 9 ? 2 : 1;
-    }
-    return cached[device] == 2;
-}
-
-template <typename... Params, typename... Args>
-static void launch_chain(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared, cudaStream_t s, Args... args)
+ * kernel ahead of it on the stream has finished, where the plan's rules say the GPU can. */
+template <typename... Params, typename... Args> static void launch_chain(const grid_plan *p, void (*kernel)(Params...),
+                                                                         dim3 grid, dim3 block, size_t shared,
+                                                                         cudaStream_t s, Args... args)
 {
     cudaLaunchAttribute overlap;
     overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -587,20 +575,21 @@ static void launch_chain(void (*kernel)(Params...), dim3 grid, dim3 block, size_
     config.dynamicSmemBytes = shared;
     config.stream = s;
     config.attrs = &overlap;
-    config.numAttrs = chain_overlap_supported() ? 1 : 0;
+    config.numAttrs = p->rules.chain_overlap ? 1 : 0;
     CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, (Params)args...));
     KERNEL_CHECK();
 }
 
 template <int T> static void potrf_launch(const grid_plan *p, int k, cudaStream_t s)
 {
-    launch_chain(potrf_task_kernel<T>, dim3(1, p->batch), T * TASK_Q, 0, s, p->A, p->ld, p->stride, k, p->info);
+    launch_chain(p, potrf_task_kernel<T>, dim3(1, p->batch), T * TASK_Q, 0, s, p->A, p->ld, p->stride, k, p->info);
 }
 
 template <int T> static void trsm_launch(const grid_plan *p, int k, cudaStream_t s)
 {
     const size_t shared = (size_t)T * task_shape<T>::LTS * sizeof(float); // 21 KiB for T = 64
-    launch_chain(trsm_task_kernel<T>, dim3(p->nt - k - 1, p->batch), T * TASK_Q, shared, s, p->A, p->ld, p->stride, k);
+    launch_chain(p, trsm_task_kernel<T>, dim3(p->nt - k - 1, p->batch), T * TASK_Q, shared, s, p->A, p->ld, p->stride,
+                 k);
 }
 
 /* A kernel may use more than 48 KiB of dynamic shared memory only once allowed to, per GPU.
@@ -715,27 +704,11 @@ static void update_wgmma_launch(const grid_plan *p, int KT, int kcol, int origin
     if (g->readers < 2) g->readers++;
 }
 
-/* The next round's band on the warpgroup MMA where the bulk runs there: a whole number of 256-wide
- * block columns (the split it makes then serves the triangle below it too). GRID_WGMMA_BAND=0: the
- * mma.sync band (to compare). */
-static int band_off = -1; /* GRID_WGMMA_BAND=0, read once (grid_tasks_prepare) */
-
+/* The next round's band on the warpgroup MMA where the bulk runs there and the rules allow it
+ * (grid_rules_current): a whole number of 256-wide block columns. */
 static int wgmma_band(const grid_plan *p, int first, int last)
 {
-    if (band_off < 0) {
-        const char *env = getenv("GRID_WGMMA_BAND");
-        band_off = env && !strcmp(env, "0");
-    }
-    return !band_off && p->math == GRID_TF32X3 && p->split && grid_wgmma_available() &&
-           (last - first) * GRID_TILE % 256 == 0;
-}
-
-extern "C" void grid_tasks_prepare(void)
-{
-    (void)chain_overlap_supported();
-    (void)grid_wgmma_available();
-    grid_plan none = {};
-    (void)wgmma_band(&none, 0, 0);
+    return p->rules.wgmma_band && p->math == GRID_TF32X3 && p->split && (last - first) * GRID_TILE % 256 == 0;
 }
 
 /* The update kernel for blocks of BM x BM in the plan's math, and the shared memory it asks for. */
@@ -761,7 +734,7 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
     const update_kernel kernel = update_kernel_for<128, KT>(p, &shared);
     if (last == p->nt && last > first + 1) { /* the trailing triangle */
         const int origin = first * T, blocks128 = (N - origin + 127) / 128;
-        if (p->math == GRID_TF32X3 && p->split && grid_wgmma_available()) {
+        if (p->math == GRID_TF32X3 && p->split) { /* a split: the warpgroup MMA (grid_policy.c) */
             update_wgmma_launch(p, KT, k * T, origin, 0, s);
             return;
         }
@@ -770,15 +743,8 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
         size_t triangle_shared = shared;
         int per_side = blocks128; /* blocks along a side of the triangle */
         if constexpr (KT == T) {
-            /* The look-ahead's tensor-core bulk in blocks of 64 x 64 while the blocks of 128 would be
-             * one to four waves (two blocks per SM): its last wave is then a short one. That is
-             * where the bulk is still on the critical path (main waits for it before the column
-             * after next). H100, same run, look-ahead tf32x3: n = 4096 1.437 -> 1.392 ms, 8192
-             * 6.81 -> 6.71, 3072 and 5120 1-3 % (all steps in 64 blocks); below one wave (every step of
-             * n = 2048) 64 blocks lost 3 % (0.524 -> 0.540 ms), and the fp32 kernel of 64 lost
-             * everywhere (4096 1.47 -> 1.67 ms), as did the pairs' and quads' bulk (K = 128, 256). */
-            const size_t wave = 2 * (size_t)launch_sm_count();
-            if (p->math == GRID_TF32X3 && triangle128 >= wave && triangle128 < 4 * wave) {
+            /* The look-ahead's bulk in blocks of 64 where they fill the last wave better (grid_policy.c). */
+            if (grid_bulk_blocks_of_64(p, triangle128)) {
                 triangle = update_tf32x3_kernel<64, KT>;
                 triangle_shared = tc_shared_bytes<64>();
                 allow_shared(triangle, triangle_shared);
@@ -806,18 +772,12 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
     }
     if (first < last) { /* one column left: on the critical path, its own kernel */
         const int c = first, origin = c * T;
-        /* Quarter tiles where the chain is the whole time: n = 1024 .. 4096, while the
-         * column's tiles (of every matrix) are fewer than half the SMs. H100, same run: one
-         * matrix 1024 0.263 -> 0.238 ms, 2048 0.550 -> 0.510, 4096 1.465 -> 1.424 (tf32x3),
-         * 4 x 1024 0.290 -> 0.277. Past n = 4096 the bulk update runs beside the column on
-         * the other stream, and four times the blocks take SMs from it (8192 pairs 5.40 ->
-         * 5.49, 16384 quads 28.7 -> 29.1). Below n = 1024 they lost too, for a reason not
-         * yet found (64 x 256, quarters on its last column only: 97 -> 103-106 us). */
-        if (N >= 1024 && N <= 4096 && 2 * (size_t)(p->nt - c) * p->batch < (size_t)launch_sm_count())
-            launch_chain(update_column_kernel<KT, 2>, dim3(4 * (p->nt - c), p->batch), 256, 0, s, p->A, p->ld,
+        /* Quarter tiles where the chain is the whole time (grid_policy.c). */
+        if (grid_quarter_column(p, c))
+            launch_chain(p, update_column_kernel<KT, 2>, dim3(4 * (p->nt - c), p->batch), 256, 0, s, p->A, p->ld,
                          p->stride, k * T, origin);
         else
-            launch_chain(update_column_kernel<KT, 1>, dim3(p->nt - c, p->batch), 256, 0, s, p->A, p->ld, p->stride,
+            launch_chain(p, update_column_kernel<KT, 1>, dim3(p->nt - c, p->batch), 256, 0, s, p->A, p->ld, p->stride,
                          k * T, origin);
     }
 }
@@ -859,17 +819,6 @@ extern "C" void launch_update_group_tasks(const grid_plan *p, int k, int panels,
     case 7: update_launch<GRID_TILE, 7 * GRID_TILE>(p, k, first, last, s); break;
     default: update_launch<GRID_TILE, 8 * GRID_TILE>(p, k, first, last, s); break;
     }
-}
-
-extern "C" int grid_round_panels(const grid_plan *p, int k)
-{
-    const int left = p->nt - k; /* tile columns from k on */
-    if (p->nt > GRID_QUADS_FROM_TILES) return p->math == GRID_TF32X3 && left >= GRID_EIGHT_PANELS_FROM ? 8 : 4;
-    if (p->nt > GRID_TWO_PANELS_ABOVE_TILES) {
-        const int band_wgmma = p->math == GRID_TF32X3 && p->split && grid_wgmma_available();
-        return left >= GRID_TWO_PANELS_FROM ? (band_wgmma ? 4 : 2) : 1;
-    }
-    return 4;
 }
 
 extern "C" void launch_update_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s)

@@ -57,6 +57,16 @@ void grid_split_begin(grid_split *s);
 void grid_split_forget(grid_split *s);
 size_t grid_split_bytes(int N, size_t batch);
 
+/* What the launchers would otherwise ask the GPU or the environment at every launch, asked once
+ * when a factorization is planned (grid_rules_current, grid_policy.c) and carried by its grid_plan,
+ * so that a launch decides nothing. All zeros is valid (and the plainest): no early start, the
+ * mma.sync band, no wave rules. */
+typedef struct {
+    int chain_overlap; /* 1: a chain kernel may start before the one ahead ends (compute capability 9.0+) */
+    int wgmma_band;    /* 1: with a split, the next round's band runs on the warpgroup MMA too */
+    int sm_count;      /* the GPU's SMs, for the update launcher's wave rules (0: none applies) */
+} grid_rules;
+
 /* What one factorization works on: `batch` matrices of the same order, factored together (every
  * launch runs its tasks for every matrix: blockIdx.y is the matrix). */
 typedef struct {
@@ -68,6 +78,7 @@ typedef struct {
     size_t stride;     /* floats from one matrix to the next: N * N */
     grid_math math;    /* the updates' arithmetic */
     grid_split *split; /* GRID_TF32X3 on Hopper: the bulk update runs on the warpgroup MMA; NULL: mma.sync */
+    grid_rules rules;  /* the launchers' GPU-dependent choices (grid_rules_current); zeros: the plainest */
 } grid_plan;
 
 /* Step k's POTRF of the diagonal tile (k,k): one block of T threads per matrix. On a pivot <= 0
@@ -96,46 +107,17 @@ void launch_update_pair_tasks(const grid_plan *p, int k, int first, int last, cu
 void launch_update_group_tasks(const grid_plan *p, int k, int panels, int first, int last, cudaStream_t s);
 /* 1 when the GRID_TF32X3 bulk updates may run on Hopper's warpgroup MMA (grid_wgmma.cuh): a Hopper
  * build (sm_90a), a GPU of compute capability 9.0, and not GRID_WGMMA=0 in the environment (the
- * mma.sync kernels, for comparison). The plan must also carry a split workspace. */
+ * mma.sync kernels, for comparison). Asked when planning (grid_policy.c); a plan that may use it
+ * carries a split workspace, and the launchers take the warpgroup MMA wherever a plan has one. */
 int grid_wgmma_available(void);
-/* Ask now, for the current GPU, what the launchers would ask on their first call (its compute
- * capability, GRID_WGMMA and GRID_WGMMA_BAND), so that a later call queries and reads nothing. */
-void grid_tasks_prepare(void);
-/* Panels in the quads' round that starts at tile column k, by the matrix's size (nt tiles a side):
- * - nt > GRID_QUADS_FROM_TILES (n > 8192): 4, or 8 with the tensor-core updates while at least
- *   GRID_EIGHT_PANELS_FROM tile columns remain. Eight panels read and write the trailing matrix
- *   half as often again (K = 8T), but make the chain of a round twice as long: worth it only while
- *   the bulk update of a round takes longer than the next round's chain. H100, same run, quads
- *   tf32x3 (mma.sync updates then): n = 16384 28.6-29.1 -> 27.7 ms, 12288 13.7-13.8 -> 13.4 with
- *   160 columns. Since the next round's band runs on the warpgroup MMA too (its chain part got
- *   shorter), 96 (H100, same run): 16384 19.03-19.15 -> 18.43-18.77 ms (64: 18.58-18.64, 112:
- *   18.51-18.53, 128: 18.79-18.90, 144: 19.06-19.10), 12288 10.24 -> 9.86, 10240 7.25 -> 6.78,
- *   32768 120.4 -> 119.6.
- * - GRID_TWO_PANELS_ABOVE_TILES < nt <= GRID_QUADS_FROM_TILES (n = 4033 .. 8192): 2 while at least
- *   GRID_TWO_PANELS_FROM columns remain, then 1: the pairs' K = 2T where the bulk is long, the
- *   look-ahead's short chain at the end, where the bulk no longer hides it. H100, same run, one
- *   matrix, against the pairs (the default there before): tf32x3 n = 4160 1.66 -> 1.49 ms, 5120
- *   2.24 -> 2.09, 6144 3.03 -> 2.89, 7168 4.09-4.11 -> 3.97, 8192 5.38-5.40 -> 5.25-5.26; fp32 4160
- *   1.90 -> 1.65, 8192 7.47 -> 7.15. n = 4096 (nt = 64) joined when its tf32x3 band went to the
- *   warpgroup MMA: the trailing triangle of its first steps (K = T, blocks of 4 slices) then took
- *   longer than the chain and held the SMs the chain's TRSM waited for (issue 54, LIMITS.md); with
- *   rounds of 4 while 48 columns remain, H100, same run, two runs each: 1.268-1.282 -> 1.190-1.204
- *   ms (rounds of 4 while 40 / 52 / 56 / 64 remain: 1.193-1.201 / 1.219-1.222 / 1.230-1.242 /
- *   1.248-1.256; 24 / 16: 1.271-1.280 / 1.313-1.321). Below nt = 64 the default math is fp32 and
- *   the look-ahead stays ahead (fp32 rounds of 2, while 48 / 56 remain: 3840 1.224-1.226 ->
- *   1.243-1.251 / 1.236-1.245 ms, 3584 1.082-1.085 -> 1.099-1.106 / 1.094-1.099), so smaller
- *   matrices keep rounds of 4 when asked for quads. Where the band runs on the warpgroup MMA
- *   (tf32x3 on a Hopper), 4 instead of 2: a band of four tile columns is one 256-wide block column
- *   there, and the round's split serves band and bulk.
- *   H100, same run, two runs each: 4160 1.394-1.395 -> 1.375 ms, 5120 1.946-1.958 -> 1.926-1.935,
- *   6144 2.662-2.665 -> 2.645-2.646, 7168 3.557-3.562 -> 3.483-3.510, 8192 4.706-4.712 ->
- *   4.421-4.464.
- * - otherwise 4. */
-#define GRID_EIGHT_PANELS_FROM 96
-#define GRID_QUADS_FROM_TILES 128
-#define GRID_TWO_PANELS_ABOVE_TILES 63
-#define GRID_TWO_PANELS_FROM 48
+/* Panels in the quads' round that starts at tile column k (the rule and its measurements:
+ * grid_policy.c). */
 int grid_round_panels(const grid_plan *p, int k);
+/* The update launcher's two shape rules (grid_policy.c): the look-ahead's tensor-core trailing
+ * triangle in blocks of 64 instead of 128 (triangle128: its blocks of 128, every matrix); one
+ * column's update in quarter tiles (c: the column, in tiles). */
+int grid_bulk_blocks_of_64(const grid_plan *p, size_t triangle128);
+int grid_quarter_column(const grid_plan *p, int c);
 
 /* The frame around the steps (grid_cholesky.c), for `batch` matrices: the caller's n x n ones
  * packed n * n apart, the padded ones N x N apart. When n is not a multiple of T, the tasks work on

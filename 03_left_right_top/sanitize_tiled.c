@@ -56,7 +56,7 @@ static void eight_panel_updates(grid_math math)
     CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
     CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(d_info, 0, sizeof(int)));
-    grid_plan p = {d_A, (size_t)n, n / GRID_TILE, d_info, 1, (size_t)n * n, math, NULL};
+    grid_plan p = {d_A, (size_t)n, n / GRID_TILE, d_info, 1, (size_t)n * n, math, NULL, grid_rules_current()};
     launch_update_group_tasks(&p, 0, 8, 8, p.nt, 0);
     launch_update_group_tasks(&p, 0, 8, 8, 10, 0);
     launch_update_group_tasks(&p, 0, 8, 8, 9, 0);

@@ -545,7 +545,7 @@ static void check_left_looking_by_hand(harness *h, int n)
     CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
     CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(d_info, 0, sizeof(int)));
-    grid_plan p = {d_A, (size_t)n, n / GRID_TILE, d_info, 1, nn, GRID_FP32, NULL};
+    grid_plan p = {d_A, (size_t)n, n / GRID_TILE, d_info, 1, nn, GRID_FP32, NULL, grid_rules_current()};
     cudaStream_t s;
     CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     for (int c = 0; c < p.nt; c++) {
@@ -679,7 +679,8 @@ static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int 
     CUDA_CHECK(cudaMalloc((void **)&d_A, bytes));
     CUDA_CHECK(cudaMalloc((void **)&d_info, batch * sizeof(int)));
     CUDA_CHECK((cudaError_t)grid_split_create(&split, grid_split_bytes(n, batch)));
-    grid_plan p = {d_A, (size_t)n, n / GRID_TILE, d_info, (int)batch, (size_t)n * n, GRID_TF32X3, NULL};
+    grid_plan p = {d_A,         (size_t)n, n / GRID_TILE,       d_info, (int)batch, (size_t)n * n,
+                   GRID_TF32X3, NULL,      grid_rules_current()};
     double err[2];
     for (int v = 0; v < 2; v++) { /* mma.sync, then the warpgroup MMA */
         p.split = v ? &split : NULL;

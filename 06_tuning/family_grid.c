@@ -6,7 +6,7 @@
 #include "cuda_check.h"
 #include "family.h"
 #include "grid_cholesky.h"
-#include "cholesky_policy.h" /* the group size and a group's schedule and math */
+#include "cholesky_policy.h" /* the group size */
 
 /* As a registered kernel, for the tests, benchmarks and drivers that name it: the padded copy (n not
  * a multiple of the tile) is kept per host thread (the driver runs one per GPU) and grows as needed.
@@ -43,14 +43,13 @@ static int grid_launch(const batched_config *c, int n, size_t batch, size_t chun
         grid_work.bytes = one * group;
         grid_work.device = device;
     }
-    grid_mode mode;
-    grid_math math;
-    grid_choose(n, group, &mode, &math);
+    grid_policy policy; /* asked on every call: a program's path (a plan asks once) */
+    grid_policy_choose(n, group, &policy);
     for (size_t first = 0; first < batch; first += group) {
         const size_t count = batch - first < group ? batch - first : group;
         const size_t at = first * n * n;
-        if (potrf_grid_run(NULL, mode, math, n, count, d_in + at, d_out + at, one ? grid_work.d_work : NULL,
-                           d_info + first, stream) != 0)
+        if (potrf_grid_execute(NULL, &policy, n, count, d_in + at, d_out + at, one ? grid_work.d_work : NULL, NULL,
+                               d_info + first, stream) != 0)
             return -1;
     }
     return 0;

@@ -28,8 +28,7 @@ struct cholesky_plan {
     int convert;                   /* 1: kchunk != chunk: in -> work (kchunk), factor there, work -> out */
     int grid;                      /* the whole-GPU path: in groups, with its own context */
     size_t group;                  /* grid: matrices a group */
-    grid_mode mode;                /* grid: schedule */
-    grid_math math;                /* grid: arithmetic */
+    grid_policy policy;            /* grid: schedule, arithmetic, warpgroup MMA, launch rules */
     grid_context *ctx;             /* grid: streams, events, graphs */
     pthread_mutex_t grid_lock;     /* grid: one execute at a time enqueues on ctx's streams */
     /* The workspace, in this order, each part 256-byte aligned: the converted batch, the grid's
@@ -129,22 +128,25 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
     if (p->cfg.kernel == BATCHED_GRID) {
         p->grid = 1;
         p->group = c.group;
-        p->mode = c.mode;
-        p->math = c.math;
+        p->policy = c.grid;
         p->pad_bytes = round256(grid_batched_workspace_bytes(n, p->group));
+        p->split_bytes = round256(p->policy.split_bytes);
         /* Its streams and events on this GPU; with no GPU to make them on (a plan made to be
          * explained), execute falls back to the thread's own context (grid_cholesky.h). */
         int gpus = 0;
         if (cudaGetDeviceCount(&gpus) == cudaSuccess && gpus > 0) {
-            p->split_bytes = round256(grid_split_workspace_bytes(p->math, n, p->group));
             if (!(p->ctx = grid_context_create()))
                 return door_fail(CHOLESKY_STATUS_OUT_OF_MEMORY, "out of host memory");
         } else (void)cudaGetLastError();
         pthread_mutex_init(&p->grid_lock, NULL);
-        append(p, "; whole GPU: %s schedule, %s updates%s%s", grid_mode_name(p->mode), grid_math_name(p->math),
-               p->split_bytes ? " on warpgroup MMA" : "",
+        append(p, "; whole GPU: %s schedule, %s updates%s%s%s", grid_mode_name(p->policy.mode),
+               grid_math_name(p->policy.math), p->split_bytes ? " on warpgroup MMA" : "",
+               p->split_bytes && p->policy.rules.wgmma_band ? " (the next round's band too)" : "",
                p->pad_bytes ? ", padded to the tile in the workspace" : ", in place");
         if (p->group < batch) append(p, ", in groups of %zu", p->group);
+        if (p->policy.rules.sm_count)
+            append(p, ", launch rules for %d SMs%s", p->policy.rules.sm_count,
+                   p->policy.rules.chain_overlap ? " with early chain starts" : "");
     }
     if (p->stage_bytes) append(p, "; pointers not 16-byte aligned staged through the workspace");
     append(p, "; workspace %zu bytes", cholesky_plan_workspace_bytes(p));
@@ -180,8 +182,8 @@ static int run_grid(cholesky_plan *p, const float *in, float *out, int *info, fl
     const size_t nn = (size_t)p->n * p->n;
     for (size_t first = 0; first < p->batch; first += p->group) {
         const size_t count = p->batch - first < p->group ? p->batch - first : p->group;
-        if (potrf_grid_run_split(p->ctx, p->mode, p->math, p->n, count, in + first * nn, out + first * nn, pad, split,
-                                 p->split_bytes, info + first, s) != 0)
+        if (potrf_grid_execute(p->ctx, &p->policy, p->n, count, in + first * nn, out + first * nn, pad, split,
+                               info + first, s) != 0)
             return -1;
     }
     return 0;

@@ -13,21 +13,6 @@ size_t grid_group_size(int n, size_t batch)
     return GRID_WORK_CAP / one ? GRID_WORK_CAP / one : 1;
 }
 
-void grid_choose(int n, size_t group, grid_mode *mode, grid_math *math)
-{
-    /* GRID_MODE=stream|graph|lookahead|pairs|quads: a schedule by hand, to compare them on a batch. */
-    const char *forced = getenv("GRID_MODE");
-    const int by_hand = forced && *forced ? grid_mode_parse(forced) : -1;
-    *mode = by_hand >= 0 ? (grid_mode)by_hand : grid_default_batched_mode(n, group);
-    /* GRID_MATH=fp32|tf32x3: the updates' arithmetic by hand (default: grid_default_math). */
-    const char *math_forced = getenv("GRID_MATH");
-    const int math_by_hand = math_forced && *math_forced ? grid_math_parse(math_forced) : -1;
-    int gpus = 0; /* no GPU to ask whether it has tensor cores (a plan made to be explained): fp32 */
-    const int asked = cudaGetDeviceCount(&gpus) == cudaSuccess && gpus > 0;
-    if (!asked) (void)cudaGetLastError();
-    *math = math_by_hand >= 0 ? (grid_math)math_by_hand : asked ? grid_default_math(n, group) : GRID_FP32;
-}
-
 int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_config *given, size_t given_kchunk,
                            cholesky_choice *out, char *err, size_t len)
 {
@@ -61,7 +46,7 @@ int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_conf
         out->cfg.unroll = cyclic_variant_choose(out->cfg.threads, out->cfg.per_block, n, batch);
     if (out->cfg.kernel == BATCHED_GRID) {
         out->group = grid_group_size(n, batch);
-        grid_choose(n, out->group, &out->mode, &out->math);
+        grid_policy_choose(n, out->group, &out->grid);
     }
     return 0;
 }

@@ -19,9 +19,8 @@ typedef struct {
     size_t kchunk;      /* the layout it runs in (1 row-major, >= batch interleaved, else chunked) */
     char why[256];      /* where cfg came from: "given", or the tuned table's entry */
     /* the whole-GPU path (cfg.kernel == BATCHED_GRID) */
-    size_t group;   /* matrices a group (its padded copies take at most GRID_WORK_CAP) */
-    grid_mode mode; /* schedule */
-    grid_math math; /* arithmetic */
+    size_t group;     /* matrices a group (its padded copies take at most GRID_WORK_CAP) */
+    grid_policy grid; /* a group's schedule, arithmetic, warpgroup MMA and launch rules */
 } cholesky_choice;
 
 /* The padded copies of one whole-GPU group take at most this (a larger batch goes in groups). */
@@ -33,11 +32,10 @@ typedef struct {
 int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_config *given, size_t given_kchunk,
                            cholesky_choice *out, char *err, size_t len);
 
-/* The whole-GPU rules alone, for the registered grid kernel (family_grid.c) too: the group size,
- * and a group's schedule and arithmetic (GRID_MODE / GRID_MATH from the environment, read here at
- * plan time, choose by hand to compare them; fp32 where there is no GPU to ask for tensor cores). */
+/* The whole-GPU group size alone, for the registered grid kernel (family_grid.c) too. A group's
+ * policy is stage 03's rule (grid_policy_choose, 03_left_right_top/grid_policy.c, which reads
+ * GRID_MODE / GRID_MATH to choose by hand), asked here at plan time and kept in the choice. */
 size_t grid_group_size(int n, size_t batch);
-void grid_choose(int n, size_t group, grid_mode *mode, grid_math *math);
 
 #ifdef __cplusplus
 }

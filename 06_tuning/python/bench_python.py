@@ -11,6 +11,12 @@ flush, no restored input: what `torch.cuda.Event` around a loop of calls shows a
 its own streams: its time is the host clock around R calls and block_until_ready (the same mean).
 The results are checked: every info 0 and the residual of a sampled matrix.
 
+Where one input fits the L2 (16-32 MiB shapes), the same tensor's calls find their input (and the
+output's lines) there from the call before, and 8 new tensors in turn cannot: the gap between the
+two is then the memory's, not the pointers'. So both are timed once more with the L2 emptied before
+each call (the GPU writes four times its size first; events around that call alone, the median of
+30): "new / same, L2 emptied" is the cost of new pointers by themselves.
+
 --against CSV: the CSV of `make bench-gpumode` (GPUMODE_CSV=...) of the same run: its `auto` row
 gives the C column and its cuSOLVER row the x_cusolver column. --csv OUT: the rows in the
 course's bench CSV format (common/report.c): variant `python <what the plan runs>`, the C bench's
@@ -54,6 +60,25 @@ def torch_events(call, reps):
     b.record()
     b.synchronize()
     return a.elapsed_time(b)
+
+
+def cold_per_call(call, reps=30):
+    """Median ms of one call, the L2 emptied before each (events around the call alone)."""
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    scratch = torch.empty(max(l2, 1 << 20), device="cuda")  # 4 x the L2's bytes: its lines all replaced
+    call()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        scratch.zero_()
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        call()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b))
+    del scratch
+    return statistics.median(times)
 
 
 def spd(batch, n, seed):
@@ -154,9 +179,9 @@ def main():
              "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
     rows = []
     print(f"# {gpu}, torch {torch.__version__}; ms per call (mean of R calls in a row, median of 5)")
-    print("| batch | n | course (Python) ms | new tensors ms | new / same | C bench ms | Python / C | fastest library "
-          "| its ms | × it | × it, new tensors | what runs |")
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |")
+    print("| batch | n | course (Python) ms | new tensors ms | new / same | new / same, L2 emptied | C bench ms "
+          "| Python / C | fastest library | its ms | × it | × it, new tensors | what runs |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |")
     ratios, loop_ratios = [], []
     for batch, n in SHAPES:
         if n > max_n:
@@ -189,6 +214,14 @@ def main():
         loop_med, loop_mn, loop_reps = mean_per_call(loop_call, torch_events)
         loop_ok = sampled_ok(pool[state["k"]], *state["prev"])
         row(f"python new tensors ({len(pool)} inputs in turn) {short}", loop_med, loop_mn, loop_reps, loop_ok)
+        cold = "–"
+        if A.numel() * 4 <= props.L2_cache_size:  # the same tensor's input may stay in the L2: compare cold
+            same_cold = cold_per_call(lambda: cc.cholesky_ex(A))
+            new_cold = cold_per_call(loop_call)
+            row(f"python L2 emptied {short}", same_cold, same_cold, 30, ok)
+            row(f"python L2 emptied, new tensors ({len(pool)} inputs in turn) {short}", new_cold, new_cold, 30,
+                loop_ok)
+            cold = f"{new_cold / same_cold:.2f}"
         del pool, state
         best = None
         for name, make, call, timer in libs:
@@ -214,7 +247,7 @@ def main():
         if best:
             loop_ratios.append(best[1] / loop_med)
         print(f"| {batch} | {n} | {med:.4f}{'' if ok else ' WRONG'} | {loop_med:.4f}{'' if loop_ok else ' WRONG'} | "
-              f"{loop_med / med:.2f} | " + (f"{c_ms:.4f} | {med / c_ms:.2f}" if c_ms else "– | –")
+              f"{loop_med / med:.2f} | {cold} | " + (f"{c_ms:.4f} | {med / c_ms:.2f}" if c_ms else "– | –")
               + (f" | {best[0]} | {best[1]:.4f} | {best[1] / med:.2f} | {best[1] / loop_med:.2f}" if best
                  else " | – | – | – | –") + f" | {short} |", flush=True)
         del A

@@ -1,0 +1,166 @@
+/* grid_policy.c - see grid_policy.h: every rule of the whole-GPU Cholesky, asked once per plan. */
+#include <stdlib.h>
+#include <string.h>
+#include "cuda_check.h"
+#include "grid_policy.h"
+
+static const char *const mode_names[GRID_MODE_COUNT] = {"stream", "graph", "lookahead", "pairs", "quads"};
+
+const char *grid_mode_name(grid_mode mode) { return mode >= 0 && mode < GRID_MODE_COUNT ? mode_names[mode] : "?"; }
+
+int grid_mode_parse(const char *name)
+{
+    for (int m = 0; m < GRID_MODE_COUNT; m++)
+        if (!strcmp(name, mode_names[m])) return m;
+    return -1;
+}
+
+static const char *const math_names[GRID_MATH_COUNT] = {"fp32", "tf32x3"};
+
+const char *grid_math_name(grid_math math) { return math >= 0 && math < GRID_MATH_COUNT ? math_names[math] : "?"; }
+
+int grid_math_parse(const char *name)
+{
+    for (int m = 0; m < GRID_MATH_COUNT; m++)
+        if (!strcmp(name, math_names[m])) return m;
+    return -1;
+}
+
+static size_t tiles_a_side(int n) { return ((size_t)n + GRID_TILE - 1) / GRID_TILE; }
+
+grid_mode grid_default_mode(int n) { return grid_default_batched_mode(n, 1); }
+
+grid_mode grid_default_batched_mode(int n, size_t batch)
+{
+    const size_t nt = tiles_a_side(n);
+    if (nt > GRID_QUADS_FROM_TILES || (batch == 1 && nt > GRID_TWO_PANELS_ABOVE_TILES)) return GRID_QUADS;
+    return batch * nt * nt > 4096 ? GRID_PAIRS : GRID_LOOKAHEAD;
+}
+
+int grid_tensor_cores(int device)
+{
+    static int cache[64]; /* by device: 0 not asked, 1 yes, 2 no (asked once: no query on later calls) */
+    if (device >= 0 && device < 64 && cache[device]) return cache[device] == 1;
+    int major;
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    if (device >= 0 && device < 64) cache[device] = major >= 8 ? 1 : 2;
+    return major >= 8;
+}
+
+grid_math grid_default_math(int n, size_t batch)
+{
+    int device;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (!grid_tensor_cores(device)) return GRID_FP32;
+    const size_t nt = tiles_a_side(n);
+    return batch * nt * nt >= 4096 ? GRID_TF32X3 : GRID_FP32;
+}
+
+/* Where the warpgroup update takes over, and the most memory its workspace takes: 128 MiB for one
+ * 32768 x 32768 (4 KiB a row). H100, same run, with it against without: one 1024 0.231 / 0.234 ms,
+ * 2048 0.490 / 0.502, 3072 0.856 / 0.867; but gpu-mode's 60 x 1024 took 1.20 ms with it and 1.09
+ * in the run before (its blocks of K = 128 are mostly filling and draining), so from 2048. Beyond
+ * the cap (a batch of large ones), the mma.sync updates: no new memory. */
+#define GRID_WGMMA_FROM_N 2048
+#define GRID_SPLIT_MAX_BYTES ((size_t)512 << 20)
+
+size_t grid_split_workspace_bytes(grid_math math, int n, size_t batch)
+{
+    if (math != GRID_TF32X3 || n < GRID_WGMMA_FROM_N || n > GRID_MAX_N || !grid_wgmma_available()) return 0;
+    const size_t N = tiles_a_side(n) * GRID_TILE;
+    const size_t need = grid_split_bytes((int)N, batch < GRID_MAX_BATCH ? batch : GRID_MAX_BATCH);
+    return need <= GRID_SPLIT_MAX_BYTES ? need : 0;
+}
+
+int grid_warpgroup_update(grid_math math, int n, size_t batch)
+{
+    return grid_split_workspace_bytes(math, n, batch) > 0;
+}
+
+grid_rules grid_rules_current(void)
+{
+    static grid_rules cache[64]; /* by device, asked once (sm_count 0: not yet) */
+    int device;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (device >= 0 && device < 64 && cache[device].sm_count) return cache[device];
+    grid_rules r;
+    int major, sms;
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    /* A chain kernel launched so that it may start before the kernel ahead of it on the stream has
+     * finished (chain_wait_and_release in grid_tasks.cu), where the GPU can. */
+    r.chain_overlap = major >= 9;
+    /* The next round's band on the warpgroup MMA where the bulk runs there: a whole number of
+     * 256-wide block columns (the split it makes then serves the triangle below it too).
+     * GRID_WGMMA_BAND=0: the mma.sync band (to compare). */
+    const char *env = getenv("GRID_WGMMA_BAND");
+    r.wgmma_band = !(env && !strcmp(env, "0"));
+    r.sm_count = sms;
+    if (device >= 0 && device < 64) cache[device] = r;
+    return r;
+}
+
+int grid_round_panels(const grid_plan *p, int k)
+{
+    const int left = p->nt - k; /* tile columns from k on */
+    if (p->nt > GRID_QUADS_FROM_TILES) return p->math == GRID_TF32X3 && left >= GRID_EIGHT_PANELS_FROM ? 8 : 4;
+    if (p->nt > GRID_TWO_PANELS_ABOVE_TILES) {
+        const int band_wgmma = p->math == GRID_TF32X3 && p->split; /* a split: the warpgroup MMA */
+        return left >= GRID_TWO_PANELS_FROM ? (band_wgmma ? 4 : 2) : 1;
+    }
+    return 4;
+}
+
+/* The look-ahead's tensor-core bulk (K = T) in blocks of 64 x 64 while the blocks of 128 would be one
+ * to four waves (two blocks per SM): its last wave is then a short one. That is where the bulk is
+ * still on the critical path (main waits for it before the column after next). H100, same run,
+ * look-ahead tf32x3: n = 4096 1.437 -> 1.392 ms, 8192 6.81 -> 6.71, 3072 and 5120 1-3 % (all steps in
+ * 64 blocks); below one wave (every step of n = 2048) 64 blocks lost 3 % (0.524 -> 0.540 ms), and the
+ * fp32 kernel of 64 lost everywhere (4096 1.47 -> 1.67 ms), as did the pairs' and quads' bulk (K =
+ * 128, 256). */
+int grid_bulk_blocks_of_64(const grid_plan *p, size_t triangle128)
+{
+    const size_t wave = 2 * (size_t)p->rules.sm_count;
+    return p->math == GRID_TF32X3 && triangle128 >= wave && triangle128 < 4 * wave;
+}
+
+/* Quarter tiles where the chain is the whole time: n = 1024 .. 4096, while the column's tiles (of
+ * every matrix) are fewer than half the SMs. H100, same run: one matrix 1024 0.263 -> 0.238 ms, 2048
+ * 0.550 -> 0.510, 4096 1.465 -> 1.424 (tf32x3), 4 x 1024 0.290 -> 0.277. Past n = 4096 the bulk
+ * update runs beside the column on the other stream, and four times the blocks take SMs from it
+ * (8192 pairs 5.40 -> 5.49, 16384 quads 28.7 -> 29.1). Below n = 1024 they lost too, for a reason not
+ * yet found (64 x 256, quarters on its last column only: 97 -> 103-106 us). */
+int grid_quarter_column(const grid_plan *p, int c)
+{
+    const size_t N = p->ld;
+    return N >= 1024 && N <= 4096 && 2 * (size_t)(p->nt - c) * p->batch < (size_t)p->rules.sm_count;
+}
+
+void grid_policy_for(grid_mode mode, grid_math math, int n, size_t batch, grid_policy *out)
+{
+    memset(out, 0, sizeof *out);
+    out->mode = mode;
+    out->math = math;
+    out->split_bytes = grid_split_workspace_bytes(math, n, batch);
+    out->rules = grid_rules_current();
+}
+
+void grid_policy_choose(int n, size_t batch, grid_policy *out)
+{
+    int gpus = 0; /* no GPU to ask (a plan made to be explained): fp32, nothing else */
+    if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < 1) {
+        (void)cudaGetLastError();
+        memset(out, 0, sizeof *out);
+        out->mode = grid_default_batched_mode(n, batch);
+        out->math = GRID_FP32;
+        return;
+    }
+    /* GRID_MODE=stream|graph|lookahead|pairs|quads: a schedule by hand, to compare them on a batch. */
+    const char *forced = getenv("GRID_MODE");
+    const int mode = forced && *forced ? grid_mode_parse(forced) : -1;
+    /* GRID_MATH=fp32|tf32x3: the updates' arithmetic by hand. */
+    const char *math_forced = getenv("GRID_MATH");
+    const int math = math_forced && *math_forced ? grid_math_parse(math_forced) : -1;
+    grid_policy_for(mode >= 0 ? (grid_mode)mode : grid_default_batched_mode(n, batch),
+                    math >= 0 ? (grid_math)math : grid_default_math(n, batch), n, batch, out);
+}
