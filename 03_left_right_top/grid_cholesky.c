@@ -57,44 +57,32 @@ static void enqueue_all(const grid_policy *pol, int n, size_t batch, const float
 
 /* A context (grid_context_create, or the calling thread's own): its streams, the events that fork
  * them from the caller's stream and join them back, and the graphs of its last few calls. A call
- * whose pointers match a kept graph replays it. Pointers seen for the first time are launched
- * without a graph (the launches straight onto the context's streams: no capture, and the GPU starts
- * on the first task while the host enqueues the rest); seen a second time, they are captured and
- * the least recently used graph is updated in place (cudaGraphExecUpdate: no new instantiation).
- * So a training loop's tensors, which a framework's caching allocator hands back from a few
- * addresses in turn, replay graphs, and pointers that never come back cost no capture. 16: 8
- * inputs in turn and their outputs are 8 pointer sets; H100, a capture and an update cost 4-6 % of
- * a call at 8 x 2048^2 .. 1 x 16384^2, more than the whole call below that (16 x 512^2). */
+ * whose pointers match a kept graph replays it; else the launches are captured again and the least
+ * recently used graph is updated in place (cudaGraphExecUpdate: no new instantiation), so that new
+ * pointers on each call (a training loop's new tensors) cost a capture, not an instantiation, and
+ * pointers that come back cost nothing. 16: a framework's caching allocator hands a loop's tensors
+ * back from a few addresses in turn (8 inputs in turn and their outputs: 8 pointer sets), and a
+ * capture and update cost 4-6 % of a call at 8 x 2048^2 .. 1 x 16384^2 (H100: new tensors 1.04-1.06x
+ * the same tensor's time with 4 graphs kept, 1.00-1.01x with 16). */
 #define GRID_GRAPHS 16
-typedef struct { /* what a graph was made for */
+typedef struct {
+    cudaGraphExec_t exec; /* NULL: empty */
+    unsigned long long used;
     grid_policy policy;
     int n;
     size_t batch;
     const float *in;
     float *out, *work;
     int *info;
-    grid_split *planned;
+    grid_split *planned; /* what it was made with */
     float *planned_panel;
-} grid_key;
-
-typedef struct {
-    cudaGraphExec_t exec; /* NULL: empty */
-    unsigned long long used;
-    grid_key key;
 } grid_graph;
-
-typedef struct { /* pointers seen once, launched without a graph */
-    int valid;
-    unsigned long long used;
-    grid_key key;
-} grid_seen;
 
 struct grid_context {
     int device; /* the streams' GPU + 1 (0: none yet) */
     cudaStream_t s, side;
     cudaEvent_t events[2], fork, join;
     grid_graph graphs[GRID_GRAPHS];
-    grid_seen seen[GRID_GRAPHS];
     unsigned long long calls;
     int capturing;      /* 1 between our own BeginCapture and EndCapture (grid_context_recover) */
     grid_split split;   /* the warpgroup update's workspace (panel NULL until a call needs it) */
@@ -216,57 +204,34 @@ int potrf_grid_run(grid_context *ctx, grid_mode mode, grid_math math, int n, siz
 }
 
 /* Field by field: a struct's padding is not part of its value. */
-static int same_key(const grid_key *a, const grid_key *b)
+static int same_policy(const grid_policy *a, const grid_policy *b)
 {
-    const grid_policy *p = &a->policy, *q = &b->policy;
-    return p->mode == q->mode && p->math == q->math && p->split_bytes == q->split_bytes &&
-           p->rules.chain_overlap == q->rules.chain_overlap && p->rules.wgmma_band == q->rules.wgmma_band &&
-           p->rules.sm_count == q->rules.sm_count && a->n == b->n && a->batch == b->batch && a->in == b->in &&
-           a->out == b->out && a->work == b->work && a->info == b->info && a->planned == b->planned &&
-           a->planned_panel == b->planned_panel;
+    return a->mode == b->mode && a->math == b->math && a->split_bytes == b->split_bytes &&
+           a->rules.chain_overlap == b->rules.chain_overlap && a->rules.wgmma_band == b->rules.wgmma_band &&
+           a->rules.sm_count == b->rules.sm_count;
 }
 
-/* 1 the first time these pointers come (they are remembered, least recently used out): launch
- * them without a graph. */
-static int first_sighting(grid_context *c, const grid_key *key)
+/* The graph of this call: a kept one with the same pointers, else the least recently used one,
+ * captured again and updated (or made, where the update is refused). NULL on a CUDA error. */
+static cudaGraphExec_t graph_for(grid_context *c, const grid_policy *pol, int n, size_t batch, const float *d_in,
+                                 float *d_out, float *d_work, int *d_info, grid_split *split)
 {
-    grid_seen *slot = NULL;
-    for (int g = 0; g < GRID_GRAPHS; g++) {
-        grid_seen *e = &c->seen[g];
-        if (e->valid && same_key(&e->key, key)) {
-            e->valid = 0; /* seen twice: a graph of its own from now on */
-            return 0;
-        }
-        if (!slot || !e->valid || (slot->valid && e->used < slot->used)) slot = e;
-    }
-    *slot = (grid_seen){1, ++c->calls, *key};
-    return 1;
-}
-
-/* The graph of this call: a kept one with the same pointers; else NULL with *eager = 1 for pointers
- * seen for the first time; else the least recently used graph, captured again and updated (or
- * made, where the update is refused). NULL with *eager = 0 on a CUDA error. */
-static cudaGraphExec_t graph_for(grid_context *c, const grid_key *key, grid_split *split, int *eager)
-{
-    *eager = 0;
+    float *panel = split ? split->panel : NULL;
     grid_graph *slot = NULL;
     for (int g = 0; g < GRID_GRAPHS; g++) {
         grid_graph *e = &c->graphs[g];
-        if (e->exec && same_key(&e->key, key)) {
+        if (e->exec && same_policy(&e->policy, pol) && e->n == n && e->batch == batch && e->in == d_in &&
+            e->out == d_out && e->work == d_work && e->info == d_info && e->planned == split &&
+            e->planned_panel == panel) {
             e->used = ++c->calls;
             return e->exec;
         }
         if (!slot || !e->exec || (slot->exec && e->used < slot->used)) slot = e;
     }
-    if (first_sighting(c, key)) {
-        *eager = 1;
-        return NULL;
-    }
     cudaGraph_t graph;
     c->capturing = 1;
     CUDA_CHECK(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal));
-    enqueue_all(&key->policy, key->n, key->batch, key->in, key->out, key->work, key->info, split, c->s, c->side,
-                c->events);
+    enqueue_all(pol, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
     const cudaError_t ended = cudaStreamEndCapture(c->s, &graph);
     c->capturing = 0;
     CUDA_CHECK(ended);
@@ -285,8 +250,7 @@ static cudaGraphExec_t graph_for(grid_context *c, const grid_key *key, grid_spli
     }
     CUDA_CHECK(cudaGraphDestroy(graph));
     if (!slot->exec) return NULL;
-    slot->used = ++c->calls;
-    slot->key = *key;
+    *slot = (grid_graph){slot->exec, ++c->calls, *pol, n, batch, d_in, d_out, d_work, d_info, split, panel};
     return slot->exec;
 }
 
@@ -361,14 +325,13 @@ int potrf_grid_execute(grid_context *ctx, const grid_policy *policy, int n, size
     pol.mode = GRID_STREAM;
 #endif
     grid_split *split = split_for(c, pol.split_bytes, capture != cudaStreamCaptureStatusNone, d_split);
-    int eager = pol.mode == GRID_STREAM || capture != cudaStreamCaptureStatusNone;
-    if (!eager) {
-        const grid_key key = {pol, n, batch, d_in, d_out, d_work, d_info, split, split ? split->panel : NULL};
-        cudaGraphExec_t exec = graph_for(c, &key, split, &eager);
-        if (exec) CUDA_CHECK(cudaGraphLaunch(exec, c->s));
-        else if (!eager) return -1;
+    if (pol.mode == GRID_STREAM || capture != cudaStreamCaptureStatusNone)
+        enqueue_all(&pol, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
+    else {
+        cudaGraphExec_t exec = graph_for(c, &pol, n, batch, d_in, d_out, d_work, d_info, split);
+        if (!exec) return -1;
+        CUDA_CHECK(cudaGraphLaunch(exec, c->s));
     }
-    if (eager) enqueue_all(&pol, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
     /* Join: the caller's stream goes on when all of it is done. */
     CUDA_CHECK(cudaEventRecord(c->join, c->s));
     CUDA_CHECK(cudaStreamWaitEvent(stream, c->join, 0));

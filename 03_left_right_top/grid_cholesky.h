@@ -18,9 +18,8 @@ size_t grid_workspace_bytes(int n);
  * *d_info as cusolverDnSpotrf (0, or the first failing minor; a NaN pivot fails too).
  * d_work: grid_workspace_bytes(n) bytes of device memory (may be NULL when that is 0). Runs on
  * streams of its own, forked from the default stream and joined back (potrf_grid_run), so it is
- * ordered like a kernel on the default stream; asynchronous. The graph modes launch without a graph
- * the first time a (mode, n, pointers) comes, capture a graph the second time and replay it after
- * (16 graphs kept per host thread).
+ * ordered like a kernel on the default stream; asynchronous. The graph modes build a graph on the first call for a given (mode, n,
+ * pointers) and replay it afterwards (one cached graph per host thread).
  * Returns 0, or -1 with a message on stderr for bad arguments. */
 int potrf_grid(grid_mode mode, int n, float *d_A, float *d_work, int *d_info);
 

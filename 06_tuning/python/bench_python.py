@@ -3,9 +3,9 @@ user times a call: the course's package (course_cholesky.cholesky_ex, out of pla
 cupy and jax in the same run, and the C bench's time for the same shape beside them. The package is
 timed twice: on the same input each call, and as in a training loop, a new input tensor each call
 (distinct tensors used in turn) with the previous output kept alive, so that the pointers change on
-every call. The loop's steady state is timed after two rounds of the pool (the whole-GPU path runs
-pointers it has not seen without a graph, captures them the second time, replays them after); the
-first round, pointers never seen, is timed on its own ("first round / same").
+every call. The loop's steady state is timed after a round of the pool (the whole-GPU path
+captures a graph for pointers it has not seen, keeps 16 and replays them); the first round,
+pointers never seen, is timed on its own ("first round / same").
 
 Each library: a warm-up of 3 calls, then CUDA events around R calls in a row on the same input
 (R: about 20 ms of work, 1 to 200 calls), the mean per call; the median of 5 such means. No L2
@@ -213,8 +213,8 @@ def main():
         def loop_call():
             state["k"] = (state["k"] + 1) % len(pool)
             state["prev"] = cc.cholesky_ex(pool[state["k"]])
-        # The pool's first round: every pointer set new to the whole-GPU path (launched without a graph), the
-        # second round captures them; a training loop's steady state, timed after, replays (grid_cholesky.c).
+        # The pool's first round: every pointer set new to the whole-GPU path (each one captured); a training
+        # loop's steady state, timed after, replays the kept graphs (grid_cholesky.c).
         first_round = torch_events(loop_call, len(pool) - 1) / (len(pool) - 1)
         loop_med, loop_mn, loop_reps = mean_per_call(loop_call, torch_events, warmup=len(pool) + 3)
         loop_ok = sampled_ok(pool[state["k"]], *state["prev"])
