@@ -287,7 +287,7 @@ int potrf_grid_execute(grid_context *ctx, const grid_policy *policy, int n, size
         math >= GRID_MATH_COUNT || !d_in || !d_out || !d_info) {
         course_report(
             "potrf_grid: need 1 <= n <= %d, batch >= 1, a mode (stream, graph, lookahead, pairs, quads), a math (fp32, "
-            "tf32x3) and device pointers (got n = %d, batch %zu, mode %d, math %d)\n",
+            "tf32x3, tf32) and device pointers (got n = %d, batch %zu, mode %d, math %d)\n",
             GRID_MAX_N, n, batch, (int)mode, (int)math);
         return -1;
     }
@@ -301,8 +301,9 @@ int potrf_grid_execute(grid_context *ctx, const grid_policy *policy, int n, size
     if (!work) d_work = NULL; /* in place (in d_out) */
     int device;
     CUDA_CHECK(cudaGetDevice(&device));
-    if (math == GRID_TF32X3 && !grid_tensor_cores(device)) {
-        course_report("potrf_grid: the tf32x3 updates need a GPU of compute capability 8.0 or newer (use fp32)\n");
+    if (grid_math_tensor(math) && !grid_tensor_cores(device)) {
+        course_report("potrf_grid: the %s updates need a GPU of compute capability 8.0 or newer (use fp32)\n",
+                      grid_math_name(math));
         return -1;
     }
     grid_context *c = ctx ? ctx : &own;

@@ -15,7 +15,7 @@ int grid_mode_parse(const char *name)
     return -1;
 }
 
-static const char *const math_names[GRID_MATH_COUNT] = {"fp32", "tf32x3"};
+static const char *const math_names[GRID_MATH_COUNT] = {"fp32", "tf32x3", "tf32"};
 
 const char *grid_math_name(grid_math math) { return math >= 0 && math < GRID_MATH_COUNT ? math_names[math] : "?"; }
 
@@ -66,7 +66,7 @@ grid_math grid_default_math(int n, size_t batch)
 
 size_t grid_split_workspace_bytes(grid_math math, int n, size_t batch)
 {
-    if (math != GRID_TF32X3 || n < GRID_WGMMA_FROM_N || n > GRID_MAX_N || !grid_wgmma_available()) return 0;
+    if (!grid_math_tensor(math) || n < GRID_WGMMA_FROM_N || n > GRID_MAX_N || !grid_wgmma_available()) return 0;
     const size_t N = tiles_a_side(n) * GRID_TILE;
     const size_t need = grid_split_bytes((int)N, batch < GRID_MAX_BATCH ? batch : GRID_MAX_BATCH);
     return need <= GRID_SPLIT_MAX_BYTES ? need : 0;
@@ -103,9 +103,9 @@ grid_rules grid_rules_current(void)
 int grid_round_panels(const grid_plan *p, int k)
 {
     const int left = p->nt - k; /* tile columns from k on */
-    if (p->nt > GRID_QUADS_FROM_TILES) return p->math == GRID_TF32X3 && left >= GRID_EIGHT_PANELS_FROM ? 8 : 4;
+    if (p->nt > GRID_QUADS_FROM_TILES) return grid_math_tensor(p->math) && left >= GRID_EIGHT_PANELS_FROM ? 8 : 4;
     if (p->nt > GRID_TWO_PANELS_ABOVE_TILES) {
-        const int band_wgmma = p->math == GRID_TF32X3 && p->split; /* a split: the warpgroup MMA */
+        const int band_wgmma = grid_math_tensor(p->math) && p->split; /* a split: the warpgroup MMA */
         return left >= GRID_TWO_PANELS_FROM ? (band_wgmma ? 4 : 2) : 1;
     }
     return 4;
@@ -121,7 +121,7 @@ int grid_round_panels(const grid_plan *p, int k)
 int grid_bulk_blocks_of_64(const grid_plan *p, size_t triangle128)
 {
     const size_t wave = 2 * (size_t)p->rules.sm_count;
-    return p->math == GRID_TF32X3 && triangle128 >= wave && triangle128 < 4 * wave;
+    return grid_math_tensor(p->math) && triangle128 >= wave && triangle128 < 4 * wave;
 }
 
 /* Quarter tiles where the chain is the whole time: n = 1024 .. 4096, while the column's tiles (of

@@ -670,9 +670,10 @@ static void split_for_update(const grid_plan *p, int KT, int kcol, int origin, c
     }
     const int N = (int)p->ld, rows = (N - origin + 127) / 128, blocks = (rows + 1) / 2 * 2, slices = KT / WG_BK;
     for (int r = 0; r < g->readers; r++) CUDA_CHECK(cudaStreamWaitEvent(s, g->read[r], 0));
-    split_panel_kernel<<<dim3(blocks * slices, p->batch), 256, 0, s>>>(p->A, p->ld, p->stride, N, kcol, origin, blocks,
-                                                                       slices, reinterpret_cast<uint32_t *>(g->panel),
-                                                                       grid_split_bytes(N, 1) / sizeof(float));
+    auto split_kernel = p->math == GRID_TF32 ? split_panel_kernel<true> : split_panel_kernel<false>;
+    split_kernel<<<dim3(blocks * slices, p->batch), 256, 0, s>>>(p->A, p->ld, p->stride, N, kcol, origin, blocks,
+                                                                 slices, reinterpret_cast<uint32_t *>(g->panel),
+                                                                 grid_split_bytes(N, 1) / sizeof(float));
     KERNEL_CHECK();
     CUDA_CHECK(cudaEventRecord(g->written, s));
     g->readers = 0, g->kcol = kcol, g->K = KT, g->origin = origin;
@@ -694,9 +695,10 @@ static void update_wgmma_launch(const grid_plan *p, int KT, int kcol, int origin
         for (int r = 0; r < rows; r++) count += r / 2 + 1;
     CUDA_CHECK(cudaStreamWaitEvent(s, g->written, 0));
     if (g->readers == 2) CUDA_CHECK(cudaStreamWaitEvent(s, g->read[1], 0)); /* a third reader: after the second */
-    CUDA_CHECK(cudaFuncSetAttribute((const void *)update_wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    auto kernel = p->math == GRID_TF32 ? update_wgmma_kernel<true> : update_wgmma_kernel<false>;
+    CUDA_CHECK(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)wg_shared_bytes())); /* as allow_shared, every launch */
-    update_wgmma_kernel<<<dim3((unsigned)count, p->batch), WG_THREADS, wg_shared_bytes(), s>>>(
+    kernel<<<dim3((unsigned)count, p->batch), WG_THREADS, wg_shared_bytes(), s>>>(
         p->A, p->ld, p->stride, N, origin, rows, blocks, slices, reinterpret_cast<const uint32_t *>(g->panel),
         grid_split_bytes(N, 1) / sizeof(float), rb0, band);
     KERNEL_CHECK();
@@ -708,16 +710,18 @@ static void update_wgmma_launch(const grid_plan *p, int KT, int kcol, int origin
  * (grid_rules_current): a whole number of 256-wide block columns. */
 static int wgmma_band(const grid_plan *p, int first, int last)
 {
-    return p->rules.wgmma_band && p->math == GRID_TF32X3 && p->split && (last - first) * GRID_TILE % 256 == 0;
+    return p->rules.wgmma_band && grid_math_tensor(p->math) && p->split && (last - first) * GRID_TILE % 256 == 0;
 }
 
 /* The update kernel for blocks of BM x BM in the plan's math, and the shared memory it asks for. */
 template <int BM, int KT> static update_kernel update_kernel_for(const grid_plan *p, size_t *shared)
 {
-    if (p->math == GRID_TF32X3) {
+    if (grid_math_tensor(p->math)) {
+        const update_kernel k =
+            p->math == GRID_TF32 ? update_tf32x3_kernel<BM, KT, 1> : update_tf32x3_kernel<BM, KT, 3>;
         *shared = tc_shared_bytes<BM>();
-        allow_shared(update_tf32x3_kernel<BM, KT>, *shared);
-        return update_tf32x3_kernel<BM, KT>;
+        allow_shared(k, *shared);
+        return k;
     }
     *shared = 0;
     return update_task_kernel<BM, KT>;
@@ -729,12 +733,12 @@ template <int BM, int KT> static update_kernel update_kernel_for(const grid_plan
  * 128 x 128 down each two of them, all in one launch (one column left over: the column kernel). */
 template <int T, int KT> static void update_launch(const grid_plan *p, int k, int first, int last, cudaStream_t s)
 {
-    const int N = (int)p->ld, threads = p->math == GRID_TF32X3 ? TC_THREADS : UPDATE_THREADS;
+    const int N = (int)p->ld, threads = grid_math_tensor(p->math) ? TC_THREADS : UPDATE_THREADS;
     size_t shared;
     const update_kernel kernel = update_kernel_for<128, KT>(p, &shared);
     if (last == p->nt && last > first + 1) { /* the trailing triangle */
         const int origin = first * T, blocks128 = (N - origin + 127) / 128;
-        if (p->math == GRID_TF32X3 && p->split) { /* a split: the warpgroup MMA (grid_policy.c) */
+        if (grid_math_tensor(p->math) && p->split) { /* a split: the warpgroup MMA (grid_policy.c) */
             update_wgmma_launch(p, KT, k * T, origin, 0, s);
             return;
         }
@@ -745,7 +749,7 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
         if constexpr (KT == T) {
             /* The look-ahead's bulk in blocks of 64 where they fill the last wave better (grid_policy.c). */
             if (grid_bulk_blocks_of_64(p, triangle128)) {
-                triangle = update_tf32x3_kernel<64, KT>;
+                triangle = p->math == GRID_TF32 ? update_tf32x3_kernel<64, KT, 1> : update_tf32x3_kernel<64, KT, 3>;
                 triangle_shared = tc_shared_bytes<64>();
                 allow_shared(triangle, triangle_shared);
                 per_side = (N - origin + 63) / 64;

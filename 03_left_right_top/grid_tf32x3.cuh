@@ -127,7 +127,9 @@ constexpr int TC_MIN_BLOCKS = 2;
 
 template <int BM> constexpr size_t tc_shared_bytes() { return (size_t)2 * 2 * BM * TC_LDS * sizeof(float); }
 
-template <int BM, int KT> __global__ void __launch_bounds__(TC_THREADS, TC_MIN_BLOCKS)
+/* PASSES = 3: 3xTF32, fp32-accurate (GRID_TF32X3). PASSES = 1: one TF32 product a_hi b_hi (GRID_TF32,
+ * the `high` precision a user may ask for): the operands rounded to TF32, the sums in fp32. */
+template <int BM, int KT, int PASSES = 3> __global__ void __launch_bounds__(TC_THREADS, TC_MIN_BLOCKS)
     update_tf32x3_kernel(float *A, size_t ld, size_t stride, int N, int kcol, int origin, int band)
 {
     A += blockIdx.y * stride;
@@ -137,6 +139,7 @@ template <int BM, int KT> __global__ void __launch_bounds__(TC_THREADS, TC_MIN_B
     constexpr int LOADS = V * BM / TC_THREADS; /* float4 per thread per operand per slice */
     static_assert(BM == 64 || BM == 128, "update blocks are 64 or 128");
     static_assert(KT % TC_BK == 0 && LOADS >= 1 && NT % 2 == 0, "whole slices; B fragments come two tiles at a time");
+    static_assert(PASSES == 3 || PASSES == 1, "3xTF32 or one TF32 product");
     extern __shared__ __align__(16) float tc_shared[];
     float(*As)[BM][TC_LDS] = reinterpret_cast<float(*)[BM][TC_LDS]>(tc_shared); /* [2][BM][TC_LDS] */
     float(*Bs)[BM][TC_LDS] = reinterpret_cast<float(*)[BM][TC_LDS]>(tc_shared + 2 * BM * TC_LDS);
@@ -219,8 +222,10 @@ template <int BM, int KT> __global__ void __launch_bounds__(TC_THREADS, TC_MIN_B
                 for (int e = 0; e < 4; e++) split_tf32(__uint_as_float(r[e]), ahi[e], alo[e]);
 #pragma unroll
                 for (int n = 0; n < NT; n++) { /* the small terms first, then the large one */
-                    mma_tf32(acc[m][n], alo, bhi[n]);
-                    mma_tf32(acc[m][n], ahi, blo[n]);
+                    if constexpr (PASSES == 3) {
+                        mma_tf32(acc[m][n], alo, bhi[n]);
+                        mma_tf32(acc[m][n], ahi, blo[n]);
+                    }
                     mma_tf32(acc[m][n], ahi, bhi[n]);
                 }
             }

@@ -270,7 +270,7 @@ __device__ __forceinline__ void wg_fence_shared()
 
 /* The panel, columns kcol .. kcol + 32 slices - 1 of rows origin .., into `split`: one block per
  * tile (row block, slice) of `blocks` row blocks; rows past N are zeros. */
-__global__ void __launch_bounds__(256)
+template <bool ONE_PASS> __global__ void __launch_bounds__(256)
     split_panel_kernel(const float *A, size_t ld, size_t stride, int N, int kcol, int origin, int blocks, int slices,
                        uint32_t *split, size_t split_stride)
 {
@@ -292,7 +292,7 @@ __global__ void __launch_bounds__(256)
         split_tf32(x.w, h.w, o.w);
         const uint32_t at = wg_swizzle(r, c) / 4;
         *reinterpret_cast<uint4 *>(hi + at) = h;
-        *reinterpret_cast<uint4 *>(lo + at) = o;
+        if constexpr (!ONE_PASS) *reinterpret_cast<uint4 *>(lo + at) = o; /* one pass (GRID_TF32): hi only */
     }
 }
 
@@ -335,7 +335,7 @@ __host__ __device__ inline void wg_block_of(int x, int rows, int &p, int &q)
  * columns of 256 from origin, down to the last row (the next round's columns: block x is row block
  * x % rows of block column x / rows; those wholly above the diagonal leave at once). Entries above
  * the diagonal are computed and not stored. */
-__global__ void __launch_bounds__(WG_THREADS, 1)
+template <bool ONE_PASS> __global__ void __launch_bounds__(WG_THREADS, 1)
     update_wgmma_kernel(float *A, size_t ld, size_t stride, int N, int origin, int rows, int blocks, int slices,
                         const uint32_t *split, size_t split_stride, int rb0, int band)
 {
@@ -365,11 +365,13 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     const uint32_t b_bytes = left_only ? WG_TILE_BYTES : 2 * WG_TILE_BYTES;
     auto load = [&](int s) {
         const uint32_t stage = base + (s % WG_STAGES) * WG_STAGE_BYTES, bar = full + 8 * (s % WG_STAGES);
-        mbar_arrive_expect(bar, 2 * WG_TILE_BYTES + 2 * b_bytes);
+        mbar_arrive_expect(bar, ONE_PASS ? WG_TILE_BYTES + b_bytes : 2 * WG_TILE_BYTES + 2 * b_bytes);
         bulk_copy(stage + WG_A_HI, split + wg_tile_index(s, 0, ra, blocks) * WG_TILE_FLOATS, WG_TILE_BYTES, bar);
-        bulk_copy(stage + WG_A_LO, split + wg_tile_index(s, 1, ra, blocks) * WG_TILE_FLOATS, WG_TILE_BYTES, bar);
+        if (!ONE_PASS)
+            bulk_copy(stage + WG_A_LO, split + wg_tile_index(s, 1, ra, blocks) * WG_TILE_FLOATS, WG_TILE_BYTES, bar);
         bulk_copy(stage + WG_B_HI, split + wg_tile_index(s, 0, rb, blocks) * WG_TILE_FLOATS, b_bytes, bar);
-        bulk_copy(stage + WG_B_LO, split + wg_tile_index(s, 1, rb, blocks) * WG_TILE_FLOATS, b_bytes, bar);
+        if (!ONE_PASS)
+            bulk_copy(stage + WG_B_LO, split + wg_tile_index(s, 1, rb, blocks) * WG_TILE_FLOATS, b_bytes, bar);
     };
     if (tid == 0) {
         for (int st = 0; st < WG_STAGES; st++) {
@@ -403,15 +405,12 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             wg_arrive();
 #pragma unroll
             for (int kk = 0; kk < WG_BK / 8; kk++) { /* the small terms first, then the large one */
-                if constexpr (decltype(left)::value) {
-                    wg_mma<128>(acc, a_lo + at + 2 * kk, b_hi + at + 2 * kk);
-                    wg_mma<128>(acc, a_hi + at + 2 * kk, b_lo + at + 2 * kk);
-                    wg_mma<128>(acc, a_hi + at + 2 * kk, b_hi + at + 2 * kk);
-                } else {
-                    wg_mma<256>(acc, a_lo + at + 2 * kk, b_hi + at + 2 * kk);
-                    wg_mma<256>(acc, a_hi + at + 2 * kk, b_lo + at + 2 * kk);
-                    wg_mma<256>(acc, a_hi + at + 2 * kk, b_hi + at + 2 * kk);
+                constexpr int width = decltype(left)::value ? 128 : 256;
+                if constexpr (!ONE_PASS) {
+                    wg_mma<width>(acc, a_lo + at + 2 * kk, b_hi + at + 2 * kk);
+                    wg_mma<width>(acc, a_hi + at + 2 * kk, b_lo + at + 2 * kk);
                 }
+                wg_mma<width>(acc, a_hi + at + 2 * kk, b_hi + at + 2 * kk);
             }
             wg_commit();
             wg_fence_operands<used>(acc);

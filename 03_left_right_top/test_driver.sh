@@ -16,7 +16,7 @@ one: both inputs | 2 | exactly one of --n and --input | $bin --n 4 --input "$tmp
 one: n = 0 | 2 | bad value for --n: '0' | $bin --n 0
 one: --n=70000 | 2 | bad value for --n: '70000' | $bin --n=70000
 one: unknown mode | 2 | block, stream, graph, lookahead, pairs or quads | $bin --n 4 --mode=fast
-one: unknown math | 2 | fp32 or tf32x3 | $bin --n 4 --math=tf64
+one: unknown math | 2 | fp32, tf32x3 or tf32 | $bin --n 4 --math=tf64
 one: unknown option | 2 | unknown option '--nb' | $bin --n 4 --nb 8
 one: a file of two matrices | 2 | holds 2 matrices | $bin --input "$tmp/two.txt"
 one: a truncated file | 2 | short.txt | $bin --input "$tmp/short.txt"
@@ -67,6 +67,11 @@ PY
         expect "one: off Hopper, quads" 0 "check (cuSOLVER's info, sampled residual): ok" $bin --n 8192 --math tf32x3
     fi
     expect "one: GRID_WGMMA=0 runs the mma.sync update" 0 "tf32x3 updates; " env GRID_WGMMA=0 $bin --n 2048 --mode pairs --math tf32x3
+    group "whole GPU precision high"
+    needs "whole GPU precision high" "your schedule ('whole GPU')" schedule_works || return 0
+    expect "one: --math tf32 runs one TF32 pass" 0 "tf32 updates" $bin --n 2048 --mode pairs --math tf32
+    expect "one: --math tf32, held to gpu-mode's normwise residual" 0 "bound 20 n eps = [0-9.e-]*): ok" $bin --n 2048 --mode pairs --math tf32
+    expect "one: --math tf32 reports a failing minor as cuSOLVER" 0 "check (cuSOLVER's info [1-9][0-9]*): ok" $bin --n 1500 --family nonspd --seed 5 --math tf32
 }
 plan "whole GPU argument checks" ${#argument_checks[@]}
 plan_from gpu_tests
@@ -78,6 +83,7 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
     skip_rest "right-looking" "$(gpu_reason)"
     skip_rest "whole GPU tensor cores" "$(gpu_reason)"
     skip_rest "whole GPU warpgroup MMA" "$(gpu_reason)"
+    skip_rest "whole GPU precision high" "$(gpu_reason)"
 else
     gpu_tests
 fi

@@ -39,6 +39,7 @@
 
 static const char *const GROUP = "whole GPU", *const BATCH_GROUP = "whole GPU batched";
 static const char *const TENSOR_GROUP = "whole GPU tensor cores";
+static const char *const HIGH_GROUP = "whole GPU precision high";
 /* the sizes, then room for the hidden ones; nspd_sizes counts the given ones at the start of main */
 static int spd_sizes[16] = {1, 31, 32, 33, 100, 255, 256, 257, 1000, 1024, 2049}, nspd_sizes;
 static const int illcond_sizes[] = {100, 1000};
@@ -706,6 +707,62 @@ static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int 
     free(R);
 }
 
+/* Precision `high` (GRID_TF32, one TF32 product a term): not fp32-accurate, so not held to the checks
+ * above but to the normwise residual that gpu-mode's problem accepts (NORMWISE_BOUND, checks.h),
+ * with info exact. The Gram matrix (its factor made by the updates) must come out less accurate
+ * than with tf32x3 and different from it: else the one-pass products did not run. */
+static const struct {
+    const char *what;
+    grid_mode mode;
+    family_t family;
+    double kappa;
+    int n, fail_at;
+} high_cases[] = {
+    {"spd n=1024 (mma.sync)", GRID_LOOKAHEAD, FAMILY_SPD, 0, 1024, 0},
+    {"spd n=2048 (warpgroup bulk)", GRID_PAIRS, FAMILY_SPD, 0, 2048, 0},
+    {"spd n=4097 (padded, warpgroup band and bulk)", GRID_QUADS, FAMILY_SPD, 0, 4097, 0},
+    {"illcond n=2048, condition 1e3", GRID_QUADS, FAMILY_ILLCOND, 1e3, 2048, 0},
+    {"nonspd n=1500, minor 1100", GRID_PAIRS, FAMILY_NONSPD, 0, 1500, 1100},
+};
+#define N_HIGH_CASES ((int)(sizeof high_cases / sizeof high_cases[0]))
+#define N_HIGH_TESTS (N_HIGH_CASES + 1)
+
+static void test_precision_high(harness *h)
+{
+    for (int c = 0; c < N_HIGH_CASES; c++) {
+        const int n = high_cases[c].n;
+        const size_t bytes = (size_t)n * n * sizeof(float);
+        float *A = host_alloc(bytes, "test buffers"), *L = host_alloc(bytes, "test buffers");
+        gen_params p =
+            gen_params_make(high_cases[c].family, harness_seed(5100 + c), high_cases[c].kappa, high_cases[c].fail_at);
+        gen_batch_host(&p, n, 0, 1, A);
+        const int info = run_grid(high_cases[c].mode, GRID_TF32, n, A, L);
+        const int planted = high_cases[c].fail_at;
+        double ratio = -1;
+        int ok = info == planted;
+        if (ok && info == 0) ok = (ratio = residual_norm1_ratio(n, A, L, 1)) <= NORMWISE_BOUND(n);
+        harness_check(h, ok, high_cases[c].what,
+                      "%s tf32: info %d (planted %d), ||A - L L^T||_1 / ||A||_1 = %.3g (bound %.3g)",
+                      grid_mode_name(high_cases[c].mode), info, planted, ratio, NORMWISE_BOUND(n));
+        free(A);
+        free(L);
+    }
+    const int n = 700;
+    const size_t bytes = (size_t)n * n * sizeof(float);
+    float *A = gram_matrix(n, harness_seed(5200)), *L = host_alloc(bytes, "test buffers"),
+          *L3 = host_alloc(bytes, "test buffers");
+    const int info = run_grid(GRID_LOOKAHEAD, GRID_TF32, n, A, L),
+              info3 = run_grid(GRID_LOOKAHEAD, GRID_TF32X3, n, A, L3);
+    const double r1 = residual_norm1_ratio(n, A, L, 1), r3 = residual_norm1_ratio(n, A, L3, 1);
+    const int ok = info == 0 && info3 == 0 && r1 <= NORMWISE_BOUND(n) && r1 > 2 * r3 && memcmp(L, L3, bytes) != 0;
+    harness_check(h, ok, "gram n=700: within the bound, less accurate than tf32x3 (one pass ran)",
+                  "info %d / %d; residual tf32 %.3g, tf32x3 %.3g (bound %.3g)%s", info, info3, r1, r3,
+                  NORMWISE_BOUND(n), memcmp(L, L3, bytes) ? "" : "; the same bits as tf32x3");
+    free(A);
+    free(L);
+    free(L3);
+}
+
 int main(void)
 {
     harness h;
@@ -723,6 +780,7 @@ int main(void)
     harness_plan(&h, SCHEDULE_GROUP, N_LEFT_SIZES);
     harness_plan(&h, "whole GPU argument checks", N_REFUSED_CALLS);
     harness_plan(&h, WGMMA_GROUP, N_WG_CASES);
+    harness_plan(&h, HIGH_GROUP, N_HIGH_TESTS);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
         harness_skip_rest(&h, GROUP, reason);
@@ -731,6 +789,7 @@ int main(void)
         harness_skip_rest(&h, SCHEDULE_GROUP, reason);
         harness_skip_rest(&h, "whole GPU argument checks", reason);
         harness_skip_rest(&h, WGMMA_GROUP, reason);
+        harness_skip_rest(&h, HIGH_GROUP, reason);
         return harness_end(&h);
     }
     harness_group(&h, GROUP);
@@ -754,5 +813,7 @@ int main(void)
     else
         harness_skip_rest(&h, WGMMA_GROUP,
                           "no warpgroup MMA here (a Hopper build on compute capability 9.0; GRID_WGMMA=0 not set)");
+    harness_group(&h, HIGH_GROUP);
+    if (harness_needs(&h, HIGH_GROUP, GROUP)) test_precision_high(&h);
     return harness_end(&h);
 }

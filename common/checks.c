@@ -319,6 +319,35 @@ int verify_sampled_device(int n, size_t count, const float *d_A, const float *d_
     return ok;
 }
 
+double residual_norm1_ratio(int n, const float *A, const float *L, int step)
+{
+    if (step < 1) step = 1;
+    double norm_a = 0, norm_r = 0;
+    int not_finite = 0; /* a NaN or an infinity anywhere: the ratio is NaN (a max would drop it) */
+#pragma omp parallel for reduction(max : norm_a) schedule(static)
+    for (int i = 0; i < n; i++) { /* row sums of |A|, from its lower triangle */
+        double s = 0;
+        for (int j = 0; j < n; j++) s += fabs((double)(j <= i ? A[(size_t)i * n + j] : A[(size_t)j * n + i]));
+        if (s > norm_a) norm_a = s;
+    }
+#pragma omp parallel for reduction(max : norm_r) reduction(| : not_finite) schedule(dynamic)
+    for (int i = 0; i < n; i += step) {
+        const float *li = L + (size_t)i * n;
+        double s = 0;
+        for (int j = 0; j < n; j++) {
+            const float *lj = L + (size_t)j * n;
+            const int last = i < j ? i : j;
+            double dot = 0;
+            for (int k = 0; k <= last; k++) dot += (double)li[k] * lj[k];
+            s += fabs((double)(j <= i ? A[(size_t)i * n + j] : A[(size_t)j * n + i]) - dot);
+        }
+        if (!isfinite(s)) not_finite = 1;
+        else if (s > norm_r) norm_r = s;
+    }
+    if (not_finite) return NAN;
+    return norm_a > 0 ? norm_r / norm_a : norm_r;
+}
+
 int check_sampled_residual(int n, const float *A, const float *L, int samples, char *detail, size_t len, double *worst)
 {
     const size_t nn = (size_t)n * n;

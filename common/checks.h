@@ -99,6 +99,14 @@ int verify_sampled_device(int n, size_t count, const float *d_A, const float *d_
  * detail. *worst (may be NULL) gets the largest scaled sampled residual. */
 int check_sampled_residual(int n, const float *A, const float *L, int samples, char *detail, size_t len, double *worst);
 
+/* The normwise residual ||A - L L^T||_1 / ||A||_1 of one factor, in float64 (A symmetric, its lower
+ * triangle read; L lower). ||.||_1 of a symmetric matrix is its largest row sum: `rows` row sums of
+ * the residual (every `step`-th row from 0, step >= 1; step 1: the exact norm, O(n^3 / 3) with
+ * OpenMP; a larger step gives a lower estimate in O(n^3 / step)). The check of gpu-mode's Cholesky
+ * problem, which any precision a user may choose must pass: ratio <= NORMWISE_BOUND(n). */
+double residual_norm1_ratio(int n, const float *A, const float *L, int step);
+#define NORMWISE_BOUND(n) (20.0 * (n)*FLT_EPSILON)
+
 /* LAPACK flop count of one n x n Cholesky: n^3/3 + n^2/2 + n/6. */
 double potrf_flops(int n);
 

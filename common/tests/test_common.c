@@ -365,6 +365,22 @@ static void test_checker(harness *h)
         snprintf(name, sizeof name, "checker: %s", cases[c].name);
         harness_check(h, r.ok == cases[c].want_ok, name, "%s", r.detail[0] ? r.detail : "ok");
     }
+    /* The normwise residual: the exact factor well within the bound, rows 0, 3, 6, .. too; L rounded
+     * to 8 bits (an error of about 2^-9 in every entry) past it; a NaN past it. */
+    for (int i = 0; i < n * n; i++) L[i] = (float)L64[i];
+    const double exact = residual_norm1_ratio(n, A, L, 1), sampled = residual_norm1_ratio(n, A, L, 3);
+    harness_check(h, exact <= NORMWISE_BOUND(n) / 10 && sampled <= exact,
+                  "checker: normwise residual of the exact factor", "%.3g (rows 0, 3, ..: %.3g), bound %.3g", exact,
+                  sampled, NORMWISE_BOUND(n));
+    for (int i = 0; i < n * n; i++) L[i] = ldexpf(roundf(ldexpf((float)L64[i], 8)), -8);
+    const double coarse = residual_norm1_ratio(n, A, L, 1);
+    harness_check(h, coarse > NORMWISE_BOUND(n), "checker: normwise residual of a factor rounded to 8 bits",
+                  "%.3g, bound %.3g", coarse, NORMWISE_BOUND(n));
+    for (int i = 0; i < n * n; i++) L[i] = (float)L64[i];
+    L[5 * n + 2] = NAN;
+    const double nan_ratio = residual_norm1_ratio(n, A, L, 1);
+    harness_check(h, !(nan_ratio <= NORMWISE_BOUND(n)), "checker: normwise residual with a NaN fails", "%.3g",
+                  nan_ratio);
 }
 
 /* ---- GPU: the device generator and converters equal their host twins ------------------------ */
