@@ -193,8 +193,8 @@ int main(int argc, char **argv)
            t.median_ms, tc.median_ms, tc.median_ms / t.median_ms, potrf_flops(n) / (t.median_ms * 1e6));
     int ok;
     if (o.mode != MODE_BLOCK && o.math == GRID_TF32) { /* not fp32-accurate: the normwise check */
-        const int step = n <= 4096 ? 1 : n / 64; /* past 4096, 64 rows: a lower estimate */
-        if (info) { /* a failing minor: cuSOLVER's */
+        const int step = n <= 4096 ? 1 : n / 64;       /* past 4096, 64 rows: a lower estimate */
+        if (info) {                                    /* a failing minor: cuSOLVER's */
             float *C = host_alloc(bytes, "cuSOLVER's factor");
             const int cinfo = oracle_potrf_host(n, d.data, C);
             ok = info == cinfo;

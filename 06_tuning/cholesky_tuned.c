@@ -10,6 +10,7 @@
  *   build/06_tuning/cholesky_tuned --n 100 --batch 4096 --kernel cyclic --threads 64      (row-major, no conversion)
  *   build/06_tuning/cholesky_tuned --n 40 --batch 4096 --kernel thread --order top --nb 4 --chunk 64
  *   build/06_tuning/cholesky_tuned --n 1024 --batch 60 --kernel grid      (what auto takes past n = 128)
+ *   build/06_tuning/cholesky_tuned --n 4096 --batch 2 --precision high    (one TF32 pass in the updates)
  *   build/06_tuning/cholesky_tuned --n 7 --batch 1000000 --kernel staged --per-block 128    (n <= 24, row-major)
  *
  * The slices move row-major (the data as they come); a plan whose kernel runs in another layout
@@ -33,7 +34,8 @@ typedef struct {
     cholesky_plan *whole; /* the whole batch's plan, made on GPU whole_device */
     size_t batch;
     int whole_device;
-    struct { /* a worker's plans: its full slices' and its last slice's */
+    int precision; /* --precision: a cholesky_precision */
+    struct {       /* a worker's plans: its full slices' and its last slice's */
         cholesky_plan *plan;
         size_t count;
     } plans[SLICED_MAX_WORKERS][2];
@@ -42,7 +44,7 @@ typedef struct {
 /* A plan for `count` row-major matrices with the run's configuration, or NULL (said on stderr). */
 static cholesky_plan *plan_for(const stage6_kernels *s, size_t count)
 {
-    const cholesky_options opt = {.chunk = 1, .config = &s->cfg, .kernel_chunk = s->kchunk};
+    const cholesky_options opt = {.chunk = 1, .config = &s->cfg, .kernel_chunk = s->kchunk, .precision = s->precision};
     cholesky_plan *p;
     char err[256];
     if (cholesky_plan_create(&p, s->n, count, &opt, err, sizeof err) != 0) {
@@ -82,9 +84,11 @@ static int prepare(void *self, const batch_kernel_args *a, int n, size_t batch, 
         return 2;
     }
     s->n = n;
+    s->precision = a->precision;
     cholesky_plan *whole = NULL; /* the plan of the whole batch: what runs and why */
     if (automatic) {
-        if (cholesky_plan_create(&whole, n, batch, NULL, msg, sizeof msg) != 0) {
+        const cholesky_options opt = {.chunk = 1, .precision = a->precision};
+        if (cholesky_plan_create(&whole, n, batch, &opt, msg, sizeof msg) != 0) {
             fprintf(stderr, PROG ": --kernel auto: %s\n", msg);
             return 2;
         }
@@ -181,7 +185,7 @@ int main(int argc, char **argv)
     family_init();
     static stage6_kernels s;
     const batch_kernels kernels = {.prog = PROG,
-                                   .options = BATCH_OPT_THREADS | BATCH_OPT_EXPLAIN,
+                                   .options = BATCH_OPT_THREADS | BATCH_OPT_EXPLAIN | BATCH_OPT_PRECISION,
                                    .synopsis = batched_options_synopsis(1, 1),
                                    .help = batched_options_help(family_help(), 1),
                                    .validate = validate,

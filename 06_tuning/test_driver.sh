@@ -22,6 +22,9 @@ tuned driver: unreadable table | 2 | tuned table | env TUNED_TABLE=$tmp/none.tsv
 tuned driver: --explain says what auto takes | 0 | n = 37, 1000 row-major matrices: .* tuned for n = 37 | $bin --n 37 --batch 1000 --explain
 tuned driver: --explain of a converting kernel by hand | 0 | converted to chunked (chunk 32) and back in the workspace | $bin --n 50 --batch 2001 --kernel cyclic --threads 16 --per-block 2 --chunk 32 --explain
 tuned driver: a cyclic variant not compiled refused | 2 | variant (unroll) 2 is not compiled for n = 100 | $bin --n 100 --batch 4 --kernel cyclic --threads 64 --unroll 2
+tuned driver: --precision names its two values | 2 | bad value for --precision: 'fast' (highest or high) | $bin --n 20 --batch 4 --precision fast
+tuned driver: --help says what precision high gives up | 0 | one TF32 product a term | $bin --help
+tuned driver: --precision high on small n explained as fp32 | 0 | precision high asked: fp32 arithmetic runs | $bin --n 64 --batch 100 --precision high --explain
 EOF
 argument_tests() {
     group "driver"
@@ -57,6 +60,9 @@ gpu_tests() { # on a GPU; auto takes your kernels too: only when they factor a s
         $bin --input "$tmp/ns90.bin" --kernel cyclic --threads 256 --check 500 --output "$tmp/L90.bin"
     expect "tuned driver: auto past the kernels' n (n = 200)" 0 "checked 8 matrices against the float64 reference: ok" \
         $bin --n 200 --batch 500
+    expect "tuned driver: --precision high, one TF32 pass, checked normwise" 0 "checked 2 matrices (precision high) by ||A - L L^T||_1 / ||A||_1 of every 64th row: ok" \
+        $bin --n 2048 --batch 8 --precision high --check 2
+    expect "tuned driver: --precision high says so" 0 "precision high: one TF32 product a term" $bin --n 2048 --batch 8 --precision high --explain
     expect "tuned driver: a converting layout uses the tiled converter" 0 "checked 64 matrices against the float64 reference: ok" \
         $bin --n 50 --batch 2001 --kernel cyclic --threads 16 --per-block 2 --chunk 32 --check 64
     expect "tuned driver: two workers on one GPU, auto in slices, a plan each" 0 "checked 64 matrices against the float64 reference: ok" \

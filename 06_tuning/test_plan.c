@@ -74,7 +74,7 @@ static gen_params seeded(int k) { return gen_params_make(FAMILY_SPD, harness_see
 
 static int make_plan(const plan_case *c, cholesky_plan **plan, char *err, size_t len)
 {
-    cholesky_options o = {c->chunk, (int)c->cfg.kernel >= 0 ? &c->cfg : NULL, c->kernel_chunk, 0};
+    cholesky_options o = {c->chunk, (int)c->cfg.kernel >= 0 ? &c->cfg : NULL, c->kernel_chunk, 0, 0};
     return cholesky_plan_create(plan, c->n, c->batch, &o, err, len);
 }
 
@@ -306,9 +306,9 @@ static void decision(harness *h, const char *name, int n, size_t batch, const ch
 static void decision_tests(harness *h)
 {
     const batched_config thread = THREAD_CONFIG(4, 64, 2), staged = STAGED_CONFIG(64), rows = ROWS_CONFIG(32, 2, 1);
-    const cholesky_options row_major = {1, NULL, 0, 0}, chunked32 = {32, NULL, 0, 0};
-    const cholesky_options thread64 = {1, &thread, 64, 0}, staged_on_chunks = {32, &staged, 0, 0},
-                           rows_interleaved = {999, &rows, 0, 0};
+    const cholesky_options row_major = {1, NULL, 0, 0, 0}, chunked32 = {32, NULL, 0, 0, 0};
+    const cholesky_options thread64 = {1, &thread, 64, 0, 0}, staged_on_chunks = {32, &staged, 0, 0, 0},
+                           rows_interleaved = {999, &rows, 0, 0, 0};
     decision(h, "auto, row-major n=64 batch=1024: the table's row-major entry, no conversion", 64, 1024, &row_major, 0,
              1, "n = 64, 1024 row-major matrices: ");
     decision(h, "auto, chunked data: run in the caller's chunks", 40, 1000, &chunked32, 0, 32, "chunked (chunk 32)");
@@ -318,8 +318,20 @@ static void decision_tests(harness *h)
              "converted to row-major and back");
     decision(h, "rows kernel, interleaved data: run as they are", 33, 999, &rows_interleaved, 0, 999,
              "999 interleaved matrices: rows T=32 x2 loop");
+    /* Precision high: said in the explanation; on the batched kernels (and with no GPU to ask for
+     * tensor cores) fp32 runs and the explanation says so; a value that is no precision is refused. */
+    const cholesky_options high = {1, NULL, 0, 0, CHOLESKY_PRECISION_HIGH}, bogus = {1, NULL, 0, 0, 7};
+    decision(h, "precision high on the batched kernels: fp32 runs, and the plan says so", 64, 1024, &high, 0, 1,
+             "precision high asked: fp32 arithmetic runs at this size");
+    {
+        cholesky_plan *p7 = NULL;
+        char e7[256] = "";
+        const int r7 = cholesky_plan_create(&p7, 64, 8, &bogus, e7, sizeof e7);
+        harness_check(h, r7 == CHOLESKY_STATUS_INVALID_VALUE && !p7 && strstr(e7, "precision 7"),
+                      "a precision that is none is refused", "%s", e7);
+    }
     /* The explanation of the longest words still ends inside its buffer. */
-    const cholesky_options huge = {(size_t)1 << 39, &thread, (size_t)1 << 37, 0};
+    const cholesky_options huge = {(size_t)1 << 39, &thread, (size_t)1 << 37, 0, 0};
     cholesky_plan *plan = NULL;
     char err[256];
     const int rc = cholesky_plan_create(&plan, 128, (size_t)1 << 40, &huge, err, sizeof err);
@@ -335,7 +347,7 @@ static void decision_tests(harness *h)
                   "execute without a plan is refused", "%s", cholesky_last_error());
     for (int k = 0; k < NREFUSALS; k++) {
         plan = NULL;
-        const cholesky_options o = {1, (int)refusals[k].cfg.kernel >= 0 ? &refusals[k].cfg : NULL, 0, 0};
+        const cholesky_options o = {1, (int)refusals[k].cfg.kernel >= 0 ? &refusals[k].cfg : NULL, 0, 0, 0};
         char detail[256] = "", name[96];
         const int r = cholesky_plan_create(&plan, refusals[k].n, refusals[k].batch, &o, detail, sizeof detail);
         snprintf(name, sizeof name, "refused: n=%d batch=%zu", refusals[k].n, refusals[k].batch);
@@ -397,7 +409,7 @@ int main(void)
     /* The rules' variant of the cyclic kernel is a decision of the plan: made once, shown, launched as is. */
     {
         const batched_config cyc = CYCLIC_CONFIG(64, 1);
-        const cholesky_options o = {1, &cyc, 0, 0};
+        const cholesky_options o = {1, &cyc, 0, 0, 0};
         cholesky_plan *plan = NULL;
         char err[256] = "";
         const int rc = cholesky_plan_create(&plan, 100, 300, &o, err, sizeof err);

@@ -16,11 +16,12 @@
 typedef struct {
     const char *kernel, *order; /* --kernel NAME, --order left|right|top */
     long long nb, per_block, unroll, threads, chunk;
-    int explain; /* --explain: say what would run, and stop */
+    int explain;   /* --explain: say what would run, and stop */
+    int precision; /* --precision highest|high: 0 | 1 (stage 06's cholesky_precision; the checks follow it) */
 } batch_kernel_args;
 
 /* Which of them a driver offers (the others are unknown options). */
-enum { BATCH_OPT_THREADS = 1, BATCH_OPT_EXPLAIN = 2 };
+enum { BATCH_OPT_THREADS = 1, BATCH_OPT_EXPLAIN = 2, BATCH_OPT_PRECISION = 4 };
 
 typedef struct {
     const char *prog;     /* the name in messages and usage */

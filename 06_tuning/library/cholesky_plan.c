@@ -100,9 +100,13 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
     p->n = n;
     p->batch = batch;
     p->chunk = opt && opt->chunk > 1 ? (opt->chunk > batch ? batch : opt->chunk) : 1;
+    const int precision = opt ? opt->precision : CHOLESKY_PRECISION_HIGHEST;
+    if (precision != CHOLESKY_PRECISION_HIGHEST && precision != CHOLESKY_PRECISION_HIGH)
+        return door_fail(CHOLESKY_STATUS_INVALID_VALUE,
+                         "precision %d: CHOLESKY_PRECISION_HIGHEST (0) or CHOLESKY_PRECISION_HIGH (1)", precision);
     cholesky_choice c; /* every decision: cholesky_policy.c */
-    if (cholesky_policy_choose(n, batch, p->chunk, opt ? opt->config : NULL, opt ? opt->kernel_chunk : 0, &c, msg,
-                               sizeof msg) != 0)
+    if (cholesky_policy_choose(n, batch, p->chunk, opt ? opt->config : NULL, opt ? opt->kernel_chunk : 0, precision, &c,
+                               msg, sizeof msg) != 0)
         return door_fail(opt && opt->config ? CHOLESKY_STATUS_INVALID_VALUE : CHOLESKY_STATUS_NOT_SUPPORTED, "%s", msg);
     p->cfg = c.cfg;
     p->kchunk = c.kchunk;
@@ -147,6 +151,11 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
         if (p->policy.rules.sm_count)
             append(p, ", launch rules for %d SMs%s", p->policy.rules.sm_count,
                    p->policy.rules.chain_overlap ? " with early chain starts" : "");
+    }
+    if (precision == CHOLESKY_PRECISION_HIGH) {
+        if (p->grid && p->policy.math == GRID_TF32)
+            append(p, "; precision high: one TF32 product a term in the updates (not fp32-accurate)");
+        else append(p, "; precision high asked: fp32 arithmetic runs at this size (as fast here)");
     }
     if (p->stage_bytes) append(p, "; pointers not 16-byte aligned staged through the workspace");
     append(p, "; workspace %zu bytes", cholesky_plan_workspace_bytes(p));

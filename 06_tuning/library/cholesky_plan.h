@@ -70,12 +70,24 @@ typedef struct cholesky_plan cholesky_plan;
  * defines it, 06_tuning/family.h its stage 06 kernels); the door needs only its name. */
 struct batched_config;
 
-/* NULL options: row-major data, `auto`. */
+/* The arithmetic of the large matrices' updates (the whole-GPU path, n > 128), the caller's explicit
+ * choice, never taken from a framework's global setting:
+ * - CHOLESKY_PRECISION_HIGHEST (0, the default): fp32-accurate (3xTF32 on the tensor cores, or fp32);
+ * - CHOLESKY_PRECISION_HIGH: one TF32 product a term wherever the tensor cores run the updates (what
+ *   torch's matmul precision "high" does to a product), the panels and every sum in fp32: faster
+ *   for large n; the factor meets gpu-mode's normwise bound ||A - L L^T||_1 <= 20 n eps ||A||_1 on
+ *   well-conditioned matrices, and its forward error is about a thousand times fp32's. Where the
+ *   fp32-accurate path runs fp32 updates (smaller shapes), it runs them too.
+ * The batched kernels (n <= 128) are fp32 in both. The explanation says which runs. */
+typedef enum { CHOLESKY_PRECISION_HIGHEST = 0, CHOLESKY_PRECISION_HIGH = 1 } cholesky_precision;
+
+/* NULL options: row-major data, `auto`, precision highest. */
 typedef struct {
     size_t chunk; /* the caller's layout (layout.h): 0 or 1 row-major, >= batch interleaved, else chunked */
     const struct batched_config *config; /* NULL: auto (the tuned table); else this configuration */
     size_t kernel_chunk;                 /* with config: the layout it runs in (0: the caller's) */
     int unaligned;                       /* 1: execute also takes pointers that are only 4-byte aligned */
+    int precision;                       /* a cholesky_precision (0: highest) */
 } cholesky_options;
 
 /* CHOLESKY_SUCCESS and *plan, or a status with the reason in err (one line; err may be NULL, then

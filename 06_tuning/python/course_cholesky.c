@@ -42,17 +42,17 @@ static void leave_device(int previous)
 }
 
 /* A plan for `batch` row-major matrices of order n on GPU `device` (unaligned: it also takes
- * pointers only 4-byte aligned), or NULL with the status in *status and the reason in msg.
+ * pointers only 4-byte aligned; precision: a cholesky_precision), or NULL with the status in *status and the reason in msg.
  * explain: what it runs and why (one line); work_bytes: the workspace each call needs (the caller
  * allocates it, so that this library never calls cudaMalloc, which would wait for the GPU). */
-void *course_plan_create(int device, int n, size_t batch, int unaligned, char *explain, size_t elen, size_t *work_bytes,
-                         int *status, char *msg, size_t len)
+void *course_plan_create(int device, int n, size_t batch, int unaligned, int precision, char *explain, size_t elen,
+                         size_t *work_bytes, int *status, char *msg, size_t len)
 {
     cholesky_plan *plan = NULL;
     int previous;
     *status = enter_device(device, &previous, msg, len);
     if (*status) return NULL;
-    const cholesky_options opt = {.unaligned = unaligned};
+    const cholesky_options opt = {.unaligned = unaligned, .precision = precision};
     *status = (int)cholesky_plan_create(&plan, n, batch, &opt, msg, len);
     if (*status == CHOLESKY_SUCCESS) {
         snprintf(explain, elen, "%s", cholesky_plan_explain(plan));

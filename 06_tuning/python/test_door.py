@@ -22,6 +22,9 @@ OTHER = ["a planted CUDA error: RuntimeError with its message, the next call wor
          "a named tuple: .L and .info", "out=(L, info) as torch", "upper=True reads the upper triangle, as torch",
          "cholesky(upper=True, out=X) writes U into X, as torch",
          "the plan cache is bounded; clear_cache empties it",
+         "precision='high' at 1 x 4096: one TF32 pass, said so, within gpu-mode's bound, not highest's bits",
+         "precision='high' at 640 x 512 and 8 x 2048: within gpu-mode's bound, info 0",
+         "precision='bogus' raises ValueError; precision='high' on small n runs fp32, said so",
          "a tensor on cuda:1 while cuda:0 is current: factored there, current device kept"]
 GROUPS = {"python door": len(THREAD_SHAPES) + len(OFFSET_SHAPES) * len(OFFSETS) + len(GRAD_NS) + len(OTHER)}
 
@@ -231,6 +234,45 @@ def main():
     cc.clear_cache()
     cc.set_cache_size(64)
     rec(OTHER[k], kept == 2 and len(cc._plans) == 0, f"{kept} plans kept of 3 shapes at size 2; 0 after clear_cache")
+    k += 1
+
+    # precision="high": gpu-mode's normwise check, ||A - L L^T||_1 <= 20 n eps ||A||_1, in float64.
+    def normwise(A, L):
+        A64, L64 = A.double(), L.double()
+        R = A64 - L64 @ L64.mT
+        return float((R.abs().sum(-2).amax(-1) / A64.abs().sum(-2).amax(-1)).amax())
+
+    for shapes in ([(1, 4096)], [(640, 512), (8, 2048)]):
+        try:
+            ok, notes = True, []
+            for batch, n in shapes:
+                A = spd(batch, n, 17 + n)
+                hi, hst = cc.cholesky_ex(A, precision="high"), cc.cholesky_ex(A)
+                r_hi, r_hst = normwise(A, hi.L), normwise(A, hst.L)
+                bound = 20 * n * 1.1920929e-07
+                said = "precision high: one TF32 product" in cc.choice(n, batch, precision="high")
+                ok &= bool((hi.info == 0).all()) and r_hi <= bound and said
+                if batch == 1:
+                    ok &= not torch.equal(hi.L, hst.L)
+                notes.append(f"{batch} x {n}: residual high {r_hi:.2e}, highest {r_hst:.2e}, bound {bound:.2e}, "
+                             f"explained {said}")
+            rec(OTHER[k], ok, "; ".join(notes))
+        except Exception as e:
+            rec(OTHER[k], False, f"{type(e).__name__}: {e}")
+        k += 1
+    try:
+        raised = ""
+        try:
+            cc.cholesky_ex(spd(2, 8, 1), precision="bogus")
+        except ValueError as e:
+            raised = str(e)
+        small = cc.choice(64, 100, precision="high")
+        L = cc.cholesky_ex(spd(100, 64, 2), precision="high").L
+        ok = "precision='bogus'" in raised and "fp32 arithmetic runs" in small and \
+            torch.allclose(L, torch.linalg.cholesky(spd(100, 64, 2)), atol=1e-4)
+        rec(OTHER[k], ok, f"{raised[:80]}; {small[-140:]}")
+    except Exception as e:
+        rec(OTHER[k], False, f"{type(e).__name__}: {e}")
     k += 1
 
     if torch.cuda.device_count() < 2:

@@ -65,7 +65,7 @@ def _library():
                               "`make python` in the course's folder, or `pip install 06_tuning/python`")
         lib = ctypes.CDLL(found[0])
         c = ctypes
-        lib.course_plan_create.argtypes = [c.c_int, c.c_int, c.c_size_t, c.c_int, c.c_char_p, c.c_size_t,
+        lib.course_plan_create.argtypes = [c.c_int, c.c_int, c.c_size_t, c.c_int, c.c_int, c.c_char_p, c.c_size_t,
                                            c.POINTER(c.c_size_t), c.POINTER(c.c_int), c.c_char_p, c.c_size_t]
         lib.course_plan_create.restype = c.c_void_p
         lib.course_plan_destroy.argtypes = [c.c_void_p]
@@ -77,15 +77,30 @@ def _library():
     return _lib
 
 
-class _Plan:
-    """One C plan: made once per (GPU, n, batch, alignment, thread), destroyed when the cache lets it go."""
+# precision=: the whole-GPU updates' arithmetic, the caller's explicit choice (cholesky_plan.h's
+# cholesky_precision), never torch's global matmul setting. "highest": fp32-accurate (the default);
+# "high": one TF32 product a term where the tensor cores run the updates (n > 128 on large shapes).
+_PRECISIONS = {"highest": 0, "high": 1}
 
-    def __init__(self, device, n, batch, unaligned):
+
+def _precision(precision):
+    p = _PRECISIONS.get(precision) if isinstance(precision, str) else None
+    if p is None:
+        raise ValueError(f"course_cholesky: precision={precision!r}: 'highest' (fp32-accurate, the default) or "
+                         "'high' (one TF32 product a term in the large matrices' updates)")
+    return p
+
+
+class _Plan:
+    """One C plan: made once per (GPU, n, batch, alignment, precision, thread), destroyed when the cache lets
+    it go."""
+
+    def __init__(self, device, n, batch, unaligned, precision=0):
         lib = _library()
         explain, msg = ctypes.create_string_buffer(1536), ctypes.create_string_buffer(512)
         work, status = ctypes.c_size_t(0), ctypes.c_int(0)
-        self.handle = lib.course_plan_create(device, n, batch, int(unaligned), explain, 1536, ctypes.byref(work),
-                                             ctypes.byref(status), msg, 512)
+        self.handle = lib.course_plan_create(device, n, batch, int(unaligned), int(precision), explain, 1536,
+                                             ctypes.byref(work), ctypes.byref(status), msg, 512)
         if not self.handle:  # a shape or option it cannot take: ValueError; CUDA's failures: RuntimeError
             _raise(status.value, msg.value.decode(), ValueError if status.value == 1 else RuntimeError)
         self.explain, self.work_bytes, self._lib = explain.value.decode(), work.value, lib
@@ -112,7 +127,7 @@ def _raise(status, message, default=RuntimeError):
     raise default(f"course_cholesky: {message}")
 
 
-# The plan cache: (device, n, batch, unaligned, thread) -> _Plan, least recently used first out. A plan
+# The plan cache: (device, n, batch, unaligned, precision, thread) -> _Plan, least recently used first out. A plan
 # of the whole-GPU path holds streams and graphs (a few handles; its memory is the caller's workspace).
 _plans = collections.OrderedDict()
 _plans_lock = threading.Lock()
@@ -154,14 +169,14 @@ def _evict(keep=None):
             p.destroy()
 
 
-def _plan(device, n, batch, unaligned=False):
+def _plan(device, n, batch, unaligned=False, precision=0):
     """The plan of this shape: the thread's own for the batched kernels; one for all threads on the
     whole-GPU path, whose executes the library takes one at a time on the plan's own streams (two of
     them running at once on one GPU gave a wrong factor with the warpgroup MMA: see the README)."""
-    shared = (device, n, batch, unaligned, None)
+    shared = (device, n, batch, unaligned, precision, None)
     p = _plans.get(shared)  # one dict lookup under the GIL: the hot path takes no lock
     if p is None:
-        shared = (device, n, batch, unaligned, threading.get_ident())
+        shared = (device, n, batch, unaligned, precision, threading.get_ident())
         p = _plans.get(shared)
     if p is not None:
         try:
@@ -170,8 +185,8 @@ def _plan(device, n, batch, unaligned=False):
             pass
         return p
     own = shared
-    shared = (device, n, batch, unaligned, None)
-    p = _Plan(device, n, batch, unaligned)
+    shared = (device, n, batch, unaligned, precision, None)
+    p = _Plan(device, n, batch, unaligned, precision)
     with _plans_lock:
         key = shared if "whole GPU" in p.explain else own
         if key in _plans:  # another thread made it meanwhile
@@ -183,9 +198,9 @@ def _plan(device, n, batch, unaligned=False):
     return p
 
 
-def choice(n, batch, device=0):
+def choice(n, batch, device=0, precision="highest"):
     """What the course runs for `batch` row-major matrices of order n on GPU `device`, and why (one line)."""
-    return _plan(device, n, batch).explain
+    return _plan(device, n, batch, False, _precision(precision)).explain
 
 
 class _Torch:
@@ -309,10 +324,10 @@ def _side(a):
                     f"not {type(a).__name__}")
 
 
-def _run(side, A, out, info, n, batch, device):
+def _run(side, A, out, info, n, batch, device, precision):
     """One execute of the library: A into out (contiguous, float32, same shape), info (int32)."""
     pa, po = side.ptr(A), side.ptr(out)
-    plan = _plan(device, n, batch, bool((pa | po) % ALIGNMENT))
+    plan = _plan(device, n, batch, bool((pa | po) % ALIGNMENT), precision)
     work = side.scratch(A, plan.work_bytes) if plan.work_bytes else None
     status = plan.execute(plan.handle, device, pa, po, side.ptr(info), side.ptr(work) if work is not None else None,
                           side.stream(device), plan.msg, 512)
@@ -320,7 +335,7 @@ def _run(side, A, out, info, n, batch, device):
         _raise(status, plan.msg.value.decode())
 
 
-def _factor(side, A, out, check_errors, name):
+def _factor(side, A, out, check_errors, name, precision=0):
     """Factor A (checked, contiguous) into out (may be A; None: a new array); returns (out, info)."""
     shape, device = side.check(A)
     if len(shape) < 2 or shape[-1] != shape[-2]:
@@ -339,7 +354,7 @@ def _factor(side, A, out, check_errors, name):
     if n == 0 or batch == 0:  # as torch: empty results, nothing to run
         return out, side.info(A, shape[:-2], zero=True)
     info = side.info(A, shape[:-2])
-    _run(side, A, out, info, n, batch, device)
+    _run(side, A, out, info, n, batch, device, precision)
     if check_errors:
         _check(side, info, len(shape) > 2, name)
     return out, info
@@ -365,13 +380,13 @@ def _torch_op():
     import torch
 
     @torch.library.custom_op("course_cholesky::cholesky_ex", mutates_args=(), device_types="cuda")
-    def op(A: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def op(A: torch.Tensor, precision: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
         side, A = _side(A)
-        L, info = _factor(side, A.contiguous(), None, False, "course_cholesky.cholesky_ex")
+        L, info = _factor(side, A.contiguous(), None, False, "course_cholesky.cholesky_ex", precision)
         return L, info
 
     @op.register_fake
-    def _(A):
+    def _(A, precision=0):
         return torch.empty_like(A, memory_format=torch.contiguous_format), \
             A.new_empty(A.shape[:-2], dtype=torch.int32)
 
@@ -384,12 +399,12 @@ def _torch_op():
         # lower triangle with its diagonal halved, made symmetric; only the lower triangle of A is read.
         (L,) = ctx.saved_tensors
         if gL is None:
-            return None
+            return None, None
         gA = (L.mT @ gL).tril()
         gA = 0.5 * (gA + gA.tril(-1).mT)
         gA = torch.linalg.solve_triangular(L.mT, gA, upper=True, left=True)
         gA = torch.linalg.solve_triangular(L, gA, upper=False, left=False)
-        return gA
+        return gA, None
 
     op.register_autograd(backward, setup_context=setup_context)
     _op = op
@@ -402,14 +417,14 @@ def _needs_op(torch, A):
     return (A.requires_grad and torch.is_grad_enabled()) or torch.compiler.is_compiling() or torch.jit.is_tracing()
 
 
-def _ex(A, upper, check_errors, out, name):
+def _ex(A, upper, check_errors, out, name, precision=0):
     """(L or U, info), written into out (an array, or a pair for cholesky_ex) when given."""
     side, A = _side(A)
     L_out, info_out = (out if isinstance(out, (tuple, list)) else (out, None)) if out is not None else (None, None)
     src = side.transpose(A) if upper else A  # upper: the upper triangle is the lower one of A^T
     torch = getattr(side, "t", None)
     if torch is not None and _needs_op(torch, A):
-        L, info = _torch_op()(src)
+        L, info = _torch_op()(src, precision)
         if check_errors:
             _check(side, info, A.dim() > 2, name)
     else:
@@ -417,7 +432,7 @@ def _ex(A, upper, check_errors, out, name):
             src = side.contiguous(src)
         # L straight into out when it can take it (lower, contiguous, the right type and shape)
         direct = L_out if (L_out is not None and not upper and _fits(side, L_out, A)) else None
-        L, info = _factor(side, src, direct, check_errors, name)
+        L, info = _factor(side, src, direct, check_errors, name, precision)
     R = side.transpose(L) if upper else L
     if L_out is not None and R is not L_out:
         if torch is not None and tuple(L_out.shape) != tuple(R.shape) and L_out.numel() == 0:
@@ -439,30 +454,36 @@ def _fits(side, out, A):
         return False
 
 
-def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None, precision="highest"):
     """(L, info) for A (..., n, n), as torch.linalg.cholesky_ex: a named tuple (.L, .info); A is left as it
-    was. upper=True: U from A's upper triangle. out=(L, info): written there and returned."""
+    was. upper=True: U from A's upper triangle. out=(L, info): written there and returned.
+    precision="high": one TF32 product a term in the large matrices' updates (faster, not fp32-accurate)."""
+    p = _PRECISIONS.get(precision) if precision.__class__ is str else None
+    if p is None:
+        p = _precision(precision)  # raises
     if out is None and not upper:  # the common call, with as few Python steps as it takes
         side, A = _side(A)
         torch = getattr(side, "t", None)
         if torch is None or not _needs_op(torch, A):
-            return _tuple_new(CholeskyExResult, _factor(side, A, None, check_errors, "course_cholesky.cholesky_ex"))
-    return _tuple_new(CholeskyExResult, _ex(A, upper, check_errors, out, "course_cholesky.cholesky_ex"))
+            return _tuple_new(CholeskyExResult,
+                              _factor(side, A, None, check_errors, "course_cholesky.cholesky_ex", p))
+    return _tuple_new(CholeskyExResult, _ex(A, upper, check_errors, out, "course_cholesky.cholesky_ex", p))
 
 
 _tuple_new = tuple.__new__  # CholeskyExResult(L, info) without namedtuple's Python-level __new__
 
 
-def cholesky(A, *, upper=False, out=None):
+def cholesky(A, *, upper=False, out=None, precision="highest"):
     """L (U when upper) for A (..., n, n), as torch.linalg.cholesky: raises on a matrix that is not positive
-    definite; out=: written there."""
-    return _ex(A, upper, True, out, "course_cholesky.cholesky")[0]
+    definite; out=: written there. precision: as cholesky_ex."""
+    return _ex(A, upper, True, out, "course_cholesky.cholesky", _precision(precision))[0]
 
 
-def cholesky_ex_(A, *, check_errors=False):
-    """Factor A (..., n, n) in place: A becomes L. Returns info (shape A.shape[:-2], int32)."""
+def cholesky_ex_(A, *, check_errors=False, precision="highest"):
+    """Factor A (..., n, n) in place: A becomes L. Returns info (shape A.shape[:-2], int32). precision: as
+    cholesky_ex."""
     side, A = _side(A)
     torch = getattr(side, "t", None)
     if torch is not None and A.requires_grad and torch.is_grad_enabled():
         raise RuntimeError("course_cholesky: cholesky_ex_ writes over A, which requires grad; use cholesky_ex")
-    return _factor(side, A, A, check_errors, "course_cholesky.cholesky_ex_")[1]
+    return _factor(side, A, A, check_errors, "course_cholesky.cholesky_ex_", _precision(precision))[1]
