@@ -3,7 +3,9 @@
 the course's `auto` (row-major data), cuSOLVER, torch, cupy and jax from the same run (the rows
 bench_gpumode and frameworks.py --gpumode wrote to CSV), the fastest library and auto's speed-up
 over it; then the geometric means over the shapes every column has, the way the leaderboard
-ranks entries. Prints Markdown; exits 2 when the CSV has no gpumode rows.
+ranks entries. Where the run also timed precision high (one TF32 pass in the whole-GPU updates, the
+user's choice), its time and speed-up follow in two columns; the means are the fp32-accurate auto's.
+Prints Markdown; exits 2 when the CSV has no gpumode rows.
 """
 import csv
 import math
@@ -38,6 +40,8 @@ def main():
             ms = float(r["median_ms"])
             if v.startswith("auto"):
                 row["auto"], row["config"] = ms, v[len("auto (row-major) "):]
+            elif v.startswith("precision high"):
+                row["high"] = ms
             for lib, match in LIBS:
                 if match(v):
                     row[lib] = ms
@@ -46,7 +50,9 @@ def main():
         return 2
     print(f"gpu-mode Cholesky grid on {gpu or 'an unknown GPU'} (commit {commit}); median µs, row-major fp32, "
           "auto's speed-up over the fastest library of the same run\n")
+    high = any("high" in row for row in shapes.values())
     head = ["batch × n", "auto", "auto's kernel"] + [lib for lib, _ in LIBS] + ["fastest library", "auto vs fastest"]
+    head += ["precision high", "high vs fastest"] if high else []
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join("---" if k < 1 or k == 2 else "---:" for k in range(len(head))) + "|")
     auto_t, best_t = [], []
@@ -64,6 +70,9 @@ def main():
             best_t.append(libs[fastest])
         else:
             cells.append("–")
+        if high:
+            cells += [f"{row['high'] * 1e3:,.1f}", f"{libs[fastest] / row['high']:.2f}×" if fastest else "–"] \
+                if "high" in row else ["–", "–"]
         print("| " + " | ".join(cells) + " |")
     ga, gb = geomean(auto_t), geomean(best_t)
     print(f"\nGeometric mean over the {len(auto_t)} shapes with both: auto {ga * 1e3:,.1f} µs, fastest library "
