@@ -211,6 +211,15 @@ static int same_policy(const grid_policy *a, const grid_policy *b)
            a->rules.sm_count == b->rules.sm_count;
 }
 
+/* 1 when a kept graph was made for this shape (only its pointers may differ). */
+static int same_shape(const grid_graph *e, const grid_policy *pol, int n, size_t batch)
+{
+    const grid_policy *q = &e->policy;
+    return q->mode == pol->mode && q->math == pol->math && q->split_bytes == pol->split_bytes &&
+           q->rules.chain_overlap == pol->rules.chain_overlap && q->rules.wgmma_band == pol->rules.wgmma_band &&
+           q->rules.sm_count == pol->rules.sm_count && e->n == n && e->batch == batch;
+}
+
 /* The graph of this call: a kept one with the same pointers, else the least recently used one,
  * captured again and updated (or made, where the update is refused). NULL on a CUDA error. */
 static cudaGraphExec_t graph_for(grid_context *c, const grid_policy *pol, int n, size_t batch, const float *d_in,
@@ -228,6 +237,17 @@ static cudaGraphExec_t graph_for(grid_context *c, const grid_policy *pol, int n,
         }
         if (!slot || !e->exec || (slot->exec && e->used < slot->used)) slot = e;
     }
+    /* An update keeps the graph's shape: where the slot holds another shape (policy, n, batch), make
+     * the graph anew instead of asking for an update that is bound to be refused (an API error a
+     * sanitizer reports); the least recently used slot of this shape, if any, is updated. */
+    grid_graph *same = NULL;
+    for (int g = 0; g < GRID_GRAPHS; g++) {
+        grid_graph *e = &c->graphs[g];
+        if (e->exec && same_shape(e, pol, n, batch) && (!same || e->used < same->used)) same = e;
+    }
+    if (slot->exec && !same_shape(slot, pol, n, batch)) {
+        if (same) slot = same; /* (a free slot is still taken first) */
+    }
     cudaGraph_t graph;
     c->capturing = 1;
     CUDA_CHECK(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal));
@@ -237,6 +257,10 @@ static cudaGraphExec_t graph_for(grid_context *c, const grid_policy *pol, int n,
     CUDA_CHECK(ended);
     if (ended != cudaSuccess) return NULL; /* (a library's check returns; a program's has exited) */
     cudaGraphExecUpdateResultInfo result;
+    if (slot->exec && !same_shape(slot, pol, n, batch)) { /* another shape: made anew below */
+        CUDA_CHECK(cudaGraphExecDestroy(slot->exec));
+        slot->exec = NULL;
+    }
     if (slot->exec && cudaGraphExecUpdate(slot->exec, graph, &result) != cudaSuccess) {
         (void)cudaGetLastError(); /* refused (another shape): made anew below */
         CUDA_CHECK(cudaGraphExecDestroy(slot->exec));
