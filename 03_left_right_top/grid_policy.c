@@ -56,11 +56,10 @@ grid_math grid_default_math(int n, size_t batch)
     return batch * nt * nt >= 4096 ? GRID_TF32X3 : GRID_FP32;
 }
 
-/* Where the warpgroup update takes over, and the most memory its workspace takes: 128 MiB for one
- * 32768 x 32768 (4 KiB a row). H100, same run, with it against without: one 1024 0.231 / 0.234 ms,
- * 2048 0.490 / 0.502, 3072 0.856 / 0.867; but gpu-mode's 60 x 1024 took 1.20 ms with it and 1.09
- * in the run before (its blocks of K = 128 are mostly filling and draining), so from 2048. Beyond
- * the cap (a batch of large ones), the mma.sync updates: no new memory. */
+/* Where the warpgroup update takes over (below it the blocks of K = 128 mostly fill and drain), and
+ * the most memory its workspace takes (128 MiB for one 32768 x 32768, 4 KiB a row); beyond the cap
+ * (a batch of large ones), the mma.sync updates: no new memory. Measurements: LIMITS.md, "The
+ * policy's rules". */
 #define GRID_WGMMA_FROM_N 2048
 #define GRID_SPLIT_MAX_BYTES ((size_t)512 << 20)
 
@@ -112,12 +111,8 @@ int grid_round_panels(const grid_plan *p, int k)
 }
 
 /* The look-ahead's tensor-core bulk (K = T) in blocks of 64 x 64 while the blocks of 128 would be one
- * to four waves (two blocks per SM): its last wave is then a short one. That is where the bulk is
- * still on the critical path (main waits for it before the column after next). H100, same run,
- * look-ahead tf32x3: n = 4096 1.437 -> 1.392 ms, 8192 6.81 -> 6.71, 3072 and 5120 1-3 % (all steps in
- * 64 blocks); below one wave (every step of n = 2048) 64 blocks lost 3 % (0.524 -> 0.540 ms), and the
- * fp32 kernel of 64 lost everywhere (4096 1.47 -> 1.67 ms), as did the pairs' and quads' bulk (K =
- * 128, 256). */
+ * to four waves (two blocks per SM): its last wave is then a short one, where the bulk is still on the
+ * critical path. Measurements: LIMITS.md, "The policy's rules". */
 int grid_bulk_blocks_of_64(const grid_plan *p, size_t triangle128)
 {
     const size_t wave = 2 * (size_t)p->rules.sm_count;
@@ -125,11 +120,8 @@ int grid_bulk_blocks_of_64(const grid_plan *p, size_t triangle128)
 }
 
 /* Quarter tiles where the chain is the whole time: n = 1024 .. 4096, while the column's tiles (of
- * every matrix) are fewer than half the SMs. H100, same run: one matrix 1024 0.263 -> 0.238 ms, 2048
- * 0.550 -> 0.510, 4096 1.465 -> 1.424 (tf32x3), 4 x 1024 0.290 -> 0.277. Past n = 4096 the bulk
- * update runs beside the column on the other stream, and four times the blocks take SMs from it
- * (8192 pairs 5.40 -> 5.49, 16384 quads 28.7 -> 29.1). Below n = 1024 they lost too, for a reason not
- * yet found (64 x 256, quarters on its last column only: 97 -> 103-106 us). */
+ * every matrix) are fewer than half the SMs; past 4096 the bulk runs beside the column and four times
+ * the blocks take SMs from it. Measurements: LIMITS.md, "The policy's rules". */
 int grid_quarter_column(const grid_plan *p, int c)
 {
     const size_t N = p->ld;
