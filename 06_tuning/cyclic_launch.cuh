@@ -4,6 +4,7 @@
 #define CYCLIC_LAUNCH_CUH
 
 #include <stdio.h>
+#include <stdlib.h>
 #include "cuda_check.h"
 #include "launch_split.cuh"
 #include "cyclic_kernel.cuh"
@@ -79,31 +80,55 @@ template <int T, int A> static int cyclic_rule(int per_block, int n, size_t batc
 
 /* Launch instance (T, A, R) as `kind` (CYCLIC_LOOP, _UNROLLED or _CAPPED; a kind this instance
  * does not compile was refused by cyclic_variant_exists: the loop then). */
+/* How many matrices ahead a block asks L2 for the matrix of the block that will take its place: a
+ * wave of blocks (the batch holds more than one), or 0 (none). EXPERIMENT: CYCLIC_PREFETCH = 0 off,
+ * 1 only for batches of two waves at most, 2 always (default 1). */
+template <auto Kernel> static size_t cyclic_ahead(size_t blocks, int threads, size_t smem, int per_block)
+{
+    static int mode = -1;
+    if (mode < 0) {
+        const char *e = getenv("CYCLIC_PREFETCH");
+        mode = e && *e ? atoi(e) : 1;
+    }
+    const size_t wave = (size_t)launch_sm_count() * cyclic_blocks_per_sm<Kernel>(threads, smem);
+    if (mode == 0 || !wave || blocks <= wave || (mode == 1 && blocks > 2 * wave)) return 0;
+    return wave * per_block;
+}
+
+/* Launch instance (T, A, R) as `kind` (CYCLIC_LOOP, _UNROLLED or _CAPPED; a kind this instance
+ * does not compile was refused by cyclic_variant_exists: the loop then). */
 template <int T, int A, int R> static int cyclic_launch_one(int kind, int per_block, int n, size_t batch, size_t chunk,
                                                             const float *d_in, float *d_out, int *d_info,
                                                             cudaStream_t stream)
 {
     const size_t smem = (size_t)per_block * cyclic_buf_floats(T, A) * sizeof(float),
                  blocks = (batch + per_block - 1) / per_block;
+    const int threads = per_block * T;
     launch_split(blocks, stream, [&](unsigned k, size_t first_block) {
+        const size_t first = first_block * per_block;
         if constexpr (cyclic_unrolled(T, R))
             if (kind == CYCLIC_UNROLLED) {
-                if (d_in == d_out)
-                    potrf_cyclic_kernel_unrolled<T, A, R, true><<<k, per_block * T, smem, stream>>>(
-                        d_in, d_out, n, batch, chunk, first_block * per_block, per_block, d_info);
-                else
-                    potrf_cyclic_kernel_unrolled<T, A, R, false><<<k, per_block * T, smem, stream>>>(
-                        d_in, d_out, n, batch, chunk, first_block * per_block, per_block, d_info);
+                if (d_in == d_out) {
+                    constexpr auto kernel = potrf_cyclic_kernel_unrolled<T, A, R, true>;
+                    kernel<<<k, threads, smem, stream>>>(d_in, d_out, n, batch, chunk, first, per_block,
+                                                         cyclic_ahead<kernel>(blocks, threads, smem, per_block), d_info);
+                } else {
+                    constexpr auto kernel = potrf_cyclic_kernel_unrolled<T, A, R, false>;
+                    kernel<<<k, threads, smem, stream>>>(d_in, d_out, n, batch, chunk, first, per_block,
+                                                         cyclic_ahead<kernel>(blocks, threads, smem, per_block), d_info);
+                }
                 return;
             }
         if constexpr (cyclic_reg_cap(T, A) > 0)
             if (kind == CYCLIC_CAPPED) {
-                potrf_cyclic_kernel_capped<T, A, R><<<k, per_block * T, smem, stream>>>(
-                    d_in, d_out, n, batch, chunk, first_block * per_block, per_block, d_info);
+                constexpr auto kernel = potrf_cyclic_kernel_capped<T, A, R>;
+                kernel<<<k, threads, smem, stream>>>(d_in, d_out, n, batch, chunk, first, per_block,
+                                                     cyclic_ahead<kernel>(blocks, threads, smem, per_block), d_info);
                 return;
             }
-        potrf_cyclic_kernel<T, A, R><<<k, per_block * T, smem, stream>>>(d_in, d_out, n, batch, chunk,
-                                                                         first_block * per_block, per_block, d_info);
+        constexpr auto kernel = potrf_cyclic_kernel<T, A, R>;
+        kernel<<<k, threads, smem, stream>>>(d_in, d_out, n, batch, chunk, first, per_block,
+                                             cyclic_ahead<kernel>(blocks, threads, smem, per_block), d_info);
     });
     return 0;
 }
