@@ -138,12 +138,28 @@ template <int T, int A, int R> using cyclic_regs = float[cyclic_shape<T, A, R>::
  * the end, with the code they had. */
 __host__ __device__ constexpr bool cyclic_progressive(int T, int A) { return T == 64 && A >= 12; }
 
+/* Ask for [p, p + bytes) to be brought into L2 and go on: a hint, nothing waits for it. Only the
+ * 16-byte-aligned inside of the range (the bulk prefetch's rule; the few bytes at the ends are read
+ * from memory as before). Before sm_90, one 128-byte line at a time. */
+__device__ __forceinline__ void l2_prefetch(const void *p, size_t bytes)
+{
+#if __CUDA_ARCH__ >= 900
+    const unsigned long long lo = ((unsigned long long)p + 15) & ~15ull, hi = ((unsigned long long)p + bytes) & ~15ull;
+    if (hi > lo)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(lo), "r"((unsigned)(hi - lo)) : "memory");
+#else
+    for (size_t off = 0; off < bytes; off += 128) asm volatile("prefetch.global.L2 [%0];" ::"l"((const char *)p + off));
+#endif
+}
+
 /* Where a thread's factor goes: its entry (p + GR a, q + GC b) is at row0 + a row_step + b col_step;
  * store is false for the missing matrices of the last block. */
 struct cyclic_out {
     float *row0;
     size_t row_step, col_step;
     bool store;
+    const float *ahead_src; /* a matrix to prefetch into L2 at panel ahead_panel, or null */
+    int ahead_panel;
 };
 
 /* Column slot B of the factor, stored as soon as its columns are final (they are never updated
@@ -185,6 +201,7 @@ template <int T, int A, int R, int P, bool U> struct cyclic_panel {
         constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR, S = C::S;
         if (GC * P >= n) return;
         const int steps = n - GC * P < GC ? n - GC * P : GC;
+        if (o.ahead_src && P == o.ahead_panel) l2_prefetch(o.ahead_src, (size_t)n * n * sizeof(float));
         /* Panel P - 1 is final: out with it, behind a barrier of its own (the 1 / sqrt of its last column
          * is then in shared memory). Inside the step loop, under c == 0, the compiler kept more registers. */
         if constexpr (P > 0 && cyclic_progressive(T, A)) {
@@ -278,23 +295,10 @@ cyclic_each_entry(float *row0, size_t row_step, size_t col_step, int n, int p, i
     }
 }
 
-/* Ask for [p, p + bytes) to be brought into L2 and go on: a hint, nothing waits for it. Only the
- * 16-byte-aligned inside of the range (the bulk prefetch's rule; the few bytes at the ends are read
- * from memory as before). Before sm_90, one 128-byte line at a time. */
-__device__ __forceinline__ void l2_prefetch(const void *p, size_t bytes)
-{
-#if __CUDA_ARCH__ >= 900
-    const unsigned long long lo = ((unsigned long long)p + 15) & ~15ull, hi = ((unsigned long long)p + bytes) & ~15ull;
-    if (hi > lo) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(lo), "r"((unsigned)(hi - lo)) : "memory");
-#else
-    for (size_t off = 0; off < bytes; off += 128) asm volatile("prefetch.global.L2 [%0];" ::"l"((const char *)p + off));
-#endif
-}
-
 /* The kernel's body; the entry points below differ in the registers they may use and in U. */
-template <int T, int A, int R, bool U> __device__ __forceinline__ void
-cyclic_factor(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block, size_t ahead,
-              int *info)
+template <int T, int A, int R, bool U>
+__device__ __forceinline__ void cyclic_factor(const float *in, float *Amat, int n, size_t batch, size_t chunk,
+                                              size_t first, int per_block, size_t ahead, int ahead_panel, int *info)
 {
     typedef cyclic_shape<T, A, R> C;
     constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR;
@@ -306,8 +310,10 @@ cyclic_factor(const float *in, float *Amat, int n, size_t batch, size_t chunk, s
     const bool real = b < batch; /* the missing matrices of the last block compute on zeros, store nothing */
     const matrix_place pl = chunked_place(n, chunk, batch, real ? b : first);
     float *g = Amat + pl.base, *buf = smem + (size_t)m * cyclic_buf_floats(T, A);
-    if (ahead && r == 0 && b + ahead < batch && pl.stride == 1) /* the next wave's matrix, to L2 while this one factors */
-        l2_prefetch(in + chunked_place(n, chunk, batch, b + ahead).base, (size_t)n * n * sizeof(float));
+    /* the next wave's matrix, to L2 while this one factors (at panel ahead_panel) */
+    const float *ahead_src = ahead && r == 0 && b + ahead < batch && pl.stride == 1
+                                 ? in + chunked_place(n, chunk, batch, b + ahead).base
+                                 : nullptr;
 
     /* My entry (p + GR a, q + GC b) is at row[a] + b col_step: 64-bit pointers stepped, not an index
      * product per entry (these addresses were a fifth of the instructions at n = 40) */
@@ -335,7 +341,7 @@ cyclic_factor(const float *in, float *Amat, int n, size_t batch, size_t chunk, s
 #pragma unroll
         for (int a = 0; a < AR; a++) buf[p * C::S + a] = x[cyclic_slot(W, a, 0)];
     int my_info = 0;
-    const cyclic_out o = {row0, row_step, col_step, real};
+    const cyclic_out o = {row0, row_step, col_step, real, ahead_src, ahead_panel};
     cyclic_panel<T, A, R, 0, U>::run(x, buf, o, n, p, q, my_info); /* PROGRESSIVE: stores all panels but the last */
 
     cyclic_group_sync<T>(); /* the last 1 / sqrt(pivot) is written */
@@ -358,9 +364,9 @@ cyclic_factor(const float *in, float *Amat, int n, size_t batch, size_t chunk, s
 
 template <int T, int A, int R> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
     potrf_cyclic_kernel(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block,
-                        size_t ahead, int *info)
+                        size_t ahead, int ahead_panel, int *info)
 {
-    cyclic_factor<T, A, R, false>(in, Amat, n, batch, chunk, first, per_block, ahead, info);
+    cyclic_factor<T, A, R, false>(in, Amat, n, batch, chunk, first, per_block, ahead, ahead_panel, info);
 }
 
 /* The steps written out (U = true): with c a constant in every step, the step's addresses in the
@@ -387,10 +393,11 @@ __host__ __device__ constexpr bool cyclic_unrolled(int T, int R)
  * bodies behind a branch was 1.5-1.8x slower at n = 50, 70, 90: twice the code to fetch. */
 template <int T, int A, int R, bool SAME> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
     potrf_cyclic_kernel_unrolled(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first,
-                                 int per_block, size_t ahead, int *info)
+                                 int per_block, size_t ahead, int ahead_panel, int *info)
 {
     if constexpr (cyclic_unrolled(T, R))
-        cyclic_factor<T, A, R, true>(SAME ? Amat : in, Amat, n, batch, chunk, first, per_block, ahead, info);
+        cyclic_factor<T, A, R, true>(SAME ? Amat : in, Amat, n, batch, chunk, first, per_block, ahead, ahead_panel,
+                                     info);
 }
 
 /* Registers a thread: the compiler's choice, or, for the instances below, a cap under it that
@@ -413,9 +420,9 @@ __host__ __device__ constexpr int cyclic_reg_cap(int T, int A)
 template <int T, int A, int R> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
     __maxnreg__(cyclic_reg_cap(T, A) ? cyclic_reg_cap(T, A) : 255)
         potrf_cyclic_kernel_capped(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first,
-                                   int per_block, size_t ahead, int *info)
+                                   int per_block, size_t ahead, int ahead_panel, int *info)
 {
-    cyclic_factor<T, A, R, false>(in, Amat, n, batch, chunk, first, per_block, ahead, info);
+    cyclic_factor<T, A, R, false>(in, Amat, n, batch, chunk, first, per_block, ahead, ahead_panel, info);
 }
 
 #endif

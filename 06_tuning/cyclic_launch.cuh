@@ -82,7 +82,13 @@ template <int T, int A> static int cyclic_rule(int per_block, int n, size_t batc
  * does not compile was refused by cyclic_variant_exists: the loop then). */
 /* How many matrices ahead a block asks L2 for the matrix of the block that will take its place: a
  * wave of blocks (the batch holds more than one), or 0 (none). EXPERIMENT: CYCLIC_PREFETCH = 0 off,
- * 1 only for batches of two waves at most, 2 always (default 1). */
+ * 1 only for batches of two waves at most, 2 always (default 1); CYCLIC_PREFETCH_AT = Q: at panel
+ * Q A / 4. */
+static int cyclic_prefetch_at(int A)
+{
+    const char *e = getenv("CYCLIC_PREFETCH_AT");
+    return (e && *e ? atoi(e) : 0) * A / 4;
+}
 template <auto Kernel> static size_t cyclic_ahead(size_t blocks, int threads, size_t smem, int per_block)
 {
     static int mode = -1;
@@ -111,11 +117,13 @@ template <int T, int A, int R> static int cyclic_launch_one(int kind, int per_bl
                 if (d_in == d_out) {
                     constexpr auto kernel = potrf_cyclic_kernel_unrolled<T, A, R, true>;
                     kernel<<<k, threads, smem, stream>>>(d_in, d_out, n, batch, chunk, first, per_block,
-                                                         cyclic_ahead<kernel>(blocks, threads, smem, per_block), d_info);
+                                                         cyclic_ahead<kernel>(blocks, threads, smem, per_block),
+                                                         cyclic_prefetch_at(A), d_info);
                 } else {
                     constexpr auto kernel = potrf_cyclic_kernel_unrolled<T, A, R, false>;
                     kernel<<<k, threads, smem, stream>>>(d_in, d_out, n, batch, chunk, first, per_block,
-                                                         cyclic_ahead<kernel>(blocks, threads, smem, per_block), d_info);
+                                                         cyclic_ahead<kernel>(blocks, threads, smem, per_block),
+                                                         cyclic_prefetch_at(A), d_info);
                 }
                 return;
             }
@@ -123,12 +131,14 @@ template <int T, int A, int R> static int cyclic_launch_one(int kind, int per_bl
             if (kind == CYCLIC_CAPPED) {
                 constexpr auto kernel = potrf_cyclic_kernel_capped<T, A, R>;
                 kernel<<<k, threads, smem, stream>>>(d_in, d_out, n, batch, chunk, first, per_block,
-                                                     cyclic_ahead<kernel>(blocks, threads, smem, per_block), d_info);
+                                                     cyclic_ahead<kernel>(blocks, threads, smem, per_block),
+                                                     cyclic_prefetch_at(A), d_info);
                 return;
             }
         constexpr auto kernel = potrf_cyclic_kernel<T, A, R>;
         kernel<<<k, threads, smem, stream>>>(d_in, d_out, n, batch, chunk, first, per_block,
-                                             cyclic_ahead<kernel>(blocks, threads, smem, per_block), d_info);
+                                             cyclic_ahead<kernel>(blocks, threads, smem, per_block),
+                                             cyclic_prefetch_at(A), d_info);
     });
     return 0;
 }
