@@ -158,8 +158,7 @@ struct cyclic_out {
     float *row0;
     size_t row_step, col_step;
     bool store;
-    const float *ahead_src; /* a matrix to prefetch into L2 at panel ahead_panel, or null */
-    int ahead_panel;
+    const float *ahead_src; /* the matrix to prefetch into L2 halfway (panel A / 2), or null */
 };
 
 /* Column slot B of the factor, stored as soon as its columns are final (they are never updated
@@ -201,7 +200,7 @@ template <int T, int A, int R, int P, bool U> struct cyclic_panel {
         constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR, S = C::S;
         if (GC * P >= n) return;
         const int steps = n - GC * P < GC ? n - GC * P : GC;
-        if (o.ahead_src && P == o.ahead_panel) l2_prefetch(o.ahead_src, (size_t)n * n * sizeof(float));
+        if (P == A / 2 && o.ahead_src) l2_prefetch(o.ahead_src, (size_t)n * n * sizeof(float));
         /* Panel P - 1 is final: out with it, behind a barrier of its own (the 1 / sqrt of its last column
          * is then in shared memory). Inside the step loop, under c == 0, the compiler kept more registers. */
         if constexpr (P > 0 && cyclic_progressive(T, A)) {
@@ -298,7 +297,7 @@ cyclic_each_entry(float *row0, size_t row_step, size_t col_step, int n, int p, i
 /* The kernel's body; the entry points below differ in the registers they may use and in U. */
 template <int T, int A, int R, bool U>
 __device__ __forceinline__ void cyclic_factor(const float *in, float *Amat, int n, size_t batch, size_t chunk,
-                                              size_t first, int per_block, size_t ahead, int ahead_panel, int *info)
+                                              size_t first, int per_block, size_t ahead, int *info)
 {
     typedef cyclic_shape<T, A, R> C;
     constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR;
@@ -310,7 +309,8 @@ __device__ __forceinline__ void cyclic_factor(const float *in, float *Amat, int 
     const bool real = b < batch; /* the missing matrices of the last block compute on zeros, store nothing */
     const matrix_place pl = chunked_place(n, chunk, batch, real ? b : first);
     float *g = Amat + pl.base, *buf = smem + (size_t)m * cyclic_buf_floats(T, A);
-    /* the next wave's matrix, to L2 while this one factors (at panel ahead_panel) */
+    /* the matrix of the block that takes my place in the next wave (ahead > 0: cyclic_ahead), into L2
+     * while this one factors */
     const float *ahead_src = ahead && r == 0 && b + ahead < batch && pl.stride == 1
                                  ? in + chunked_place(n, chunk, batch, b + ahead).base
                                  : nullptr;
@@ -341,7 +341,7 @@ __device__ __forceinline__ void cyclic_factor(const float *in, float *Amat, int 
 #pragma unroll
         for (int a = 0; a < AR; a++) buf[p * C::S + a] = x[cyclic_slot(W, a, 0)];
     int my_info = 0;
-    const cyclic_out o = {row0, row_step, col_step, real, ahead_src, ahead_panel};
+    const cyclic_out o = {row0, row_step, col_step, real, ahead_src};
     cyclic_panel<T, A, R, 0, U>::run(x, buf, o, n, p, q, my_info); /* PROGRESSIVE: stores all panels but the last */
 
     cyclic_group_sync<T>(); /* the last 1 / sqrt(pivot) is written */
@@ -364,9 +364,9 @@ __device__ __forceinline__ void cyclic_factor(const float *in, float *Amat, int 
 
 template <int T, int A, int R> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
     potrf_cyclic_kernel(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block,
-                        size_t ahead, int ahead_panel, int *info)
+                        size_t ahead, int *info)
 {
-    cyclic_factor<T, A, R, false>(in, Amat, n, batch, chunk, first, per_block, ahead, ahead_panel, info);
+    cyclic_factor<T, A, R, false>(in, Amat, n, batch, chunk, first, per_block, ahead, info);
 }
 
 /* The steps written out (U = true): with c a constant in every step, the step's addresses in the
@@ -393,11 +393,10 @@ __host__ __device__ constexpr bool cyclic_unrolled(int T, int R)
  * bodies behind a branch was 1.5-1.8x slower at n = 50, 70, 90: twice the code to fetch. */
 template <int T, int A, int R, bool SAME> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
     potrf_cyclic_kernel_unrolled(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first,
-                                 int per_block, size_t ahead, int ahead_panel, int *info)
+                                 int per_block, size_t ahead, int *info)
 {
     if constexpr (cyclic_unrolled(T, R))
-        cyclic_factor<T, A, R, true>(SAME ? Amat : in, Amat, n, batch, chunk, first, per_block, ahead, ahead_panel,
-                                     info);
+        cyclic_factor<T, A, R, true>(SAME ? Amat : in, Amat, n, batch, chunk, first, per_block, ahead, info);
 }
 
 /* Registers a thread: the compiler's choice, or, for the instances below, a cap under it that
@@ -420,9 +419,9 @@ __host__ __device__ constexpr int cyclic_reg_cap(int T, int A)
 template <int T, int A, int R> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
     __maxnreg__(cyclic_reg_cap(T, A) ? cyclic_reg_cap(T, A) : 255)
         potrf_cyclic_kernel_capped(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first,
-                                   int per_block, size_t ahead, int ahead_panel, int *info)
+                                   int per_block, size_t ahead, int *info)
 {
-    cyclic_factor<T, A, R, false>(in, Amat, n, batch, chunk, first, per_block, ahead, ahead_panel, info);
+    cyclic_factor<T, A, R, false>(in, Amat, n, batch, chunk, first, per_block, ahead, info);
 }
 
 #endif
