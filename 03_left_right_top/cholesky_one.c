@@ -11,6 +11,7 @@
  * to n = 2048, check_sampled_residual above). Exit 0 when the factor is right (or info > 0 and
  * cuSOLVER agrees), 1 when it is not, 2 for bad arguments or input. */
 #define _POSIX_C_SOURCE 200809L
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,8 @@ static const char usage[] =
     "                   accuracy (default: tf32x3 where it is faster, see grid_default_math), or one TF32\n"
     "                   product a term (precision high: checked by gpu-mode's normwise residual)\n"
     "  --output FILE    write L (binary; .txt: text)\n"
+    "  --residual       also print gpu-mode's normwise residual ||A - L L^T||_1 / ||A||_1 in units of n eps,\n"
+    "                   whatever the math (every row up to n = 4096, 64 rows above: plot_precision.py)\n"
     "  --opt value and --opt=value both work; -h, --help: this text\n";
 
 typedef struct {
@@ -47,6 +50,7 @@ typedef struct {
     unsigned long long seed;
     int mode; /* a grid_mode, MODE_BLOCK, or MODE_DEFAULT */
     int math; /* a grid_math, or MODE_DEFAULT */
+    int residual;
 } options;
 
 enum { MODE_BLOCK = GRID_MODE_COUNT, MODE_DEFAULT = -1 };
@@ -58,16 +62,12 @@ static void bad(const char *opt, const char *value, const char *allowed)
 
 static options parse(int argc, char **argv)
 {
-    options o = {0, NULL, NULL, FAMILY_SPD, GEN_DEFAULT_SEED, MODE_DEFAULT, MODE_DEFAULT};
-    static const struct option longs[] = {{"n", required_argument, 0, 'n'},
-                                          {"input", required_argument, 0, 'i'},
-                                          {"family", required_argument, 0, 'f'},
-                                          {"seed", required_argument, 0, 's'},
-                                          {"mode", required_argument, 0, 'm'},
-                                          {"output", required_argument, 0, 'o'},
-                                          {"math", required_argument, 0, 'M'},
-                                          {"help", no_argument, 0, 'h'},
-                                          {0, 0, 0, 0}};
+    options o = {0, NULL, NULL, FAMILY_SPD, GEN_DEFAULT_SEED, MODE_DEFAULT, MODE_DEFAULT, 0};
+    static const struct option longs[] = {{"n", required_argument, 0, 'n'},      {"input", required_argument, 0, 'i'},
+                                          {"family", required_argument, 0, 'f'}, {"seed", required_argument, 0, 's'},
+                                          {"mode", required_argument, 0, 'm'},   {"output", required_argument, 0, 'o'},
+                                          {"math", required_argument, 0, 'M'},   {"residual", no_argument, 0, 'r'},
+                                          {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     int c;
     long long v;
     while ((c = cli_getopt(argc, argv, longs, "cholesky_one", usage)) != -1) {
@@ -77,6 +77,7 @@ static options parse(int argc, char **argv)
             o.n = (int)v;
             break;
         case 'i': o.input = optarg; break;
+        case 'r': o.residual = 1; break;
         case 'o': o.output = optarg; break;
         case 'f':
             if (family_parse(optarg, &o.family) != 0) bad("--family", optarg, "spd, illcond, nonspd or hp3");
@@ -218,6 +219,13 @@ int main(int argc, char **argv)
         if (info != cinfo) snprintf(err, sizeof err, "info %d, cuSOLVER's %d", info, cinfo);
         printf("check (cuSOLVER's info, sampled residual): %s%s\n", ok ? "ok" : "WRONG: ", ok ? "" : err);
         free(C);
+    }
+    if (o.residual && info == 0) { /* the same quantity for every math, so that they can be compared */
+        const int step = n <= 4096 ? 1 : n / 64;
+        const double ratio = residual_norm1_ratio(n, d.data, L, step);
+        printf("residual: ||A - L L^T||_1 / ||A||_1 = %.4g = %.4g n eps (%s; math %s)\n", ratio,
+               ratio / (n * (double)FLT_EPSILON), step > 1 ? "64 rows" : "every row",
+               o.mode == MODE_BLOCK ? "fp32" : grid_math_name((grid_math)o.math));
     }
     if (o.output) {
         dataset out = {n, 1, L};

@@ -7,7 +7,9 @@ skipped without cupy.
 
 Groups: "python binding" (sizes, behaviour of torch.linalg.cholesky_ex, streams, graphs, refusals)
 and "python gpu-mode families" (every shape of gpu-mode's Cholesky grid on each matrix family its
-problem describes, checked against the float32 error bound).
+problem describes, checked against the float32 error bound), and "python gpu-mode families, precision
+high" (the same with precision="high" against gpu-mode's own normwise bound, its residual and forward
+error beside the default's; a matrix that is not SPD gets the same info in both precisions).
 """
 import sys
 
@@ -27,8 +29,10 @@ SHAPES = [(4096, 32), (1024, 64), (256, 128), (64, 256), (16, 512), (640, 512), 
           (2, 2048), (8, 2048), (1, 4096), (2, 4096), (1, 8192), (1, 16384), (1, 32768)]
 FAMILIES = ["dense covariance", "planted spectrum 1e5", "diagonal", "damped low rank", "scaled rows and columns",
             "tridiagonal"]
+HIGH = "python gpu-mode families, precision high"
 GROUPS = {"python binding": len(NS) * len(BATCHES) + len(OTHER),
-          "python gpu-mode families": len(SHAPES) * len(FAMILIES)}
+          "python gpu-mode families": len(SHAPES) * len(FAMILIES),
+          HIGH: len(SHAPES) * (len(FAMILIES) + 1)}
 
 
 def main():
@@ -260,6 +264,8 @@ def main():
 
     group = "python gpu-mode families"
     families(torch, cc, dev, rec)
+    group = HIGH
+    families_high(torch, cc, rec)
 
 
 def family_batch(torch, family, batch, n, seed):
@@ -344,6 +350,86 @@ def families(torch, cc, dev, rec):
             except Exception as e:  # out of memory, say: this test fails, the next ones run
                 rec(name, False, f"{type(e).__name__}: {e}")
             torch.cuda.empty_cache()
+
+
+def normwise_and_forward(torch, A, L, Lref):
+    """Per matrix, in float64 and in column blocks (one 32768^2 matrix in float64 is 8.6 GB):
+    (||A - L L^T||_1 / ||A||_1, ||L - Lref||_F / ||Lref||_F), the worst over the batch."""
+    worst_r = worst_f = 0.0
+    step = max(1, (1 << 27) // (A.shape[-1] * A.shape[-1]))  # matrices at once: 1 GiB of float64
+    for b0 in range(0, A.shape[0], step):
+        a, l, lr = A[b0:b0 + step], L[b0:b0 + step], Lref[b0:b0 + step]
+        n = a.shape[-1]
+        l64 = l.double()
+        colsum_r = torch.zeros(a.shape[0], n, device=a.device, dtype=torch.float64)
+        colsum_a = torch.zeros_like(colsum_r)
+        diff2 = torch.zeros(a.shape[0], device=a.device, dtype=torch.float64)
+        ref2 = torch.zeros_like(diff2)
+        for c0 in range(0, n, 4096):
+            c1 = min(n, c0 + 4096)
+            a_blk = a[:, :, c0:c1].double()
+            colsum_r[:, c0:c1] = (a_blk - l64 @ l64[:, c0:c1, :].mT).abs().sum(-2)
+            colsum_a[:, c0:c1] = a_blk.abs().sum(-2)
+            lr_blk = lr[:, :, c0:c1]
+            diff2 += ((l64[:, :, c0:c1] - lr_blk) ** 2).sum((-2, -1))
+            ref2 += (lr_blk ** 2).sum((-2, -1))
+        worst_r = max(worst_r, float((colsum_r.amax(-1) / colsum_a.amax(-1)).amax()))
+        worst_f = max(worst_f, float((diff2.sqrt() / ref2.sqrt()).amax()))
+        del l64, colsum_r, colsum_a
+    return worst_r, worst_f
+
+
+def reference_factor(torch, A):
+    """The float64 factor of each matrix (one at a time past 1 GiB of float64)."""
+    if A.numel() * 8 <= (1 << 30):
+        return torch.linalg.cholesky(A.double())
+    return torch.stack([torch.linalg.cholesky(a.double()) for a in A]) if A.shape[0] > 1 else \
+        torch.linalg.cholesky(A[0].double()).unsqueeze(0)
+
+
+def families_high(torch, cc, rec):
+    """precision="high" on every shape and family: gpu-mode's check ||A - L L^T||_1 <= 20 n eps ||A||_1
+    (eps = 2^-23), both precisions' residual and forward error reported; then, per shape, one matrix
+    made indefinite at its middle row: the same info (its minor n/2 + 1) in both precisions."""
+    eps = 1.1920929e-07
+    for batch, n in SHAPES:
+        bound = 20 * n * eps
+        for k, family in enumerate(FAMILIES):
+            name = f"{batch} x {n}^2, {family}"
+            try:
+                A = family_batch(torch, family, batch, n, 100 * n + k)
+                hi = cc.cholesky_ex(A, precision="high")
+                ok = not bool((hi.info != 0).any())
+                Lref = reference_factor(torch, A)
+                r_hi, f_hi = normwise_and_forward(torch, A, hi.L, Lref)
+                del hi
+                hst = cc.cholesky_ex(A)
+                ok &= not bool((hst.info != 0).any())
+                r_hst, f_hst = normwise_and_forward(torch, A, hst.L, Lref)
+                ok &= r_hi <= bound
+                said = "precision high: one TF32 product" in cc.choice(n, batch, precision="high")
+                rec(name, ok, f"residual high {r_hi:.2e} ({r_hi / bound:.1e} of the bound {bound:.2e}), "
+                    f"highest {r_hst:.2e}; forward error high {f_hi:.2e}, highest {f_hst:.2e}; "
+                    f"{'TF32 products' if said else 'fp32 arithmetic (this shape)'}")
+                del A, hst, Lref
+            except Exception as e:  # out of memory, say: this test fails, the next ones run
+                rec(name, False, f"{type(e).__name__}: {e}")
+            torch.cuda.empty_cache()
+        name = f"{batch} x {n}^2, not SPD at row n/2: info n/2 + 1 in both precisions"
+        try:
+            A = family_batch(torch, "dense covariance", batch, n, 7 * n)
+            m, h = batch // 2, n // 2
+            A[m, h, h] = -1.0
+            infos = [cc.cholesky_ex(A, precision=p).info for p in ("high", "highest")]
+            want = torch.zeros(batch, dtype=infos[0].dtype, device=A.device)
+            want[m] = h + 1
+            ok = all(torch.equal(i, want) for i in infos)
+            rec(name, ok, f"matrix {m}: info high {int(infos[0][m])}, highest {int(infos[1][m])} (want {h + 1}); "
+                f"the others {'0' if ok else 'see above'}")
+            del A
+        except Exception as e:
+            rec(name, False, f"{type(e).__name__}: {e}")
+        torch.cuda.empty_cache()
 
 
 if __name__ == "__main__":
