@@ -196,7 +196,7 @@ int potrf_grid_math(grid_mode mode, grid_math math, int n, size_t batch, float *
 int potrf_grid_run(grid_context *ctx, grid_mode mode, grid_math math, int n, size_t batch, const float *d_in,
                    float *d_out, float *d_work, int *d_info, cudaStream_t stream)
 {
-    grid_policy policy = {mode, math, 0, {0, 0, 0}};
+    grid_policy policy = {mode, math, 0, {0, 0, 0}, math};
     if (n >= 1 && n <= GRID_MAX_N && batch >= 1 && mode >= 0 && mode < GRID_MODE_COUNT && math >= 0 &&
         math < GRID_MATH_COUNT)
         grid_policy_for(mode, math, n, batch, &policy);
@@ -206,7 +206,7 @@ int potrf_grid_run(grid_context *ctx, grid_mode mode, grid_math math, int n, siz
 /* Field by field: a struct's padding is not part of its value. */
 static int same_policy(const grid_policy *a, const grid_policy *b)
 {
-    return a->mode == b->mode && a->math == b->math && a->split_bytes == b->split_bytes &&
+    return a->mode == b->mode && a->math == b->math && a->second == b->second && a->split_bytes == b->split_bytes &&
            a->rules.chain_overlap == b->rules.chain_overlap && a->rules.wgmma_band == b->rules.wgmma_band &&
            a->rules.sm_count == b->rules.sm_count;
 }
@@ -215,9 +215,95 @@ static int same_policy(const grid_policy *a, const grid_policy *b)
 static int same_shape(const grid_graph *e, const grid_policy *pol, int n, size_t batch)
 {
     const grid_policy *q = &e->policy;
-    return q->mode == pol->mode && q->math == pol->math && q->split_bytes == pol->split_bytes &&
-           q->rules.chain_overlap == pol->rules.chain_overlap && q->rules.wgmma_band == pol->rules.wgmma_band &&
-           q->rules.sm_count == pol->rules.sm_count && e->n == n && e->batch == batch;
+    return q->mode == pol->mode && q->math == pol->math && q->second == pol->second &&
+           q->split_bytes == pol->split_bytes && q->rules.chain_overlap == pol->rules.chain_overlap &&
+           q->rules.wgmma_band == pol->rules.wgmma_band && q->rules.sm_count == pol->rules.sm_count && e->n == n &&
+           e->batch == batch;
+}
+
+/* Precision high's second chance. One TF32 product a term (GRID_TF32) perturbs A by about
+ * n u_tf32 |L| |L^T|: a matrix whose smallest eigenvalue is below that (a damped low-rank one of
+ * gpu-mode's problem: x x^T / 8 + 0.01 I, from n = 1024) meets a pivot <= 0 and gets info > 0 although
+ * it is SPD. So where the input is still there afterwards (out of place: d_in != d_out), the batch
+ * is factored again with the fp32-accurate math when any of its infos is nonzero, decided on the
+ * GPU: an IF node after a kernel that sets its condition (CUDA 12.4's conditional nodes), in our
+ * graph or in the caller's capture; only in the stream mode (no graph) does the host read the infos.
+ * A matrix that is not SPD gets the fp32-accurate math's info, as with precision highest. In place,
+ * nothing of A is left: info > 0 is then TF32's (the README says so). */
+static int second_chance(const grid_policy *pol, const float *d_in, const float *d_out)
+{
+    return pol->math == GRID_TF32 && d_in != d_out;
+}
+
+/* (Its split workspace is the same size: the tensor-core maths split the same panels.) */
+static grid_policy second_policy(const grid_policy *pol)
+{
+    grid_policy hp = *pol;
+    hp.math = pol->second;
+    if (!grid_math_tensor(hp.math)) hp.split_bytes = 0;
+    return hp;
+}
+
+/* The fp32-accurate launches, captured on their own (our streams are in no capture yet): the body
+ * of the IF node. NULL on a CUDA error. */
+static cudaGraph_t capture_second(grid_context *c, const grid_policy *hp, int n, size_t batch, const float *d_in,
+                                  float *d_out, float *d_work, int *d_info, grid_split *split)
+{
+    cudaGraph_t body = NULL;
+    c->capturing = 1;
+    CUDA_CHECK(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal));
+    enqueue_all(hp, n, batch, d_in, d_out, d_work, d_info, hp->split_bytes ? split : NULL, c->s, c->side, c->events);
+    const cudaError_t ended = cudaStreamEndCapture(c->s, &body);
+    c->capturing = 0;
+    CUDA_CHECK(ended);
+    return ended == cudaSuccess ? body : NULL;
+}
+
+/* On c->s, which is being captured (our graph or the caller's): the condition's kernel, then the IF
+ * node with `body` in it (copied: the caller destroys body). Returns 0, or -1 on a CUDA error. */
+static int add_second_chance(grid_context *c, cudaGraph_t body, const int *d_info, size_t batch)
+{
+    enum cudaStreamCaptureStatus status;
+    cudaGraph_t graph;
+    const cudaGraphNode_t *deps;
+    size_t count;
+    cudaGraphConditionalHandle h;
+    cudaError_t e = cudaStreamGetCaptureInfo(c->s, &status, NULL, &graph, NULL, NULL, NULL);
+    if (e == cudaSuccess) e = cudaGraphConditionalHandleCreate(&h, graph, 0, cudaGraphCondAssignDefault);
+    CUDA_CHECK(e);
+    if (e != cudaSuccess) return -1;
+    launch_set_if_failed(h, d_info, batch, c->s);
+    struct cudaGraphNodeParams params;
+    memset(&params, 0, sizeof params);
+    params.type = cudaGraphNodeTypeConditional;
+    params.conditional.handle = h;
+    params.conditional.type = cudaGraphCondTypeIf;
+    params.conditional.size = 1;
+    cudaGraphNode_t node, child;
+    e = cudaStreamGetCaptureInfo(c->s, &status, NULL, &graph, &deps, NULL, &count);
+    if (e == cudaSuccess) e = cudaGraphAddNode(&node, graph, deps, NULL, count, &params);
+    if (e == cudaSuccess) e = cudaGraphAddChildGraphNode(&child, params.conditional.phGraph_out[0], NULL, 0, body);
+    if (e == cudaSuccess)
+        e = cudaStreamUpdateCaptureDependencies(c->s, &node, NULL, 1, cudaStreamSetCaptureDependencies);
+    CUDA_CHECK(e);
+    return e == cudaSuccess ? 0 : -1;
+}
+
+/* The stream mode's second chance: the host reads the infos (a wait), and factors the batch again
+ * if any is nonzero. */
+static void second_chance_on_host(grid_context *c, const grid_policy *hp, int n, size_t batch, const float *d_in,
+                                  float *d_out, float *d_work, int *d_info, grid_split *split)
+{
+    int *infos = (int *)malloc(batch * sizeof(int));
+    if (!infos) return; /* (no memory: TF32's infos stand) */
+    CUDA_CHECK(cudaMemcpyAsync(infos, d_info, batch * sizeof(int), cudaMemcpyDeviceToHost, c->s));
+    CUDA_CHECK(cudaStreamSynchronize(c->s));
+    size_t b = 0;
+    while (b < batch && infos[b] == 0) b++;
+    free(infos);
+    if (b < batch)
+        enqueue_all(hp, n, batch, d_in, d_out, d_work, d_info, hp->split_bytes ? split : NULL, c->s, c->side,
+                    c->events);
 }
 
 /* The graph of this call: a kept one with the same pointers, else the least recently used one,
@@ -248,12 +334,18 @@ static cudaGraphExec_t graph_for(grid_context *c, const grid_policy *pol, int n,
     if (slot->exec && !same_shape(slot, pol, n, batch)) {
         if (same) slot = same; /* (a free slot is still taken first) */
     }
-    cudaGraph_t graph;
+    cudaGraph_t graph, body = NULL;
+    if (second_chance(pol, d_in, d_out)) {
+        const grid_policy hp = second_policy(pol);
+        if (!(body = capture_second(c, &hp, n, batch, d_in, d_out, d_work, d_info, split))) return NULL;
+    }
     c->capturing = 1;
     CUDA_CHECK(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal));
     enqueue_all(pol, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
+    if (body) (void)add_second_chance(c, body, d_info, batch); /* (an error shows at the end of the capture) */
     const cudaError_t ended = cudaStreamEndCapture(c->s, &graph);
     c->capturing = 0;
+    if (body) CUDA_CHECK(cudaGraphDestroy(body));
     CUDA_CHECK(ended);
     if (ended != cudaSuccess) return NULL; /* (a library's check returns; a program's has exited) */
     cudaGraphExecUpdateResultInfo result;
@@ -343,16 +435,30 @@ int potrf_grid_execute(grid_context *ctx, const grid_policy *policy, int n, size
      * they are, no graph of our own. */
     enum cudaStreamCaptureStatus capture;
     CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
-    CUDA_CHECK(cudaEventRecord(c->fork, stream));
-    CUDA_CHECK(cudaStreamWaitEvent(c->s, c->fork, 0));
     grid_policy pol = *policy;
 #ifdef DEBUG_SYNC
     pol.mode = GRID_STREAM;
 #endif
     grid_split *split = split_for(c, pol.split_bytes, capture != cudaStreamCaptureStatusNone, d_split);
-    if (pol.mode == GRID_STREAM || capture != cudaStreamCaptureStatusNone)
+    const grid_policy hp = second_policy(&pol);
+    cudaGraph_t body = NULL; /* the caller's capture: the second chance's body, before our streams join it */
+    if (capture != cudaStreamCaptureStatusNone && second_chance(&pol, d_in, d_out) &&
+        !(body = capture_second(c, &hp, n, batch, d_in, d_out, d_work, d_info, split)))
+        return -1;
+    CUDA_CHECK(cudaEventRecord(c->fork, stream));
+    CUDA_CHECK(cudaStreamWaitEvent(c->s, c->fork, 0));
+    if (capture != cudaStreamCaptureStatusNone) {
         enqueue_all(&pol, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
-    else {
+        if (body) {
+            const int added = add_second_chance(c, body, d_info, batch);
+            CUDA_CHECK(cudaGraphDestroy(body));
+            if (added != 0) return -1;
+        }
+    } else if (pol.mode == GRID_STREAM) {
+        enqueue_all(&pol, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
+        if (second_chance(&pol, d_in, d_out))
+            second_chance_on_host(c, &hp, n, batch, d_in, d_out, d_work, d_info, split);
+    } else {
         cudaGraphExec_t exec = graph_for(c, &pol, n, batch, d_in, d_out, d_work, d_info, split);
         if (!exec) return -1;
         CUDA_CHECK(cudaGraphLaunch(exec, c->s));

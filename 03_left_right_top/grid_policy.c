@@ -135,6 +135,7 @@ void grid_policy_for(grid_mode mode, grid_math math, int n, size_t batch, grid_p
     out->math = math;
     out->split_bytes = grid_split_workspace_bytes(math, n, batch);
     out->rules = grid_rules_current();
+    out->second = math == GRID_TF32 ? grid_default_math(n, batch) : math;
 }
 
 void grid_policy_choose(int n, size_t batch, grid_policy *out)

@@ -83,6 +83,8 @@ typedef struct {
     grid_math math;     /* the updates' arithmetic */
     size_t split_bytes; /* the warpgroup update's workspace; 0: the mma.sync updates */
     grid_rules rules;   /* the launchers' choices for this GPU */
+    grid_math second;   /* precision high (math GRID_TF32): the fp32-accurate math of its second chance
+                           (grid_cholesky.c); else the same as math */
 } grid_policy;
 
 /* The course's choice for `batch` matrices of order n on the current GPU: grid_default_batched_mode,

@@ -899,3 +899,17 @@ extern "C" void launch_zero_upper(float *A, int n, int batch, cudaStream_t s)
     zero_upper_kernel<<<dim3(frame_blocks(n), batch), 32 * FRAME_ROWS, 0, s>>>(A, n);
     KERNEL_CHECK();
 }
+
+__global__ void set_if_failed_kernel(cudaGraphConditionalHandle h, const int *info, size_t batch)
+{
+    int any = 0;
+    for (size_t b = threadIdx.x; b < batch; b += blockDim.x) any |= info[b] != 0;
+    any = __syncthreads_or(any);
+    if (threadIdx.x == 0) cudaGraphSetConditional(h, any ? 1u : 0u);
+}
+
+extern "C" void launch_set_if_failed(cudaGraphConditionalHandle h, const int *info, size_t batch, cudaStream_t s)
+{
+    set_if_failed_kernel<<<1, 256, 0, s>>>(h, info, batch);
+    KERNEL_CHECK();
+}

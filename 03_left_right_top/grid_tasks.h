@@ -132,6 +132,10 @@ void launch_copy_in(const float *A, int n, float *W, size_t ld, int N, int batch
 void launch_copy_out(const float *W, size_t ld, int N, float *A, int n, int batch, cudaStream_t s);
 void launch_zero_upper(float *A, int n, int batch, cudaStream_t s);
 
+/* Precision high's second chance (grid_cholesky.c): set an IF node's condition to 1 when any of
+ * the batch's infos is nonzero (a captured launch; the node that follows reads it). */
+void launch_set_if_failed(cudaGraphConditionalHandle h, const int *info, size_t batch, cudaStream_t s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -725,7 +725,87 @@ static const struct {
     {"nonspd n=1500, minor 1100", GRID_PAIRS, FAMILY_NONSPD, 0, 1500, 1100},
 };
 #define N_HIGH_CASES ((int)(sizeof high_cases / sizeof high_cases[0]))
-#define N_HIGH_TESTS (N_HIGH_CASES + 1)
+#define N_SECOND_TESTS 3
+#define N_HIGH_TESTS (N_HIGH_CASES + 1 + N_SECOND_TESTS)
+
+/* Out of place (potrf_grid_run, d_in != d_out): the factor into L; returns info, or -999 when the
+ * call refused or the input was changed. */
+static int run_grid_out_of_place(grid_mode mode, grid_math math, int n, const float *A, float *L)
+{
+    const size_t bytes = (size_t)n * n * sizeof(float), work = grid_workspace_bytes(n);
+    float *d_in, *d_out, *d_work = NULL, *back = host_alloc(bytes, "test buffers");
+    int *d_info, info = -999;
+    CUDA_CHECK(cudaMalloc((void **)&d_in, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_out, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
+    if (work) CUDA_CHECK(cudaMalloc((void **)&d_work, work));
+    CUDA_CHECK(cudaMemcpy(d_in, A, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_out, 0xff, bytes));
+    const int rc = potrf_grid_run(NULL, mode, math, n, 1, d_in, d_out, d_work, d_info, cudaStreamLegacy);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(L, d_out, bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(back, d_in, bytes, cudaMemcpyDeviceToHost));
+    if (rc == 0 && memcmp(back, A, bytes) == 0)
+        CUDA_CHECK(cudaMemcpy(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(d_info));
+    if (d_work) CUDA_CHECK(cudaFree(d_work));
+    free(back);
+    return info;
+}
+
+/* x x^T / 8 + 0.01 I with x n x 8 uniform in [-1, 1): SPD, eigenvalues up to about n / 24 over 0.01.
+ * One TF32 pass perturbs it by more than 0.01 (gpu-mode's "damped low rank" family). */
+static float *damped_low_rank(int n, unsigned long long seed)
+{
+    float *x = host_alloc((size_t)n * 8 * sizeof(float), "test buffers"),
+          *A = host_alloc((size_t)n * n * sizeof(float), "test buffers");
+    unsigned long long r = seed * 2654435761ull + 1;
+    for (size_t e = 0; e < (size_t)n * 8; e++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        x[e] = (float)((double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+    }
+#pragma omp parallel for schedule(dynamic)
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j <= i; j++) {
+            double d = 0;
+            for (int k = 0; k < 8; k++) d += (double)x[(size_t)i * 8 + k] * x[(size_t)j * 8 + k];
+            A[(size_t)i * n + j] = A[(size_t)j * n + i] = (float)(d / 8 + (i == j ? 0.01 : 0.0));
+        }
+    free(x);
+    return A;
+}
+
+/* Precision high's second chance (grid_cholesky.c) on a damped low-rank matrix, n = 4096: in place
+ * TF32's false info stands (nothing of A is left); out of place the batch is factored again with
+ * tf32x3, decided on the GPU (graph: an IF node) or by the host (stream mode), and the factor is
+ * tf32x3's own, bit for bit. */
+static void test_second_chance(harness *h)
+{
+    const int n = 4096;
+    const size_t bytes = (size_t)n * n * sizeof(float);
+    float *A = damped_low_rank(n, harness_seed(5300)), *L = host_alloc(bytes, "test buffers"),
+          *R = host_alloc(bytes, "test buffers");
+    const int in_place = run_grid(GRID_QUADS, GRID_TF32, n, A, L);
+    harness_check(h, in_place > 0, "damped low rank n=4096 in place: TF32 alone meets a pivot <= 0",
+                  "info %d (a false failure is what the second chance is for; 0 means the matrix does not test it)",
+                  in_place);
+    const grid_mode modes[2] = {GRID_QUADS, GRID_STREAM};
+    for (int m = 0; m < 2; m++) {
+        const int info = run_grid_out_of_place(modes[m], GRID_TF32, n, A, L),
+                  ref = run_grid_out_of_place(modes[m], GRID_TF32X3, n, A, R);
+        const int same = memcmp(L, R, bytes) == 0;
+        harness_check(h, info == 0 && ref == 0 && same,
+                      modes[m] == GRID_QUADS ? "damped low rank n=4096 out of place, graph: the IF node refactors"
+                                             : "damped low rank n=4096 out of place, stream mode: the host refactors",
+                      "info %d (tf32x3 alone %d; -999: refused or the input changed); the factor %s tf32x3's", info,
+                      ref, same ? "equals" : "differs from");
+    }
+    free(A);
+    free(L);
+    free(R);
+}
 
 static void test_precision_high(harness *h)
 {
@@ -761,6 +841,7 @@ static void test_precision_high(harness *h)
     free(A);
     free(L);
     free(L3);
+    test_second_chance(h);
 }
 
 int main(void)
