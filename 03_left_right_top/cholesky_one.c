@@ -40,7 +40,7 @@ static const char usage[] =
     "                   product a term (precision high: checked by gpu-mode's normwise residual)\n"
     "  --output FILE    write L (binary; .txt: text)\n"
     "  --residual       also print gpu-mode's normwise residual ||A - L L^T||_1 / ||A||_1 in units of n eps,\n"
-    "                   whatever the math (every row up to n = 4096, 64 rows above: plot_precision.py)\n"
+    "                   whatever the math (every row up to n = 2048, 64 rows above: plot_precision.py)\n"
     "  --opt value and --opt=value both work; -h, --help: this text\n";
 
 typedef struct {
@@ -221,7 +221,7 @@ int main(int argc, char **argv)
         free(C);
     }
     if (o.residual && info == 0) { /* the same quantity for every math, so that they can be compared */
-        const int step = n <= 4096 ? 1 : n / 64;
+        const int step = n <= 2048 ? 1 : n / 64;
         const double ratio = residual_norm1_ratio(n, d.data, L, step);
         printf("residual: ||A - L L^T||_1 / ||A||_1 = %.4g = %.4g n eps (%s; math %s)\n", ratio,
                ratio / (n * (double)FLT_EPSILON), step > 1 ? "64 rows" : "every row",

@@ -755,7 +755,7 @@ static int run_grid_out_of_place(grid_mode mode, grid_math math, int n, const fl
     return info;
 }
 
-/* x x^T / 8 + 0.01 I with x n x 8 uniform in [-1, 1): SPD, eigenvalues up to about n / 24 over 0.01.
+/* x x^T / 8 + 0.01 I with x n x 8 uniform of variance 1: SPD, eigenvalues up to about n over 0.01.
  * One TF32 pass perturbs it by more than 0.01 (gpu-mode's "damped low rank" family). */
 static float *damped_low_rank(int n, unsigned long long seed)
 {
@@ -764,7 +764,7 @@ static float *damped_low_rank(int n, unsigned long long seed)
     unsigned long long r = seed * 2654435761ull + 1;
     for (size_t e = 0; e < (size_t)n * 8; e++) {
         r = r * 6364136223846793005ull + 1442695040888963407ull;
-        x[e] = (float)((double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+        x[e] = (float)(((double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0) * 1.7320508075688772); /* variance 1 */
     }
 #pragma omp parallel for schedule(dynamic)
     for (int i = 0; i < n; i++)
