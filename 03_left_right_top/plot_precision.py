@@ -63,7 +63,7 @@ def plot(csv_path, png):
             if pts:
                 ax.plot(*zip(*pts), "o-", label=LABEL[math])
         ax.plot(ns, [20 * n * eps for n in ns], "k--", label="gpu-mode's bound 20 n eps")
-        ax.plot(ns, [n * 2.0 ** -11 for n in ns], "k:", label="n u (TF32's u = 2^-11)")
+        ax.plot(ns, [2.0 ** -10 for n in ns], "k:", label="2^-10: one TF32 product's error, |L||L^T| ~ |A|")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("n")
@@ -71,7 +71,8 @@ def plot(csv_path, png):
         ax.set_title(f"family {family}")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle(f"one matrix, whole GPU (cholesky_one --residual), {rows[0]['gpu']}, commit {rows[0]['commit']}")
+    fig.suptitle(f"one matrix, whole GPU (cholesky_one --residual)\n{rows[0]['gpu']}, commit {rows[0]['commit']}",
+                 fontsize=10)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     print(f"plot_precision: wrote {png}")

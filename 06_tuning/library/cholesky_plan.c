@@ -154,7 +154,8 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
     }
     if (precision == CHOLESKY_PRECISION_HIGH) {
         if (p->grid && p->policy.math == GRID_TF32)
-            append(p, "; precision high: one TF32 product a term in the updates (not fp32-accurate)");
+            append(p, "; precision high: one TF32 product a term in the updates (not fp32-accurate; a pivot <= 0 "
+                      "refactors the batch fp32-accurately when in != out)");
         else append(p, "; precision high asked: fp32 arithmetic runs at this size (as fast here)");
     }
     if (p->stage_bytes) append(p, "; pointers not 16-byte aligned staged through the workspace");

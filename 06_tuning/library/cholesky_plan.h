@@ -75,9 +75,13 @@ struct batched_config;
  * - CHOLESKY_PRECISION_HIGHEST (0, the default): fp32-accurate (3xTF32 on the tensor cores, or fp32);
  * - CHOLESKY_PRECISION_HIGH: one TF32 product a term wherever the tensor cores run the updates (what
  *   torch's matmul precision "high" does to a product), the panels and every sum in fp32: faster
- *   for large n; the factor meets gpu-mode's normwise bound ||A - L L^T||_1 <= 20 n eps ||A||_1 on
- *   well-conditioned matrices, and its forward error is about a thousand times fp32's. Where the
- *   fp32-accurate path runs fp32 updates (smaller shapes), it runs them too.
+ *   for large n; the factor meets gpu-mode's normwise bound ||A - L L^T||_1 <= 20 n eps ||A||_1, and
+ *   its forward error is about a thousand times fp32's. A pivot <= 0 under TF32 (an SPD matrix whose
+ *   smallest eigenvalue is below TF32's error, such as a damped low-rank one) gets a second chance:
+ *   out of place (in != out) the batch is factored again fp32-accurately, decided on the GPU (no
+ *   wait, also inside a caller's CUDA graph), so info > 0 is then the fp32-accurate path's. In place
+ *   nothing of A is left to refactor, and info > 0 may be TF32's own. Where the fp32-accurate path
+ *   runs fp32 updates (smaller shapes), it runs them too.
  * The batched kernels (n <= 128) are fp32 in both. The explanation says which runs. */
 typedef enum { CHOLESKY_PRECISION_HIGHEST = 0, CHOLESKY_PRECISION_HIGH = 1 } cholesky_precision;
 
