@@ -25,6 +25,8 @@ OTHER = ["a planted CUDA error: RuntimeError with its message, the next call wor
          "precision='high' at 1 x 4096: one TF32 pass, said so, within gpu-mode's bound, not highest's bits",
          "precision='high' at 640 x 512 and 8 x 2048: within gpu-mode's bound, info 0",
          "precision='bogus' raises ValueError; precision='high' on small n runs fp32, said so",
+         "precision='high' captured in a CUDA graph at 1 x 4096: the second chance (IF node) runs in the "
+         "replay for a damped low-rank matrix and not for an SPD one",
          "a tensor on cuda:1 while cuda:0 is current: factored there, current device kept"]
 GROUPS = {"python door": len(THREAD_SHAPES) + len(OFFSET_SHAPES) * len(OFFSETS) + len(GRAD_NS) + len(OTHER)}
 
@@ -271,6 +273,37 @@ def main():
         ok = "precision='bogus'" in raised and "fp32 arithmetic runs" in small and \
             torch.allclose(L, torch.linalg.cholesky(spd(100, 64, 2)), atol=1e-4)
         rec(OTHER[k], ok, f"{raised[:80]}; {small[-140:]}")
+    except Exception as e:
+        rec(OTHER[k], False, f"{type(e).__name__}: {e}")
+    k += 1
+
+    # precision="high" inside the caller's capture: the IF node goes into their graph. A damped low-rank
+    # matrix (x x^T / 8 + 0.01 I: TF32 meets a pivot <= 0) must come out as highest's factor, bit for
+    # bit; a generator-like SPD one as TF32's own (not highest's bits). Same graph, two inputs.
+    try:
+        cc.clear_cache()
+        n = 4096
+        g0 = torch.Generator(device="cuda").manual_seed(66)
+        x = torch.randn(1, n, 8, device=dev, dtype=torch.float64, generator=g0)
+        damped = (x @ x.mT / 8 + 1e-2 * torch.eye(n, device=dev, dtype=torch.float64)).float().contiguous()
+        easy = spd(1, n, 67)
+        A = easy.clone()
+        out = torch.empty_like(A)
+        info = torch.empty(1, dtype=torch.int32, device=dev)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            cc.cholesky_ex(A, out=(out, info), precision="high")
+        notes, ok = [], True
+        for name, M, second in (("damped low rank", damped, True), ("spd", easy, False)):
+            A.copy_(M)
+            out.fill_(float("nan"))
+            graph.replay()
+            torch.cuda.synchronize()
+            hst = cc.cholesky_ex(M)
+            same = torch.equal(out, hst.L)
+            ok &= int(info[0]) == 0 and same == second
+            notes.append(f"{name}: info {int(info[0])}, {'highest' if same else 'TF32'}'s factor")
+        rec(OTHER[k], ok, "; ".join(notes))
     except Exception as e:
         rec(OTHER[k], False, f"{type(e).__name__}: {e}")
     k += 1

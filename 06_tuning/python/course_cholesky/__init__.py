@@ -457,7 +457,9 @@ def _fits(side, out, A):
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None, precision="highest"):
     """(L, info) for A (..., n, n), as torch.linalg.cholesky_ex: a named tuple (.L, .info); A is left as it
     was. upper=True: U from A's upper triangle. out=(L, info): written there and returned.
-    precision="high": one TF32 product a term in the large matrices' updates (faster, not fp32-accurate)."""
+    precision="high": one TF32 product a term in the large matrices' updates (faster, not fp32-accurate);
+    where TF32 meets a pivot <= 0 the batch is factored again fp32-accurately, on the GPU, so info is
+    the fp32-accurate one (cholesky_ex_, in place, has no copy of A for that: its info may be TF32's)."""
     p = _PRECISIONS.get(precision) if precision.__class__ is str else None
     if p is None:
         p = _precision(precision)  # raises
