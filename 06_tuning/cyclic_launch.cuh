@@ -79,11 +79,9 @@ template <int T, int A> static int cyclic_rule(int per_block, int n, size_t batc
 
 /* A batch of two waves of blocks: each block of the first asks L2, halfway through its matrix, for
  * the matrix of the block that will take its place (`ahead` matrices further), so that the second
- * wave reads from L2 what it would wait for from memory. The block count per SM is registers, so
- * 1024 matrices of n = 90..128 are two waves on the H100 (4 blocks of 64 threads at n = 128).
- * H100, 1024 row-major matrices, same run: n = 96 52.3 -> 49.6 us, 100 62.8 -> 60.3, 120 77.8 ->
- * 75.0, 128 85.3 -> 83.0. At the start instead of halfway it lost 0-5 % (its reads compete with
- * the first wave's own); at every block of larger batches (from the start) 2-13 % (H200). */
+ * wave reads from L2 what it would wait for from memory (registers make 1024 matrices of
+ * n = 90..128 two waves). Halfway, not at the start: there the requests compete with the first
+ * wave's own loads. The measurements: the README's round eight. */
 template <auto Kernel> static size_t cyclic_ahead(size_t blocks, int threads, size_t smem, int per_block)
 {
     const size_t wave = (size_t)launch_sm_count() * cyclic_blocks_per_sm<Kernel>(threads, smem);
