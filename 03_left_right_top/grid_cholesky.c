@@ -294,8 +294,8 @@ static int add_second_chance(grid_context *c, cudaGraph_t body, const int *d_inf
 static void second_chance_on_host(grid_context *c, const grid_policy *hp, int n, size_t batch, const float *d_in,
                                   float *d_out, float *d_work, int *d_info, grid_split *split)
 {
-    int *infos = (int *)malloc(batch * sizeof(int));
-    if (!infos) return; /* (no memory: TF32's infos stand) */
+    int *infos = (int *)calloc(batch, sizeof(int)); /* zeros: a failed copy refactors nothing */
+    if (!infos) return;                             /* (no memory: TF32's infos stand) */
     CUDA_CHECK(cudaMemcpyAsync(infos, d_info, batch * sizeof(int), cudaMemcpyDeviceToHost, c->s));
     CUDA_CHECK(cudaStreamSynchronize(c->s));
     size_t b = 0;
