@@ -214,11 +214,7 @@ static int same_policy(const grid_policy *a, const grid_policy *b)
 /* 1 when a kept graph was made for this shape (only its pointers may differ). */
 static int same_shape(const grid_graph *e, const grid_policy *pol, int n, size_t batch)
 {
-    const grid_policy *q = &e->policy;
-    return q->mode == pol->mode && q->math == pol->math && q->second == pol->second &&
-           q->split_bytes == pol->split_bytes && q->rules.chain_overlap == pol->rules.chain_overlap &&
-           q->rules.wgmma_band == pol->rules.wgmma_band && q->rules.sm_count == pol->rules.sm_count && e->n == n &&
-           e->batch == batch;
+    return same_policy(&e->policy, pol) && e->n == n && e->batch == batch;
 }
 
 /* Precision high's second chance. One TF32 product a term (GRID_TF32) perturbs A by about
