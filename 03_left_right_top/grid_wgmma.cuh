@@ -16,7 +16,8 @@
  *                         of 16 columns, thread 0 asks the copy engine (cp.async.bulk, Hopper's
  *                         TMA) for the six tiles (A hi/lo, B hi/lo of 256 rows: 48 KiB) and an
  *                         mbarrier counts their bytes in; each warpgroup issues 6 products
- *                         (3 terms x 2 k-steps of 8) on a stage while the next three slices fly in.
+ *                         (3 terms x 2 k-steps of 8) on a stage while the next three slices fly in
+ *                         (one pass, GRID_TF32: A hi and B hi, 24 KiB, eight stages, seven in flight).
  *
  *   global split --cp.async.bulk--> stage s % 4 --wgmma x 6--> 64 x 256 sums in registers
  *        ^ full[s % 4]: bytes landed          empty[s % 4]: both warpgroups' products done ^
@@ -53,9 +54,17 @@ constexpr int WG_TILE_BYTES = WG_TILE_FLOATS * 4;
 constexpr int WG_A_HI = 0, WG_A_LO = WG_TILE_BYTES, WG_B_HI = 2 * WG_TILE_BYTES, WG_B_LO = 4 * WG_TILE_BYTES;
 constexpr int WG_STAGE_BYTES = 6 * WG_TILE_BYTES; /* 48 KiB */
 constexpr int WG_STAGES = 4;
-/* The stages (1024-byte aligned, as the swizzle wants), 2 x 4 mbarriers, the slack to align:
+/* One pass (precision high) loads no lo tiles: a stage is A hi and B hi (24 KiB), and twice as many
+ * fit in the same memory, so that seven slices fly while one is multiplied. */
+template <bool ONE_PASS> struct wg_pipe {
+    static constexpr int STAGES = ONE_PASS ? 2 * WG_STAGES : WG_STAGES;
+    static constexpr int STAGE_BYTES = ONE_PASS ? 3 * WG_TILE_BYTES : WG_STAGE_BYTES;
+    static constexpr int A_HI = 0, B_HI = ONE_PASS ? WG_TILE_BYTES : WG_B_HI;
+};
+static_assert(wg_pipe<true>::STAGES * wg_pipe<true>::STAGE_BYTES == WG_STAGES * WG_STAGE_BYTES, "the same memory");
+/* The stages (1024-byte aligned, as the swizzle wants), 2 x 8 mbarriers at most, the slack to align:
  * 193 KiB, one block per SM. */
-constexpr size_t wg_shared_bytes() { return (size_t)WG_STAGES * WG_STAGE_BYTES + 64 + 1024; }
+constexpr size_t wg_shared_bytes() { return (size_t)WG_STAGES * WG_STAGE_BYTES + 128 + 1024; }
 
 /* The block's sums on their way out, row by row (+8: a warp's float2 stores hit every bank once per
  * half warp; 1056 bytes a row keep every row 16-byte aligned for the copy engine): 132 KiB. */
@@ -344,7 +353,8 @@ template <bool ONE_PASS> __global__ void __launch_bounds__(WG_THREADS, 1)
     extern __shared__ __align__(16) unsigned char wg_shared_raw[];
     const uint32_t raw_addr = (uint32_t)__cvta_generic_to_shared(wg_shared_raw);
     const uint32_t base = raw_addr + ((1024 - (raw_addr & 1023)) & 1023); /* the stages, 1024-aligned */
-    const uint32_t full = base + WG_STAGES * WG_STAGE_BYTES, empty = full + 8 * WG_STAGES; /* mbarriers */
+    typedef wg_pipe<ONE_PASS> P;
+    const uint32_t full = base + P::STAGES * P::STAGE_BYTES, empty = full + 8 * P::STAGES; /* mbarriers */
 
     int p, q;
     if (band) {
@@ -364,22 +374,22 @@ template <bool ONE_PASS> __global__ void __launch_bounds__(WG_THREADS, 1)
     const bool left_only = WG_LEFT_ONLY && 2 * q == p;
     const uint32_t b_bytes = left_only ? WG_TILE_BYTES : 2 * WG_TILE_BYTES;
     auto load = [&](int s) {
-        const uint32_t stage = base + (s % WG_STAGES) * WG_STAGE_BYTES, bar = full + 8 * (s % WG_STAGES);
+        const uint32_t stage = base + (s % P::STAGES) * P::STAGE_BYTES, bar = full + 8 * (s % P::STAGES);
         mbar_arrive_expect(bar, ONE_PASS ? WG_TILE_BYTES + b_bytes : 2 * WG_TILE_BYTES + 2 * b_bytes);
-        bulk_copy(stage + WG_A_HI, split + wg_tile_index(s, 0, ra, blocks) * WG_TILE_FLOATS, WG_TILE_BYTES, bar);
+        bulk_copy(stage + P::A_HI, split + wg_tile_index(s, 0, ra, blocks) * WG_TILE_FLOATS, WG_TILE_BYTES, bar);
         if (!ONE_PASS)
             bulk_copy(stage + WG_A_LO, split + wg_tile_index(s, 1, ra, blocks) * WG_TILE_FLOATS, WG_TILE_BYTES, bar);
-        bulk_copy(stage + WG_B_HI, split + wg_tile_index(s, 0, rb, blocks) * WG_TILE_FLOATS, b_bytes, bar);
+        bulk_copy(stage + P::B_HI, split + wg_tile_index(s, 0, rb, blocks) * WG_TILE_FLOATS, b_bytes, bar);
         if (!ONE_PASS)
             bulk_copy(stage + WG_B_LO, split + wg_tile_index(s, 1, rb, blocks) * WG_TILE_FLOATS, b_bytes, bar);
     };
     if (tid == 0) {
-        for (int st = 0; st < WG_STAGES; st++) {
+        for (int st = 0; st < P::STAGES; st++) {
             mbar_init(full + 8 * st, 1);
             mbar_init(empty + 8 * st, 2); /* one arrival per warpgroup */
         }
         mbar_init_fence();
-        for (int s = 0; s < WG_STAGES && s < slices; s++) load(s);
+        for (int s = 0; s < P::STAGES && s < slices; s++) load(s);
     }
     __syncthreads(); /* the mbarriers are set up before anyone waits on them */
 
@@ -387,9 +397,9 @@ template <bool ONE_PASS> __global__ void __launch_bounds__(WG_THREADS, 1)
 #pragma unroll
     for (int e = 0; e < 128; e++) acc[e] = 0.0f;
     /* This warpgroup's 64 rows of A; all 256 rows of B. k-step kk starts 32 kk bytes into a row
-     * (+2 in the descriptor's address, counted in 16 bytes); stage 1 is WG_STAGE_BYTES further. */
-    const uint64_t a_hi = wg_descriptor(base + WG_A_HI + wg * 64 * WG_ROW_BYTES),
-                   a_lo = wg_descriptor(base + WG_A_LO + wg * 64 * WG_ROW_BYTES), b_hi = wg_descriptor(base + WG_B_HI),
+     * (+2 in the descriptor's address, counted in 16 bytes); stage 1 is P::STAGE_BYTES further. */
+    const uint64_t a_hi = wg_descriptor(base + P::A_HI + wg * 64 * WG_ROW_BYTES),
+                   a_lo = wg_descriptor(base + WG_A_LO + wg * 64 * WG_ROW_BYTES), b_hi = wg_descriptor(base + P::B_HI),
                    b_lo = wg_descriptor(base + WG_B_LO);
 
     /* The slices, with the left half's products or all of them (two copies of the loop: a branch
@@ -397,9 +407,9 @@ template <bool ONE_PASS> __global__ void __launch_bounds__(WG_THREADS, 1)
     auto slices_loop = [&](auto left) {
 #pragma unroll 1
         for (int s = 0; s < slices; s++) {
-            const int st = s % WG_STAGES;
-            mbar_wait(full + 8 * st, (s / WG_STAGES) & 1); /* slice s has landed */
-            const uint64_t at = (uint64_t)(st * WG_STAGE_BYTES) >> 4;
+            const int st = s % P::STAGES;
+            mbar_wait(full + 8 * st, (s / P::STAGES) & 1); /* slice s has landed */
+            const uint64_t at = (uint64_t)(st * P::STAGE_BYTES) >> 4;
             constexpr int used = decltype(left)::value ? 64 : 128; /* the accumulators the products write */
             wg_fence_operands<used>(acc);
             wg_arrive();
@@ -416,11 +426,11 @@ template <bool ONE_PASS> __global__ void __launch_bounds__(WG_THREADS, 1)
             wg_fence_operands<used>(acc);
             wg_wait<1>(); /* slice s - 1's products are done: its stage may be filled again */
             if (s >= 1) {
-                const int done = (s - 1) % WG_STAGES;
+                const int done = (s - 1) % P::STAGES;
                 if (tid % 128 == 0) mbar_arrive(empty + 8 * done);
-                if (tid == 0 && s - 1 + WG_STAGES < slices) {
-                    mbar_wait(empty + 8 * done, ((s - 1) / WG_STAGES) & 1); /* and the other warpgroup's */
-                    load(s - 1 + WG_STAGES);
+                if (tid == 0 && s - 1 + P::STAGES < slices) {
+                    mbar_wait(empty + 8 * done, ((s - 1) / P::STAGES) & 1); /* and the other warpgroup's */
+                    load(s - 1 + P::STAGES);
                 }
                 __syncwarp();
             }
@@ -430,8 +440,10 @@ template <bool ONE_PASS> __global__ void __launch_bounds__(WG_THREADS, 1)
     else slices_loop(std::false_type());
     wg_wait<0>();
     wg_fence_operands(acc);
+    /* The sums overwrite the stages: the other warpgroup may still be multiplying its last slices. */
+    __syncthreads();
 
-    /* C -= acc, by the copy engine: the sums go to shared memory (the stages are free now), and
+    /* C -= acc, by the copy engine: the sums go to shared memory (both warpgroups are done with the stages), and
      * one bulk reduction per row adds them into C in the L2 (cp.reduce.async.bulk .add.f32: the
      * same rounding as c - acc). The block then ends without waiting for C: the next block's
      * products start while the L2 does the additions (in place of loads and stores of C by the
