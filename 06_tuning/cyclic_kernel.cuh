@@ -138,6 +138,12 @@ template <int T, int A, int R> using cyclic_regs = float[cyclic_shape<T, A, R>::
  * the end, with the code they had. */
 __host__ __device__ constexpr bool cyclic_progressive(int T, int A) { return T == 64 && A >= 12; }
 
+/* The instances that also compile a twin that prefetches the next wave's matrix (AHEAD below;
+ * cyclic_ahead, cyclic_launch.cuh): those of n = 89..128, where registers make 1024 matrices two
+ * waves. The twin is launched only where it prefetches: in one kernel the prefetch's code alone
+ * cost up to 5 % where it never ran (the README's round eight). */
+__host__ __device__ constexpr bool cyclic_prefetches(int T, int A) { return cyclic_grid_cols(T) * A > 88; }
+
 /* Ask for [p, p + bytes) to be brought into L2 and go on: a hint, nothing waits for it. Only the
  * 16-byte-aligned inside of the range (the bulk prefetch's rule; the few bytes at the ends are read
  * from memory as before). Before sm_90, one 128-byte line at a time. */
@@ -295,7 +301,7 @@ cyclic_each_entry(float *row0, size_t row_step, size_t col_step, int n, int p, i
 }
 
 /* The kernel's body; the entry points below differ in the registers they may use and in U. */
-template <int T, int A, int R, bool U>
+template <int T, int A, int R, bool U, bool AHEAD>
 __device__ __forceinline__ void cyclic_factor(const float *in, float *Amat, int n, size_t batch, size_t chunk,
                                               size_t first, int per_block, size_t ahead, int *info)
 {
@@ -311,7 +317,7 @@ __device__ __forceinline__ void cyclic_factor(const float *in, float *Amat, int 
     float *g = Amat + pl.base, *buf = smem + (size_t)m * cyclic_buf_floats(T, A);
     /* the matrix of the block that takes my place in the next wave (ahead > 0: cyclic_ahead), into L2
      * while this one factors */
-    const float *ahead_src = ahead && r == 0 && b + ahead < batch && pl.stride == 1
+    const float *ahead_src = AHEAD && ahead && r == 0 && b + ahead < batch && pl.stride == 1
                                  ? in + chunked_place(n, chunk, batch, b + ahead).base
                                  : nullptr;
 
@@ -362,11 +368,11 @@ __device__ __forceinline__ void cyclic_factor(const float *in, float *Amat, int 
     if (r == 0) info[b] = my_info;
 }
 
-template <int T, int A, int R> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
+template <int T, int A, int R, bool AHEAD = false> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
     potrf_cyclic_kernel(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block,
                         size_t ahead, int *info)
 {
-    cyclic_factor<T, A, R, false>(in, Amat, n, batch, chunk, first, per_block, ahead, info);
+    cyclic_factor<T, A, R, false, AHEAD>(in, Amat, n, batch, chunk, first, per_block, ahead, info);
 }
 
 /* The steps written out (U = true): with c a constant in every step, the step's addresses in the
@@ -391,12 +397,12 @@ __host__ __device__ constexpr bool cyclic_unrolled(int T, int R)
  * compiler keeps live (4 x 8, A = 7: 171 registers against 128 when in may differ and it recomputes
  * them; 1024 matrices of n = 50 in place 18.6 against 19.6 us on the H100). One kernel with both
  * bodies behind a branch was 1.5-1.8x slower at n = 50, 70, 90: twice the code to fetch. */
-template <int T, int A, int R, bool SAME> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
+template <int T, int A, int R, bool SAME, bool AHEAD = false> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
     potrf_cyclic_kernel_unrolled(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first,
                                  int per_block, size_t ahead, int *info)
 {
     if constexpr (cyclic_unrolled(T, R))
-        cyclic_factor<T, A, R, true>(SAME ? Amat : in, Amat, n, batch, chunk, first, per_block, ahead, info);
+        cyclic_factor<T, A, R, true, AHEAD>(SAME ? Amat : in, Amat, n, batch, chunk, first, per_block, ahead, info);
 }
 
 /* Registers a thread: the compiler's choice, or, for the instances below, a cap under it that
@@ -416,12 +422,12 @@ __host__ __device__ constexpr int cyclic_reg_cap(int T, int A)
     return T != 64 ? 0 : A == 9 ? 96 : A == 12 || A == 13 ? 168 : 0;
 }
 
-template <int T, int A, int R> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
+template <int T, int A, int R, bool AHEAD = false> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
     __maxnreg__(cyclic_reg_cap(T, A) ? cyclic_reg_cap(T, A) : 255)
         potrf_cyclic_kernel_capped(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first,
                                    int per_block, size_t ahead, int *info)
 {
-    cyclic_factor<T, A, R, false>(in, Amat, n, batch, chunk, first, per_block, ahead, info);
+    cyclic_factor<T, A, R, false, AHEAD>(in, Amat, n, batch, chunk, first, per_block, ahead, info);
 }
 
 #endif

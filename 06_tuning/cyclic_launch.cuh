@@ -88,12 +88,30 @@ template <auto Kernel> static size_t cyclic_ahead(size_t blocks, int threads, si
     return wave && blocks > wave && blocks <= 2 * wave ? wave * per_block : 0;
 }
 
+/* Plain, or its twin Ahead (the same kernel with AHEAD) where the batch is two waves; instances
+ * without a twin (cyclic_prefetches) pass Plain twice and PREFETCHES false. */
+template <auto Plain, auto Ahead, bool PREFETCHES>
+static void cyclic_launch_kernel(unsigned k, int threads, size_t smem, cudaStream_t stream, const float *d_in,
+                                 float *d_out, int n, size_t batch, size_t chunk, size_t first, int per_block,
+                                 size_t blocks, int *d_info)
+{
+    if constexpr (PREFETCHES) {
+        const size_t ahead = cyclic_ahead<Ahead>(blocks, threads, smem, per_block);
+        if (ahead) {
+            Ahead<<<k, threads, smem, stream>>>(d_in, d_out, n, batch, chunk, first, per_block, ahead, d_info);
+            return;
+        }
+    }
+    Plain<<<k, threads, smem, stream>>>(d_in, d_out, n, batch, chunk, first, per_block, 0, d_info);
+}
+
 /* Launch instance (T, A, R) as `kind` (CYCLIC_LOOP, _UNROLLED or _CAPPED; a kind this instance
  * does not compile was refused by cyclic_variant_exists: the loop then). */
 template <int T, int A, int R> static int cyclic_launch_one(int kind, int per_block, int n, size_t batch, size_t chunk,
                                                             const float *d_in, float *d_out, int *d_info,
                                                             cudaStream_t stream)
 {
+    constexpr bool PF = cyclic_prefetches(T, A);
     const size_t smem = (size_t)per_block * cyclic_buf_floats(T, A) * sizeof(float),
                  blocks = (batch + per_block - 1) / per_block;
     const int threads = per_block * T;
@@ -101,29 +119,24 @@ template <int T, int A, int R> static int cyclic_launch_one(int kind, int per_bl
         const size_t first = first_block * per_block;
         if constexpr (cyclic_unrolled(T, R))
             if (kind == CYCLIC_UNROLLED) {
-                if (d_in == d_out) {
-                    constexpr auto kernel = potrf_cyclic_kernel_unrolled<T, A, R, true>;
-                    kernel<<<k, threads, smem, stream>>>(d_in, d_out, n, batch, chunk, first, per_block,
-                                                         cyclic_ahead<kernel>(blocks, threads, smem, per_block),
-                                                         d_info);
-                } else {
-                    constexpr auto kernel = potrf_cyclic_kernel_unrolled<T, A, R, false>;
-                    kernel<<<k, threads, smem, stream>>>(d_in, d_out, n, batch, chunk, first, per_block,
-                                                         cyclic_ahead<kernel>(blocks, threads, smem, per_block),
-                                                         d_info);
-                }
+                if (d_in == d_out)
+                    cyclic_launch_kernel<potrf_cyclic_kernel_unrolled<T, A, R, true>,
+                                         potrf_cyclic_kernel_unrolled<T, A, R, true, PF>, PF>(
+                        k, threads, smem, stream, d_in, d_out, n, batch, chunk, first, per_block, blocks, d_info);
+                else
+                    cyclic_launch_kernel<potrf_cyclic_kernel_unrolled<T, A, R, false>,
+                                         potrf_cyclic_kernel_unrolled<T, A, R, false, PF>, PF>(
+                        k, threads, smem, stream, d_in, d_out, n, batch, chunk, first, per_block, blocks, d_info);
                 return;
             }
         if constexpr (cyclic_reg_cap(T, A) > 0)
             if (kind == CYCLIC_CAPPED) {
-                constexpr auto kernel = potrf_cyclic_kernel_capped<T, A, R>;
-                kernel<<<k, threads, smem, stream>>>(d_in, d_out, n, batch, chunk, first, per_block,
-                                                     cyclic_ahead<kernel>(blocks, threads, smem, per_block), d_info);
+                cyclic_launch_kernel<potrf_cyclic_kernel_capped<T, A, R>, potrf_cyclic_kernel_capped<T, A, R, PF>, PF>(
+                    k, threads, smem, stream, d_in, d_out, n, batch, chunk, first, per_block, blocks, d_info);
                 return;
             }
-        constexpr auto kernel = potrf_cyclic_kernel<T, A, R>;
-        kernel<<<k, threads, smem, stream>>>(d_in, d_out, n, batch, chunk, first, per_block,
-                                             cyclic_ahead<kernel>(blocks, threads, smem, per_block), d_info);
+        cyclic_launch_kernel<potrf_cyclic_kernel<T, A, R>, potrf_cyclic_kernel<T, A, R, PF>, PF>(
+            k, threads, smem, stream, d_in, d_out, n, batch, chunk, first, per_block, blocks, d_info);
     });
     return 0;
 }
