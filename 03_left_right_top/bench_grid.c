@@ -113,15 +113,30 @@ int main(int argc, char **argv)
         argc, argv,
         "usage: bench_grid   (stage 03 whole-GPU benchmark)\n"
         "  BENCH_NS=\"1024 8192\"   the orders, 1..32768 (default 16 32 64 100 128 256 512 1024 2048 4096 8192 16384)\n"
-        "  BENCH_CSV=FILE         append the rows there (default build/bench.csv)\n");
+        "  BENCH_CSV=FILE         append the rows there (default build/bench.csv)\n"
+        "  BENCH_UPDATE_ONLY=1    only the bulk update's line of each n (from 4096)\n");
     int ns[16] = {16, 32, 64, 100, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}, count = 12;
     int given = cli_env_ints("BENCH_NS", 1, 32768, ns, 16);
     if (given) count = given;
     env_stamp e;
     if (!bench_begin_gpu("stage-3", &e)) return 0;
     gen_params p = gen_params_make(FAMILY_SPD, GEN_DEFAULT_SEED, 0, 0);
+    const char *only = getenv("BENCH_UPDATE_ONLY");
+    const int update_only = only && !strcmp(only, "1");
     for (int s = 0; s < count; s++) {
         int n = ns[s];
+        if (update_only) {
+            if (n < 4096 || n % GRID_TILE) continue;
+            float *d_L;
+            int *d_info;
+            CUDA_CHECK(cudaMalloc((void **)&d_L, (size_t)n * n * sizeof(float)));
+            CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
+            CUDA_CHECK(cudaMemset(d_L, 0, (size_t)n * n * sizeof(float))); /* the values do not change the time */
+            bench_update(n, d_L, d_info);
+            CUDA_CHECK(cudaFree(d_L));
+            CUDA_CHECK(cudaFree(d_info));
+            continue;
+        }
         size_t bytes = (size_t)n * n * sizeof(float);
         float *A = host_alloc(bytes, "the test matrix"), *d_A;
         gen_batch_host(&p, n, 0, 1, A);

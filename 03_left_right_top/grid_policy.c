@@ -95,8 +95,20 @@ grid_rules grid_rules_current(void)
     const char *env = getenv("GRID_WGMMA_BAND");
     r.wgmma_band = !(env && !strcmp(env, "0"));
     r.sm_count = sms;
+    /* The warpgroup bulk's blocks by grid_wgmma_narrow's rule; GRID_WG_NARROW=0 / 1: 128 x 256 / 128 x
+     * 128 everywhere (to compare). */
+    env = getenv("GRID_WG_NARROW");
+    r.wgmma_narrow = env && !strcmp(env, "0") ? 1 : env && !strcmp(env, "1") ? 2 : 0;
     if (device >= 0 && device < 64) cache[device] = r;
     return r;
+}
+
+/* The warpgroup bulk in blocks of 128 x 128, two an SM, for one matrix of n = 4097 .. 16384 with the
+ * fp32-accurate math; 128 x 256, one an SM, elsewhere. Measurements: LIMITS.md, "The policy's rules". */
+int grid_wgmma_narrow(const grid_plan *p)
+{
+    if (p->rules.wgmma_narrow) return p->rules.wgmma_narrow == 2; /* GRID_WG_NARROW */
+    return p->math == GRID_TF32X3 && p->batch == 1 && p->ld > 4096 && p->ld <= 16384;
 }
 
 int grid_round_panels(const grid_plan *p, int k)

@@ -58,7 +58,8 @@ int grid_warpgroup_update(grid_math math, int n, size_t batch);
 size_t grid_split_workspace_bytes(grid_math math, int n, size_t batch);
 
 /* The launchers' rules for the current GPU: early starts of the chain's kernels (compute capability
- * 9.0+), the band on the warpgroup MMA (unless GRID_WGMMA_BAND=0, to compare), its SM count. */
+ * 9.0+), the band on the warpgroup MMA (unless GRID_WGMMA_BAND=0, to compare), its SM count, and
+ * GRID_WG_NARROW=0 / 1 (the warpgroup bulk's blocks forced to 128 x 256 / 128 x 128, to compare). */
 grid_rules grid_rules_current(void);
 
 /* grid_round_panels: panels in the quads' round that starts at tile column k, by the matrix's size

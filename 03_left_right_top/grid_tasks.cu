@@ -695,10 +695,14 @@ static void update_wgmma_launch(const grid_plan *p, int KT, int kcol, int origin
         for (int r = 0; r < rows; r++) count += r / 2 + 1;
     CUDA_CHECK(cudaStreamWaitEvent(s, g->written, 0));
     if (g->readers == 2) CUDA_CHECK(cudaStreamWaitEvent(s, g->read[1], 0)); /* a third reader: after the second */
-    auto kernel = p->math == GRID_TF32 ? update_wgmma_kernel<true> : update_wgmma_kernel<false>;
+    const bool one = p->math == GRID_TF32, narrow = grid_wgmma_narrow(p);
+    auto kernel = one ? (narrow ? update_wgmma_kernel<true, true> : update_wgmma_kernel<true, false>)
+                      : (narrow ? update_wgmma_kernel<false, true> : update_wgmma_kernel<false, false>);
+    const size_t shared = one ? (narrow ? wg_pipe<true, true>::SHARED : wg_pipe<true>::SHARED)
+                              : (narrow ? wg_pipe<false, true>::SHARED : wg_pipe<false>::SHARED);
     CUDA_CHECK(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)wg_shared_bytes())); /* as allow_shared, every launch */
-    kernel<<<dim3((unsigned)count, p->batch), WG_THREADS, wg_shared_bytes(), s>>>(
+                                    (int)shared)); /* as allow_shared, every launch */
+    kernel<<<dim3((unsigned)(narrow ? 2 * count : count), p->batch), WG_THREADS, shared, s>>>(
         p->A, p->ld, p->stride, N, origin, rows, blocks, slices, reinterpret_cast<const uint32_t *>(g->panel),
         grid_split_bytes(N, 1) / sizeof(float), rb0, band);
     KERNEL_CHECK();

@@ -68,6 +68,7 @@ typedef struct {
     int chain_overlap; /* 1: a chain kernel may start before the one ahead ends (compute capability 9.0+) */
     int wgmma_band;    /* 1: with a split, the next round's band runs on the warpgroup MMA too */
     int sm_count;      /* the GPU's SMs, for the update launcher's wave rules (0: none applies) */
+    int wgmma_narrow;  /* the warpgroup bulk's blocks: 0 by grid_wgmma_narrow's rule, 1 128 x 256, 2 128 x 128 */
 } grid_rules;
 
 /* What one factorization works on: `batch` matrices of the same order, factored together (every
@@ -121,6 +122,8 @@ int grid_round_panels(const grid_plan *p, int k);
  * column's update in quarter tiles (c: the column, in tiles). */
 int grid_bulk_blocks_of_64(const grid_plan *p, size_t triangle128);
 int grid_quarter_column(const grid_plan *p, int c);
+/* The warpgroup bulk's blocks (grid_policy.c): 1 for 128 x 128, two an SM; 0 for 128 x 256. */
+int grid_wgmma_narrow(const grid_plan *p);
 
 /* The frame around the steps (grid_cholesky.c), for `batch` matrices: the caller's n x n ones
  * packed n * n apart, the padded ones N x N apart. When n is not a multiple of T, the tasks work on

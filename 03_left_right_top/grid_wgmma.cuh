@@ -12,7 +12,8 @@
  *   split_panel_kernel    the panel (rows origin.., KT columns) once into TF32 hi and lo parts, in
  *                         tiles of 128 rows x 16 columns (8 KiB) already in the 64-byte swizzle
  *                         that wgmma reads: a tile goes to shared memory as one block of bytes;
- *   update_wgmma_kernel   one block per 128 x 256 block of C: two warpgroups of 64 x 256; per slice
+ *   update_wgmma_kernel   one block per 128 x 256 block of C (or 128 x 128, two an SM: NARROW,
+ *                         grid_wgmma_narrow): two warpgroups of 64 x 256; per slice
  *                         of 16 columns, thread 0 asks the copy engine (cp.async.bulk, Hopper's
  *                         TMA) for the six tiles (A hi/lo, B hi/lo of 256 rows: 48 KiB) and an
  *                         mbarrier counts their bytes in; each warpgroup issues 6 products
@@ -55,21 +56,29 @@ constexpr int WG_A_HI = 0, WG_A_LO = WG_TILE_BYTES, WG_B_HI = 2 * WG_TILE_BYTES,
 constexpr int WG_STAGE_BYTES = 6 * WG_TILE_BYTES; /* 48 KiB */
 constexpr int WG_STAGES = 4;
 /* One pass (precision high) loads no lo tiles: a stage is A hi and B hi (24 KiB), and twice as many
- * fit in the same memory, so that seven slices fly while one is multiplied. */
-template <bool ONE_PASS> struct wg_pipe {
-    static constexpr int STAGES = ONE_PASS ? 2 * WG_STAGES : WG_STAGES;
-    static constexpr int STAGE_BYTES = ONE_PASS ? 3 * WG_TILE_BYTES : WG_STAGE_BYTES;
-    static constexpr int A_HI = 0, B_HI = ONE_PASS ? WG_TILE_BYTES : WG_B_HI;
+ * fit in the same memory, so that seven slices fly while one is multiplied.
+ * NARROW: blocks of 128 x 128 (B one row block: a stage of 32 KiB, 16 with one pass) in half the
+ * memory, 96 KiB, and at most 128 registers a thread, so that two blocks share an SM: one's sums go
+ * out to C (a round trip to memory, since C does not fit the L2) while the other multiplies. */
+template <bool ONE_PASS, bool NARROW = false> struct wg_pipe {
+    static constexpr int BN = NARROW ? WG_BN / 2 : WG_BN, B_TILES = BN / 128; /* B's row blocks */
+    static constexpr int A_HI = 0, A_LO = WG_TILE_BYTES, B_HI = ONE_PASS ? WG_TILE_BYTES : 2 * WG_TILE_BYTES,
+                         B_LO = B_HI + B_TILES * WG_TILE_BYTES;
+    static constexpr int STAGE_BYTES = (ONE_PASS ? 1 + B_TILES : 2 + 2 * B_TILES) * WG_TILE_BYTES;
+    static constexpr int MEMORY = (NARROW ? WG_STAGES / 2 : WG_STAGES) * WG_STAGE_BYTES; /* 192 or 96 KiB */
+    static constexpr int STAGES = MEMORY / STAGE_BYTES;                                  /* 4 / 8, narrow 3 / 6 */
+    static constexpr int BLOCKS_PER_SM = NARROW ? 2 : 1;
+    /* The block's sums on their way out, row by row, over the stages (+8: a warp's float2 stores
+     * hit every bank once per half warp; the rows stay 16-byte aligned for the copy engine). */
+    static constexpr int SUMS_LD = BN + 8;
+    static_assert(WG_BM * SUMS_LD * 4 <= MEMORY, "the sums fit in the stages");
+    /* The stages (1024-byte aligned, as the swizzle wants), 2 x 8 mbarriers at most, the slack to
+     * align: 193 KiB (one block an SM), narrow 97 KiB (two). */
+    static constexpr size_t SHARED = (size_t)MEMORY + 128 + 1024;
 };
-static_assert(wg_pipe<true>::STAGES * wg_pipe<true>::STAGE_BYTES == WG_STAGES * WG_STAGE_BYTES, "the same memory");
-/* The stages (1024-byte aligned, as the swizzle wants), 2 x 8 mbarriers at most, the slack to align:
- * 193 KiB, one block per SM. */
-constexpr size_t wg_shared_bytes() { return (size_t)WG_STAGES * WG_STAGE_BYTES + 128 + 1024; }
-
-/* The block's sums on their way out, row by row (+8: a warp's float2 stores hit every bank once per
- * half warp; 1056 bytes a row keep every row 16-byte aligned for the copy engine): 132 KiB. */
-constexpr int WG_SUMS_LD = WG_BN + 8;
-static_assert(WG_BM * WG_SUMS_LD * 4 <= WG_STAGES * WG_STAGE_BYTES, "the sums fit in the stages");
+static_assert(wg_pipe<true>::STAGE_BYTES == 3 * WG_TILE_BYTES && wg_pipe<true>::STAGES == 2 * WG_STAGES &&
+                  wg_pipe<false>::STAGE_BYTES == WG_STAGE_BYTES && wg_pipe<false>::B_LO == WG_B_LO,
+              "the wide blocks' stages as they were");
 
 /* Byte offset of element (r, k) of a 128 x WG_BK TF32 tile in the swizzle of its row length (64 or
  * 128 bytes): the 16-byte chunk k / 4 of row r goes to chunk k / 4 ^ (bits 7.. of the row's address). */
@@ -344,7 +353,7 @@ __host__ __device__ inline void wg_block_of(int x, int rows, int &p, int &q)
  * columns of 256 from origin, down to the last row (the next round's columns: block x is row block
  * x % rows of block column x / rows; those wholly above the diagonal leave at once). Entries above
  * the diagonal are computed and not stored. */
-template <bool ONE_PASS> __global__ void __launch_bounds__(WG_THREADS, 1)
+template <bool ONE_PASS, bool NARROW> __global__ void __launch_bounds__(WG_THREADS, NARROW ? 2 : 1)
     update_wgmma_kernel(float *A, size_t ld, size_t stride, int N, int origin, int rows, int blocks, int slices,
                         const uint32_t *split, size_t split_stride, int rb0, int band)
 {
@@ -353,35 +362,38 @@ template <bool ONE_PASS> __global__ void __launch_bounds__(WG_THREADS, 1)
     extern __shared__ __align__(16) unsigned char wg_shared_raw[];
     const uint32_t raw_addr = (uint32_t)__cvta_generic_to_shared(wg_shared_raw);
     const uint32_t base = raw_addr + ((1024 - (raw_addr & 1023)) & 1023); /* the stages, 1024-aligned */
-    typedef wg_pipe<ONE_PASS> P;
+    typedef wg_pipe<ONE_PASS, NARROW> P;
     const uint32_t full = base + P::STAGES * P::STAGE_BYTES, empty = full + 8 * P::STAGES; /* mbarriers */
 
+    /* NARROW: blocks 2x and 2x + 1 are the left and right halves of the 128 x 256 block x. */
+    const int x = NARROW ? blockIdx.x / 2 : blockIdx.x, half = NARROW ? blockIdx.x % 2 : 0;
     int p, q;
     if (band) {
-        p = blockIdx.x % rows, q = blockIdx.x / rows;
+        p = x % rows, q = x / rows;
         if (2 * q > p) return; /* columns 256 q .. wholly right of rows 128 p .. 128 p + 127 */
     } else {
-        wg_block_of(blockIdx.x, rows, p, q);
+        wg_block_of(x, rows, p, q);
     }
-    const int i0 = origin + p * WG_BM, j0 = origin + q * WG_BN;
+    if (half && 2 * q == p) return; /* the right half of a block on the diagonal: wholly above it */
+    const int i0 = origin + p * WG_BM, j0 = origin + q * WG_BN + half * P::BN;
     const int tid = threadIdx.x, wg = tid / 128, warp = (tid / 32) % 4, lane = tid % 32, g = lane / 4, t = lane % 4;
 
     /* Thread 0 fills stage s % 4 with slice s: A's row block p, B's row blocks 2q and 2q+1 (of C;
      * rb0 more in the split). */
-    const int ra = rb0 + p, rb = rb0 + 2 * q;
+    const int ra = rb0 + p, rb = rb0 + 2 * q + half;
     /* Block columns 256 q .. on row blocks 2q: the right half lies wholly above the diagonal, so
      * only the left 128 columns are computed (half the products; B's first row block only). */
-    const bool left_only = WG_LEFT_ONLY && 2 * q == p;
-    const uint32_t b_bytes = left_only ? WG_TILE_BYTES : 2 * WG_TILE_BYTES;
+    const bool left_only = !NARROW && WG_LEFT_ONLY && 2 * q == p;
+    const uint32_t b_bytes = left_only || NARROW ? WG_TILE_BYTES : 2 * WG_TILE_BYTES;
     auto load = [&](int s) {
         const uint32_t stage = base + (s % P::STAGES) * P::STAGE_BYTES, bar = full + 8 * (s % P::STAGES);
         mbar_arrive_expect(bar, ONE_PASS ? WG_TILE_BYTES + b_bytes : 2 * WG_TILE_BYTES + 2 * b_bytes);
         bulk_copy(stage + P::A_HI, split + wg_tile_index(s, 0, ra, blocks) * WG_TILE_FLOATS, WG_TILE_BYTES, bar);
         if (!ONE_PASS)
-            bulk_copy(stage + WG_A_LO, split + wg_tile_index(s, 1, ra, blocks) * WG_TILE_FLOATS, WG_TILE_BYTES, bar);
+            bulk_copy(stage + P::A_LO, split + wg_tile_index(s, 1, ra, blocks) * WG_TILE_FLOATS, WG_TILE_BYTES, bar);
         bulk_copy(stage + P::B_HI, split + wg_tile_index(s, 0, rb, blocks) * WG_TILE_FLOATS, b_bytes, bar);
         if (!ONE_PASS)
-            bulk_copy(stage + WG_B_LO, split + wg_tile_index(s, 1, rb, blocks) * WG_TILE_FLOATS, b_bytes, bar);
+            bulk_copy(stage + P::B_LO, split + wg_tile_index(s, 1, rb, blocks) * WG_TILE_FLOATS, b_bytes, bar);
     };
     if (tid == 0) {
         for (int st = 0; st < P::STAGES; st++) {
@@ -399,8 +411,8 @@ template <bool ONE_PASS> __global__ void __launch_bounds__(WG_THREADS, 1)
     /* This warpgroup's 64 rows of A; all 256 rows of B. k-step kk starts 32 kk bytes into a row
      * (+2 in the descriptor's address, counted in 16 bytes); stage 1 is P::STAGE_BYTES further. */
     const uint64_t a_hi = wg_descriptor(base + P::A_HI + wg * 64 * WG_ROW_BYTES),
-                   a_lo = wg_descriptor(base + WG_A_LO + wg * 64 * WG_ROW_BYTES), b_hi = wg_descriptor(base + P::B_HI),
-                   b_lo = wg_descriptor(base + WG_B_LO);
+                   a_lo = wg_descriptor(base + P::A_LO + wg * 64 * WG_ROW_BYTES), b_hi = wg_descriptor(base + P::B_HI),
+                   b_lo = wg_descriptor(base + P::B_LO);
 
     /* The slices, with the left half's products or all of them (two copies of the loop: a branch
      * inside it made the compiler add warpgroup fences around the products). */
@@ -436,10 +448,10 @@ template <bool ONE_PASS> __global__ void __launch_bounds__(WG_THREADS, 1)
             }
         }
     };
-    if (left_only) slices_loop(std::true_type());
+    if (NARROW || left_only) slices_loop(std::true_type()); /* narrow: B's one row block, as the left half */
     else slices_loop(std::false_type());
     wg_wait<0>();
-    wg_fence_operands(acc);
+    wg_fence_operands<NARROW ? 64 : 128>(acc);
     /* The sums overwrite the stages: the other warpgroup may still be multiplying its last slices. */
     __syncthreads();
 
@@ -451,13 +463,13 @@ template <bool ONE_PASS> __global__ void __launch_bounds__(WG_THREADS, 1)
      * C as in update_tf32x3_kernel: without it one 32768 x 32768 took 123.7 ms, with it 125.0 (H100,
      * same run). The accumulator: warp w holds rows 16 w + g and + 8, and for each 8-column block
      * nb the columns 8 nb + 2 t, + 1: acc[4 nb + 2 h + e] (the mma.sync C layout repeated along N). */
-    float *sums = reinterpret_cast<float *>(wg_shared_raw + (base - raw_addr)); /* [128][WG_SUMS_LD] */
+    float *sums = reinterpret_cast<float *>(wg_shared_raw + (base - raw_addr)); /* [128][P::SUMS_LD] */
 #pragma unroll
-    for (int nb = 0; nb < 32; nb++)
+    for (int nb = 0; nb < P::BN / 8; nb++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const int row = wg * 64 + warp * 16 + g + 8 * h, col = nb * 8 + 2 * t, above = j0 + col - (i0 + row);
-            *reinterpret_cast<float2 *>(&sums[row * WG_SUMS_LD + col]) = /* zeros above the diagonal */
+            *reinterpret_cast<float2 *>(&sums[row * P::SUMS_LD + col]) = /* zeros above the diagonal */
                 make_float2(above <= 0 ? -acc[4 * nb + 2 * h] : 0.0f, above <= -1 ? -acc[4 * nb + 2 * h + 1] : 0.0f);
         }
     wg_fence_shared(); /* the threads' stores, next read by the copy engine */
@@ -465,8 +477,8 @@ template <bool ONE_PASS> __global__ void __launch_bounds__(WG_THREADS, 1)
     /* Row tid: only up to its diagonal (rounded up to whole 16 bytes: the few entries above it get
      * + 0, which leaves them as they were), and not past the matrix. */
     if (tid < WG_BM && i0 + tid < N && i0 + tid >= j0) {
-        const int last = min(min(i0 + tid - j0 + 1, N - j0), WG_BN), count = (last + 3) / 4 * 4;
-        bulk_reduce_add(A + (size_t)(i0 + tid) * ld + j0, base + (uint32_t)(tid * WG_SUMS_LD * 4), count * 4);
+        const int last = min(min(i0 + tid - j0 + 1, N - j0), P::BN), count = (last + 3) / 4 * 4;
+        bulk_reduce_add(A + (size_t)(i0 + tid) * ld + j0, base + (uint32_t)(tid * P::SUMS_LD * 4), count * 4);
         bulk_commit_wait_read();
     }
 }

@@ -632,7 +632,8 @@ static void test_bad_arguments(harness *h)
  * below and right of it (which reuses that split from a lower row block),
  * against a float64 product on the host, next to the mma.sync update on the same matrix: within 4x
  * its worst error and under 1e-5 of sum |l_ik l_jk| (a missing lo term gives about 1e-4), and
- * every entry it must not touch (above the diagonal, left of and above the triangle) unchanged. */
+ * every entry it must not touch (above the diagonal, left of and above the triangle) unchanged.
+ * Each case in both block shapes (128 x 256, and 128 x 128 two an SM), whatever the rule picks. */
 static const char *const WGMMA_GROUP = "whole GPU warpgroup update";
 static const struct {
     int n, panels, batch, band;
@@ -666,7 +667,7 @@ static double update_error(int n, int K, size_t batch, const float *A, const flo
     return worst;
 }
 
-static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int band)
+static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int band, int narrow)
 {
     const size_t count = batch * n * n, bytes = count * sizeof(float);
     float *A = host_alloc(bytes, "test buffers"), *R = host_alloc(bytes, "test buffers"), *d_A;
@@ -682,6 +683,7 @@ static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int 
     CUDA_CHECK((cudaError_t)grid_split_create(&split, grid_split_bytes(n, batch)));
     grid_plan p = {d_A,         (size_t)n, n / GRID_TILE,       d_info, (int)batch, (size_t)n * n,
                    GRID_TF32X3, NULL,      grid_rules_current()};
+    p.rules.wgmma_narrow = narrow ? 2 : 1; /* blocks of 128 x 128 (two an SM) or 128 x 256, whatever the rule */
     double err[2];
     for (int v = 0; v < 2; v++) { /* mma.sync, then the warpgroup MMA */
         p.split = v ? &split : NULL;
@@ -693,8 +695,8 @@ static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int 
         err[v] = update_error(n, panels * GRID_TILE, batch, A, R);
     }
     char name[96];
-    snprintf(name, sizeof name, "warpgroup update n=%d K=%d batch %zu%s", n, panels * GRID_TILE, batch,
-             band ? ", band then triangle" : "");
+    snprintf(name, sizeof name, "warpgroup update n=%d K=%d batch %zu%s, blocks of 128 x %d", n, panels * GRID_TILE,
+             batch, band ? ", band then triangle" : "", narrow ? 128 : 256);
     const int ok = err[0] >= 0 && err[1] >= 0 && err[1] <= 4 * err[0] + 1e-9 && err[1] <= 1e-5;
     harness_check(
         h, ok, name,
@@ -860,7 +862,7 @@ int main(void)
     harness_plan(&h, TENSOR_GROUP, modes_checked(GRID_TF32X3) * (matrices + 3) + NGRAM_TESTS + NTENSOR_BATCHED);
     harness_plan(&h, SCHEDULE_GROUP, N_LEFT_SIZES);
     harness_plan(&h, "whole GPU argument checks", N_REFUSED_CALLS);
-    harness_plan(&h, WGMMA_GROUP, N_WG_CASES);
+    harness_plan(&h, WGMMA_GROUP, 2 * N_WG_CASES);
     harness_plan(&h, HIGH_GROUP, N_HIGH_TESTS);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
@@ -889,8 +891,9 @@ int main(void)
     test_bad_arguments(&h);
     harness_group(&h, WGMMA_GROUP);
     if (grid_wgmma_available())
-        for (int c = 0; c < N_WG_CASES; c++)
-            check_wgmma_update(&h, wg_cases[c].n, wg_cases[c].panels, wg_cases[c].batch, wg_cases[c].band);
+        for (int c = 0; c < 2 * N_WG_CASES; c++) /* each case in both block shapes (grid_wgmma_narrow) */
+            check_wgmma_update(&h, wg_cases[c / 2].n, wg_cases[c / 2].panels, wg_cases[c / 2].batch,
+                               wg_cases[c / 2].band, c % 2);
     else
         harness_skip_rest(&h, WGMMA_GROUP,
                           "no warpgroup MMA here (a Hopper build on compute capability 9.0; GRID_WGMMA=0 not set)");
