@@ -73,10 +73,6 @@ grid_rules grid_rules_current(void);
 #define GRID_QUADS_FROM_TILES 128
 #define GRID_TWO_PANELS_ABOVE_TILES 63
 #define GRID_TWO_PANELS_FROM 48
-#define GRID_EIGHT_PANELS_FROM 96
-#define GRID_QUADS_FROM_TILES 128
-#define GRID_TWO_PANELS_ABOVE_TILES 63
-#define GRID_TWO_PANELS_FROM 48
 
 /* All of it for one shape: what a plan keeps and every call of it runs. */
 typedef struct {
