@@ -67,7 +67,6 @@ template <bool ONE_PASS, bool NARROW = false> struct wg_pipe {
     static constexpr int STAGE_BYTES = (ONE_PASS ? 1 + B_TILES : 2 + 2 * B_TILES) * WG_TILE_BYTES;
     static constexpr int MEMORY = (NARROW ? WG_STAGES / 2 : WG_STAGES) * WG_STAGE_BYTES; /* 192 or 96 KiB */
     static constexpr int STAGES = MEMORY / STAGE_BYTES;                                  /* 4 / 8, narrow 3 / 6 */
-    static constexpr int BLOCKS_PER_SM = NARROW ? 2 : 1;
     /* The block's sums on their way out, row by row, over the stages (+8: a warp's float2 stores
      * hit every bank once per half warp; the rows stay 16-byte aligned for the copy engine). */
     static constexpr int SUMS_LD = BN + 8;
