@@ -69,35 +69,36 @@ static int verified(int n, const float *A, const float *d_A, const grid_ctx *c, 
 }
 
 /* The bulk update alone, as the quads run it from n = 4096 on: the trailing triangle from column
- * 256 minus the product of the panel of 4 tiles (K = 256), on the tensor cores (tf32x3), with
+ * K minus the product of the panel of 4 tiles (K = 256; BENCH_UPDATE_PANELS for others), on the tensor cores (tf32x3), with
  * mma.sync and, on a Hopper, with the warpgroup MMA (its panel split included). TFLOP/s in fp32
  * terms: 2 K m (m + 1) / 2 flops for the m x m triangle. The matrix is updated again at every run
  * (the values do not change the time). */
 typedef struct {
     grid_plan plan;
+    int panels; /* K = panels T: 4 unless BENCH_UPDATE_PANELS says */
 } update_ctx;
 
 static void run_update(void *p)
 {
     update_ctx *u = p;
     if (u->plan.split) grid_split_forget(u->plan.split); /* the split every time, as in a factorization */
-    launch_update_group_tasks(&u->plan, 0, 4, 4, u->plan.nt, cudaStreamLegacy);
+    launch_update_group_tasks(&u->plan, 0, u->panels, u->panels, u->plan.nt, cudaStreamLegacy);
 }
 
-static void bench_update(int n, float *d_A, int *d_info)
+static void bench_update(int n, int panels, float *d_A, int *d_info)
 {
-    const int K = 4 * GRID_TILE, m = n - K;
+    const int K = panels * GRID_TILE, m = n - K;
     const double flops = 2.0 * K * m * (m + 1.0) / 2;
     static const grid_math maths[] = {GRID_TF32X3, GRID_TF32}; /* fp32-accurate, and precision high */
     for (int k = 0; k < 2; k++) {
-        update_ctx u = {
-            {d_A, (size_t)n, n / GRID_TILE, d_info, 1, (size_t)n * n, maths[k], NULL, grid_rules_current()}};
+        update_ctx u = {{d_A, (size_t)n, n / GRID_TILE, d_info, 1, (size_t)n * n, maths[k], NULL, grid_rules_current()},
+                        panels};
         grid_split split;
         timing_stats t = time_gpu(run_update, NULL, &u, 2, 10);
         printf("  update n=%d K=%d (%s): mma.sync %.3f ms = %.1f TFLOP/s", n, K, grid_math_name(maths[k]), t.median_ms,
                flops / (t.median_ms * 1e9));
         if (grid_wgmma_available()) {
-            CUDA_CHECK((cudaError_t)grid_split_create(&split, grid_split_bytes(n, 1)));
+            CUDA_CHECK((cudaError_t)grid_split_create(&split, grid_split_bytes(n, 1, GRID_MAX_PANELS)));
             u.plan.split = &split;
             t = time_gpu(run_update, NULL, &u, 2, 10);
             printf("; warpgroup MMA %.3f ms = %.1f TFLOP/s", t.median_ms, flops / (t.median_ms * 1e9));
@@ -114,13 +115,16 @@ int main(int argc, char **argv)
         "usage: bench_grid   (stage 03 whole-GPU benchmark)\n"
         "  BENCH_NS=\"1024 8192\"   the orders, 1..32768 (default 16 32 64 100 128 256 512 1024 2048 4096 8192 16384)\n"
         "  BENCH_CSV=FILE         append the rows there (default build/bench.csv)\n"
-        "  BENCH_UPDATE_ONLY=1    only the bulk update's line of each n (from 4096)\n");
+        "  BENCH_UPDATE_ONLY=1    only the bulk update's line of each n (from 4096)\n"
+        "  BENCH_UPDATE_PANELS=\"4 8 16\"  its K in tiles of 64 (default 4: K = 256)\n");
     int ns[16] = {16, 32, 64, 100, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}, count = 12;
     int given = cli_env_ints("BENCH_NS", 1, 32768, ns, 16);
     if (given) count = given;
     env_stamp e;
     if (!bench_begin_gpu("stage-3", &e)) return 0;
     gen_params p = gen_params_make(FAMILY_SPD, GEN_DEFAULT_SEED, 0, 0);
+    int panels[8] = {4}, npanels = cli_env_ints("BENCH_UPDATE_PANELS", 1, GRID_MAX_PANELS, panels, 8);
+    if (!npanels) npanels = 1;
     const char *only = getenv("BENCH_UPDATE_ONLY");
     const int update_only = only && !strcmp(only, "1");
     for (int s = 0; s < count; s++) {
@@ -132,7 +136,8 @@ int main(int argc, char **argv)
             CUDA_CHECK(cudaMalloc((void **)&d_L, (size_t)n * n * sizeof(float)));
             CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
             CUDA_CHECK(cudaMemset(d_L, 0, (size_t)n * n * sizeof(float))); /* the values do not change the time */
-            bench_update(n, d_L, d_info);
+            for (int k = 0; k < npanels; k++)
+                if (n > panels[k] * GRID_TILE) bench_update(n, panels[k], d_L, d_info);
             CUDA_CHECK(cudaFree(d_L));
             CUDA_CHECK(cudaFree(d_info));
             continue;
@@ -173,7 +178,9 @@ int main(int argc, char **argv)
             t.verified = verified(n, A, d_A, &c, variant);
             report_row(&e, "03", variant, n, 1, t, tc.median_ms, 0);
         }
-        if (n >= 4096 && n % GRID_TILE == 0) bench_update(n, c.d_L, c.d_info);
+        if (n >= 4096 && n % GRID_TILE == 0)
+            for (int k = 0; k < npanels; k++)
+                if (n > panels[k] * GRID_TILE) bench_update(n, panels[k], c.d_L, c.d_info);
         if (c.d_work) CUDA_CHECK(cudaFree(c.d_work));
         CUDA_CHECK(cudaFree(d_A));
         CUDA_CHECK(cudaFree(c.d_L));

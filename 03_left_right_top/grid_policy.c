@@ -67,7 +67,8 @@ size_t grid_split_workspace_bytes(grid_math math, int n, size_t batch)
 {
     if (!grid_math_tensor(math) || n < GRID_WGMMA_FROM_N || n > GRID_MAX_N || !grid_wgmma_available()) return 0;
     const size_t N = tiles_a_side(n) * GRID_TILE;
-    const size_t need = grid_split_bytes((int)N, batch < GRID_MAX_BATCH ? batch : GRID_MAX_BATCH);
+    const size_t b = batch < GRID_MAX_BATCH ? batch : GRID_MAX_BATCH;
+    const size_t need = grid_split_bytes((int)N, b, grid_split_panels((int)N, b));
     return need <= GRID_SPLIT_MAX_BYTES ? need : 0;
 }
 
@@ -99,6 +100,11 @@ grid_rules grid_rules_current(void)
      * 128 everywhere (to compare). */
     env = getenv("GRID_WG_NARROW");
     r.wgmma_narrow = env && !strcmp(env, "0") ? 1 : env && !strcmp(env, "1") ? 2 : 0;
+    /* Rounds of GRID_MAX_PANELS while more than GRID_LONG_ROUNDS_ABOVE tile columns remain;
+     * GRID_LONG_ROUNDS=c: while more than c remain, 0 never (to compare). */
+    env = getenv("GRID_LONG_ROUNDS");
+    r.long_rounds = env && *env ? atoi(env) : GRID_LONG_ROUNDS_ABOVE;
+    if (r.long_rounds < 0) r.long_rounds = 0;
     if (device >= 0 && device < 64) cache[device] = r;
     return r;
 }
@@ -111,10 +117,22 @@ int grid_wgmma_narrow(const grid_plan *p)
     return p->math == GRID_TF32X3 && p->batch == 1 && p->ld > 4096 && p->ld <= 16384;
 }
 
+/* Rounds of GRID_MAX_PANELS only for one matrix past n = 8192 (a batch keeps the split of 8). */
+int grid_split_panels(int N, size_t batch)
+{
+    return batch == 1 && N / GRID_TILE > GRID_QUADS_FROM_TILES ? GRID_MAX_PANELS : 8;
+}
+
 int grid_round_panels(const grid_plan *p, int k)
 {
     const int left = p->nt - k; /* tile columns from k on */
-    if (p->nt > GRID_QUADS_FROM_TILES) return grid_math_tensor(p->math) && left >= GRID_EIGHT_PANELS_FROM ? 8 : 4;
+    if (p->nt > GRID_QUADS_FROM_TILES) {
+        if (!grid_math_tensor(p->math)) return 4;
+        /* the long rounds: on the warpgroup MMA, band included, with a split that has room */
+        const int long_ok = p->split && p->rules.wgmma_band && p->batch == 1 && p->rules.long_rounds;
+        if (long_ok && left > p->rules.long_rounds) return GRID_MAX_PANELS;
+        return left >= GRID_EIGHT_PANELS_FROM ? 8 : 4;
+    }
     if (p->nt > GRID_TWO_PANELS_ABOVE_TILES) {
         const int band_wgmma = grid_math_tensor(p->math) && p->split; /* a split: the warpgroup MMA */
         return left >= GRID_TWO_PANELS_FROM ? (band_wgmma ? 4 : 2) : 1;

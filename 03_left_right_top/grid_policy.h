@@ -59,17 +59,21 @@ size_t grid_split_workspace_bytes(grid_math math, int n, size_t batch);
 
 /* The launchers' rules for the current GPU: early starts of the chain's kernels (compute capability
  * 9.0+), the band on the warpgroup MMA (unless GRID_WGMMA_BAND=0, to compare), its SM count, and
- * GRID_WG_NARROW=0 / 1 (the warpgroup bulk's blocks forced to 128 x 256 / 128 x 128, to compare). */
+ * GRID_WG_NARROW=0 / 1 (the warpgroup bulk's blocks forced to 128 x 256 / 128 x 128, to compare), and
+ * GRID_LONG_ROUNDS=c (rounds of 16 panels while more than c tile columns remain; 0 never). */
 grid_rules grid_rules_current(void);
 
 /* grid_round_panels: panels in the quads' round that starts at tile column k, by the matrix's size
  * (nt tiles a side). Past n = 8192: 4, or 8 with the tensor-core updates while at least
  * GRID_EIGHT_PANELS_FROM columns remain (K = 8T reads the trailing matrix half as often again, worth
- * it while a round's bulk outlasts the next round's chain). n = 4033 .. 8192 (and 4096): 2 (4 where
+ * it while a round's bulk outlasts the next round's chain); for one matrix on the warpgroup MMA, 16
+ * (GRID_MAX_PANELS) while more than GRID_LONG_ROUNDS_ABOVE remain (only past n = 16384: below, the
+ * round's chain of 16 panels outlasts its bulk). n = 4033 .. 8192 (and 4096): 2 (4 where
  * the band runs on the warpgroup MMA: one 256-wide block column, one split for band and bulk) while
  * at least GRID_TWO_PANELS_FROM columns remain, then 1 (the look-ahead's short chain where the bulk
  * no longer hides it). Otherwise 4. Measurements: LIMITS.md, "The policy's rules". */
 #define GRID_EIGHT_PANELS_FROM 96
+#define GRID_LONG_ROUNDS_ABOVE 256
 #define GRID_QUADS_FROM_TILES 128
 #define GRID_TWO_PANELS_ABOVE_TILES 63
 #define GRID_TWO_PANELS_FROM 48

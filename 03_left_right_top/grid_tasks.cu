@@ -624,11 +624,17 @@ extern "C" int grid_wgmma_available(void)
 }
 
 /* Row blocks of 128 rounded up to even (a B operand is two of them), by the panel's K of at most
- * GRID_MAX_PANELS tiles, hi and lo. */
-extern "C" size_t grid_split_bytes(int N, size_t batch)
+ * `panels` tiles, hi and lo. */
+extern "C" size_t grid_split_bytes(int N, size_t batch, int panels)
 {
     const size_t rows = ((size_t)N + 255) / 256 * 256;
-    return batch * rows * GRID_MAX_PANELS * GRID_TILE * 2 * sizeof(float);
+    return batch * rows * panels * GRID_TILE * 2 * sizeof(float);
+}
+
+/* Floats from one matrix's split to the next. */
+static size_t split_stride(const grid_plan *p)
+{
+    return grid_split_bytes((int)p->ld, 1, grid_split_panels((int)p->ld, (size_t)p->batch)) / sizeof(float);
 }
 
 extern "C" int grid_split_create(grid_split *s, size_t bytes)
@@ -673,7 +679,7 @@ static void split_for_update(const grid_plan *p, int KT, int kcol, int origin, c
     auto split_kernel = p->math == GRID_TF32 ? split_panel_kernel<true> : split_panel_kernel<false>;
     split_kernel<<<dim3(blocks * slices, p->batch), 256, 0, s>>>(p->A, p->ld, p->stride, N, kcol, origin, blocks,
                                                                  slices, reinterpret_cast<uint32_t *>(g->panel),
-                                                                 grid_split_bytes(N, 1) / sizeof(float));
+                                                                 split_stride(p));
     KERNEL_CHECK();
     CUDA_CHECK(cudaEventRecord(g->written, s));
     g->readers = 0, g->kcol = kcol, g->K = KT, g->origin = origin;
@@ -704,7 +710,7 @@ static void update_wgmma_launch(const grid_plan *p, int KT, int kcol, int origin
                                     (int)shared)); /* as allow_shared, every launch */
     kernel<<<dim3((unsigned)(narrow ? 2 * count : count), p->batch), WG_THREADS, shared, s>>>(
         p->A, p->ld, p->stride, N, origin, rows, blocks, slices, reinterpret_cast<const uint32_t *>(g->panel),
-        grid_split_bytes(N, 1) / sizeof(float), rb0, band);
+        split_stride(p), rb0, band);
     KERNEL_CHECK();
     CUDA_CHECK(cudaEventRecord(g->read[g->readers < 2 ? g->readers : 1], s));
     if (g->readers < 2) g->readers++;
@@ -814,19 +820,18 @@ static int update_range(const grid_plan *p, const char *who, int k, int panels, 
     return 1;
 }
 
+/* K = panels T: one kernel instance per K, P = GRID_MAX_PANELS .. 1. */
+template <int P>
+static void update_for_panels(const grid_plan *p, int panels, int k, int first, int last, cudaStream_t s)
+{
+    if (panels == P) update_launch<GRID_TILE, P * GRID_TILE>(p, k, first, last, s);
+    else if constexpr (P > 1) update_for_panels<P - 1>(p, panels, k, first, last, s);
+}
+
 extern "C" void launch_update_group_tasks(const grid_plan *p, int k, int panels, int first, int last, cudaStream_t s)
 {
     if (!update_range(p, "launch_update_group_tasks", k, panels, first, &last)) return;
-    switch (panels) { /* K = panels T: one kernel instance per K */
-    case 1: update_launch<GRID_TILE, GRID_TILE>(p, k, first, last, s); break;
-    case 2: update_launch<GRID_TILE, 2 * GRID_TILE>(p, k, first, last, s); break;
-    case 3: update_launch<GRID_TILE, 3 * GRID_TILE>(p, k, first, last, s); break;
-    case 4: update_launch<GRID_TILE, 4 * GRID_TILE>(p, k, first, last, s); break;
-    case 5: update_launch<GRID_TILE, 5 * GRID_TILE>(p, k, first, last, s); break;
-    case 6: update_launch<GRID_TILE, 6 * GRID_TILE>(p, k, first, last, s); break;
-    case 7: update_launch<GRID_TILE, 7 * GRID_TILE>(p, k, first, last, s); break;
-    default: update_launch<GRID_TILE, 8 * GRID_TILE>(p, k, first, last, s); break;
-    }
+    update_for_panels<GRID_MAX_PANELS>(p, panels, k, first, last, s);
 }
 
 extern "C" void launch_update_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s)

@@ -41,7 +41,7 @@ typedef enum { GRID_FP32 = 0, GRID_TF32X3 = 1, GRID_TF32 = 2, GRID_MATH_COUNT = 
 static inline int grid_math_tensor(grid_math math) { return math == GRID_TF32X3 || math == GRID_TF32; }
 
 /* The workspace of the warpgroup update (grid_wgmma.cuh, Hopper): the panel of an update split
- * once into TF32 hi and lo tiles, grid_split_bytes(N, batch) bytes. A split is written once and
+ * once into TF32 hi and lo tiles, grid_split_bytes(N, batch, grid_split_panels(N, batch)) bytes. A split is written once and
  * read by the updates that use that panel: the next round's band (on main) and the trailing
  * triangle (on the bulk's stream) share one. Every reader waits for `written`; the next split waits
  * for every reader (`read`), whatever streams they ran on, so any schedule stays correct. Make it
@@ -58,7 +58,9 @@ int grid_split_create(grid_split *s, size_t bytes); /* 0, or a CUDA error (nothi
 void grid_split_destroy(grid_split *s);
 void grid_split_begin(grid_split *s);
 void grid_split_forget(grid_split *s);
-size_t grid_split_bytes(int N, size_t batch);
+size_t grid_split_bytes(int N, size_t batch, int panels); /* room for K = panels T */
+/* The panels a plan's split has room for: the longest round it can have (grid_policy.c). */
+int grid_split_panels(int N, size_t batch);
 
 /* What the launchers would otherwise ask the GPU or the environment at every launch, asked once
  * when a factorization is planned (grid_rules_current, grid_policy.c) and carried by its grid_plan,
@@ -69,6 +71,7 @@ typedef struct {
     int wgmma_band;    /* 1: with a split, the next round's band runs on the warpgroup MMA too */
     int sm_count;      /* the GPU's SMs, for the update launcher's wave rules (0: none applies) */
     int wgmma_narrow;  /* the warpgroup bulk's blocks: 0 by grid_wgmma_narrow's rule, 1 128 x 256, 2 128 x 128 */
+    int long_rounds; /* rounds of GRID_MAX_PANELS while more tile columns than this remain (grid_round_panels); 0 never */
 } grid_rules;
 
 /* What one factorization works on: `batch` matrices of the same order, factored together (every
@@ -107,7 +110,7 @@ void launch_update_pair_tasks(const grid_plan *p, int k, int first, int last, cu
  * first >= k + panels. Columns: any band first..last-1 (one column: a block per tile or quarter
  * tile; more: blocks of 128 x 128 down each two of them), or everything from first on (last = nt: the triangle).
  * launch_update_tasks and launch_update_pair_tasks are this with 1 and 2 panels. */
-#define GRID_MAX_PANELS 8
+#define GRID_MAX_PANELS 16
 void launch_update_group_tasks(const grid_plan *p, int k, int panels, int first, int last, cudaStream_t s);
 /* 1 when the GRID_TF32X3 bulk updates may run on Hopper's warpgroup MMA (grid_wgmma.cuh): a Hopper
  * build (sm_90a), a GPU of compute capability 9.0, and not GRID_WGMMA=0 in the environment (the

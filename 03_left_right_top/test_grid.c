@@ -14,11 +14,12 @@
  *     a wide one (n = 512 x 160) whose matrices must equal their factors alone, bit for bit.
  *   - the tensor-core updates (GRID_TF32X3): all of the above in the look-ahead, pairs and quads modes,
  *     held to the same checks and tolerances as fp32 (0 points: the tasks are provided code), n = 10816
- *     (the quads' first two rounds of eight panels, grid_round_panels) checked as n = 4097, and
+ *     (the quads' rounds of sixteen, eight and four panels, grid_round_panels, with GRID_LONG_ROUNDS=128)
+ *     checked as n = 4097, and
  *     Gram matrices (not diagonally dominant) whose forward error must be within 8x cuSOLVER's.
  *   - a left-looking schedule written here from the provided tasks (n = 320, 1024): two updates of
  *     one column back to back on the chain, which the reference schedules never launch.
- *   - on a Hopper, the warpgroup bulk update alone (K = 64 .. 512) against a float64 product.
+ *   - on a Hopper, the warpgroup bulk update alone (K = 64 .. 1024) against a float64 product.
  *   - bad arguments refused with a message.
  * Outputs are poisoned (info, the workspace) before every run and the input reloaded. */
 #define _POSIX_C_SOURCE 200809L
@@ -513,7 +514,8 @@ static void test_tensor(harness *h)
     check_large(h, GRID_TF32X3, 4097, 0);
     check_large(h, GRID_TF32X3, 4096, 4000);
     /* the quads' rounds of eight panels (grid_round_panels), at least two of them, then rounds of
-     * four; on a Hopper their bands on the warpgroup MMA, each split reused by the triangle */
+     * four; on a Hopper three rounds of sixteen first (GRID_LONG_ROUNDS in main) and their bands on
+     * the warpgroup MMA, each split reused by the triangle */
     const int eight_nt =
         GRID_EIGHT_PANELS_FROM + 9 > GRID_QUADS_FROM_TILES + 1 ? GRID_EIGHT_PANELS_FROM + 9 : GRID_QUADS_FROM_TILES + 1;
     check_large(h, GRID_TF32X3, GRID_TILE * eight_nt, 0);
@@ -625,20 +627,20 @@ static void test_bad_arguments(harness *h)
 }
 
 /* The warpgroup bulk update (grid_wgmma.cuh, Hopper only) on its own: one trailing triangle minus
- * the panel's product, K = 64 .. 512, row blocks odd and even, a batch of two (the split's stride;
+ * the panel's product, K = 64 .. 1024 (the long rounds'), row blocks odd and even, a batch of two (the split's stride;
  * n = 640 with K = 512: one row block, partly past the matrix), each a triangle of at least two tile
  * columns (one column takes the column kernel); with `band` > 0, a band of that many tile columns
  * first (as the quads' next round: its own launch, which makes the split) and then the triangle
  * below and right of it (which reuses that split from a lower row block),
  * against a float64 product on the host, next to the mma.sync update on the same matrix: within 4x
- * its worst error and under 1e-5 of sum |l_ik l_jk| (a missing lo term gives about 1e-4), and
+ * its worst error and under 1e-5 of sum |l_ik l_jk| (2e-5 at K = 1024; a missing lo term gives about 1e-4), and
  * every entry it must not touch (above the diagonal, left of and above the triangle) unchanged.
  * Each case in both block shapes (128 x 256, and 128 x 128 two an SM), whatever the rule picks. */
 static const char *const WGMMA_GROUP = "whole GPU warpgroup update";
 static const struct {
     int n, panels, batch, band;
-} wg_cases[] = {{576, 1, 1, 0},  {640, 8, 2, 0}, {1088, 4, 1, 0}, {1088, 3, 1, 0},
-                {2048, 8, 1, 0}, {640, 4, 2, 4}, {1088, 4, 1, 4}, {2048, 8, 1, 8}};
+} wg_cases[] = {{576, 1, 1, 0}, {640, 8, 2, 0},  {1088, 4, 1, 0}, {1088, 3, 1, 0},  {2048, 8, 1, 0},
+                {640, 4, 2, 4}, {1088, 4, 1, 4}, {2048, 8, 1, 8}, {2048, 16, 1, 0}, {2048, 16, 1, 8}};
 #define N_WG_CASES ((int)(sizeof wg_cases / sizeof *wg_cases))
 
 /* The worst error of the update in R against float64, relative to sum |l_ik l_jk|; -1 when an entry
@@ -680,7 +682,8 @@ static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int 
     grid_split split;
     CUDA_CHECK(cudaMalloc((void **)&d_A, bytes));
     CUDA_CHECK(cudaMalloc((void **)&d_info, batch * sizeof(int)));
-    CUDA_CHECK((cudaError_t)grid_split_create(&split, grid_split_bytes(n, batch)));
+    const int room = grid_split_panels(n, batch) > panels ? grid_split_panels(n, batch) : panels; /* one matrix */
+    CUDA_CHECK((cudaError_t)grid_split_create(&split, grid_split_bytes(n, batch, room)));
     grid_plan p = {d_A,         (size_t)n, n / GRID_TILE,       d_info, (int)batch, (size_t)n * n,
                    GRID_TF32X3, NULL,      grid_rules_current()};
     p.rules.wgmma_narrow = narrow ? 2 : 1; /* blocks of 128 x 128 (two an SM) or 128 x 256, whatever the rule */
@@ -697,7 +700,8 @@ static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int 
     char name[96];
     snprintf(name, sizeof name, "warpgroup update n=%d K=%d batch %zu%s, blocks of 128 x %d", n, panels * GRID_TILE,
              batch, band ? ", band then triangle" : "", narrow ? 128 : 256);
-    const int ok = err[0] >= 0 && err[1] >= 0 && err[1] <= 4 * err[0] + 1e-9 && err[1] <= 1e-5;
+    const double bound = panels <= 8 ? 1e-5 : 2e-5; /* K = 1024: 1.2e-5 for both (H100) */
+    const int ok = err[0] >= 0 && err[1] >= 0 && err[1] <= 4 * err[0] + 1e-9 && err[1] <= bound;
     harness_check(
         h, ok, name,
         "worst error / sum |l_ik l_jk|: warpgroup %.3g, mma.sync %.3g (-1: an entry outside the triangle changed)",
@@ -850,6 +854,9 @@ int main(void)
 {
     harness h;
     harness_begin(&h, "stage-3-grid");
+    /* Rounds of 16 panels while more than 128 tile columns remain (the default starts past n = 16384,
+     * too large to check here): n = 10816 then runs three of them before its rounds of 8 and 4. */
+    setenv("GRID_LONG_ROUNDS", "128", 0);
     while (nspd_sizes < 16 && spd_sizes[nspd_sizes] > 0) nspd_sizes++;
     if (harness_extra()) {
         spd_sizes[nspd_sizes++] = 47;
