@@ -57,7 +57,7 @@ grid_math grid_default_math(int n, size_t batch)
 }
 
 /* Where the warpgroup update takes over (below it the blocks of K = 128 mostly fill and drain), and
- * the most memory its workspace takes (128 MiB for one 32768 x 32768, 4 KiB a row); beyond the cap
+ * the most memory its workspace takes (256 MiB for one 32768 x 32768, 8 KiB a row); beyond the cap
  * (a batch of large ones), the mma.sync updates: no new memory. Measurements: LIMITS.md, "The
  * policy's rules". */
 #define GRID_WGMMA_FROM_N 2048

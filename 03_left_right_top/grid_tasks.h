@@ -40,13 +40,13 @@ typedef enum { GRID_FP32 = 0, GRID_TF32X3 = 1, GRID_TF32 = 2, GRID_MATH_COUNT = 
 /* 1 for the maths that run the updates on the tensor cores. */
 static inline int grid_math_tensor(grid_math math) { return math == GRID_TF32X3 || math == GRID_TF32; }
 
-/* The workspace of the warpgroup update (grid_wgmma.cuh, Hopper): the panel of an update split
- * once into TF32 hi and lo tiles, grid_split_bytes(N, batch, grid_split_panels(N, batch)) bytes. A split is written once and
- * read by the updates that use that panel: the next round's band (on main) and the trailing
- * triangle (on the bulk's stream) share one. Every reader waits for `written`; the next split waits
- * for every reader (`read`), whatever streams they ran on, so any schedule stays correct. Make it
- * with grid_split_create; grid_split_begin before each enqueue (nothing recorded yet), and
- * grid_split_forget whenever the matrices change (what it holds is stale then). */
+/* The workspace of the warpgroup update (grid_wgmma.cuh, Hopper): the panel of an update split once
+ * into TF32 hi and lo tiles, grid_split_bytes(N, batch, grid_split_panels(N, batch)) bytes. A split
+ * is written once and read by the updates that use that panel: the next round's band (on main) and
+ * the trailing triangle (on the bulk's stream) share one. Every reader waits for `written`; the
+ * next split waits for every reader (`read`), whatever streams they ran on, so any schedule stays
+ * correct. Make it with grid_split_create; grid_split_begin before each enqueue (nothing recorded
+ * yet), and grid_split_forget whenever the matrices change (what it holds is stale then). */
 typedef struct {
     float *panel;        /* device memory */
     cudaEvent_t written; /* recorded after each split */
@@ -71,7 +71,7 @@ typedef struct {
     int wgmma_band;    /* 1: with a split, the next round's band runs on the warpgroup MMA too */
     int sm_count;      /* the GPU's SMs, for the update launcher's wave rules (0: none applies) */
     int wgmma_narrow;  /* the warpgroup bulk's blocks: 0 by grid_wgmma_narrow's rule, 1 128 x 256, 2 128 x 128 */
-    int long_rounds; /* rounds of GRID_MAX_PANELS while more tile columns than this remain (grid_round_panels); 0 never */
+    int long_rounds;   /* rounds of GRID_MAX_PANELS while more tile columns remain (grid_round_panels); 0 never */
 } grid_rules;
 
 /* What one factorization works on: `batch` matrices of the same order, factored together (every
