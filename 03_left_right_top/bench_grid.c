@@ -69,10 +69,10 @@ static int verified(int n, const float *A, const float *d_A, const grid_ctx *c, 
 }
 
 /* The bulk update alone, as the quads run it from n = 4096 on: the trailing triangle from column
- * K minus the product of the panel of 4 tiles (K = 256; BENCH_UPDATE_PANELS for others), on the tensor cores (tf32x3), with
- * mma.sync and, on a Hopper, with the warpgroup MMA (its panel split included). TFLOP/s in fp32
- * terms: 2 K m (m + 1) / 2 flops for the m x m triangle. The matrix is updated again at every run
- * (the values do not change the time). */
+ * K minus the product of the panel of 4 tiles (K = 256; BENCH_UPDATE_PANELS for others), on the
+ * tensor cores (tf32x3 and one pass), with mma.sync and, on a Hopper, with the warpgroup MMA (its
+ * panel split included). TFLOP/s in fp32 terms: 2 K m (m + 1) / 2 flops for the m x m triangle.
+ * The matrix is updated again at every run (the values do not change the time). */
 typedef struct {
     grid_plan plan;
     int panels; /* K = panels T: 4 unless BENCH_UPDATE_PANELS says */

@@ -627,15 +627,16 @@ static void test_bad_arguments(harness *h)
 }
 
 /* The warpgroup bulk update (grid_wgmma.cuh, Hopper only) on its own: one trailing triangle minus
- * the panel's product, K = 64 .. 1024 (the long rounds'), row blocks odd and even, a batch of two (the split's stride;
- * n = 640 with K = 512: one row block, partly past the matrix), each a triangle of at least two tile
- * columns (one column takes the column kernel); with `band` > 0, a band of that many tile columns
- * first (as the quads' next round: its own launch, which makes the split) and then the triangle
- * below and right of it (which reuses that split from a lower row block),
- * against a float64 product on the host, next to the mma.sync update on the same matrix: within 4x
- * its worst error and under 1e-5 of sum |l_ik l_jk| (2e-5 at K = 1024; a missing lo term gives about 1e-4), and
- * every entry it must not touch (above the diagonal, left of and above the triangle) unchanged.
- * Each case in both block shapes (128 x 256, and 128 x 128 two an SM), whatever the rule picks. */
+ * the panel's product, K = 64 .. 1024 (the long rounds'), row blocks odd and even, a batch of two
+ * (the split's stride; n = 640 with K = 512: one row block, partly past the matrix), each a
+ * triangle of at least two tile columns (one column takes the column kernel); with `band` > 0, a
+ * band of that many tile columns first (as the quads' next round: its own launch, which makes the
+ * split) and then the triangle below and right of it (which reuses that split from a lower row
+ * block), against a float64 product on the host, next to the mma.sync update on the same matrix:
+ * within 4x its worst error and under 1e-5 of sum |l_ik l_jk| (2e-5 at K = 1024; a missing lo term
+ * gives about 1e-4), and every entry it must not touch (above the diagonal, left of and above the
+ * triangle) unchanged. Each case in both block shapes (128 x 256, and 128 x 128 two an SM),
+ * whatever the rule picks. */
 static const char *const WGMMA_GROUP = "whole GPU warpgroup update";
 static const struct {
     int n, panels, batch, band;
