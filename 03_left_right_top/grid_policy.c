@@ -105,6 +105,11 @@ grid_rules grid_rules_current(void)
     env = getenv("GRID_LONG_ROUNDS");
     r.long_rounds = env && *env ? atoi(env) : GRID_LONG_ROUNDS_ABOVE;
     if (r.long_rounds < 0) r.long_rounds = 0;
+    /* One column's update on the tensor cores from K = GRID_COLUMN_TENSOR_FROM_K on; GRID_COLUMN_TC=K:
+     * from K on, 0 never (to compare). */
+    env = getenv("GRID_COLUMN_TC");
+    r.column_tensor = env && *env ? atoi(env) : GRID_COLUMN_TENSOR_FROM_K;
+    if (r.column_tensor < 0) r.column_tensor = 0;
     if (device >= 0 && device < 64) cache[device] = r;
     return r;
 }
@@ -156,6 +161,14 @@ int grid_quarter_column(const grid_plan *p, int c)
 {
     const size_t N = p->ld;
     return N >= 1024 && N <= 4096 && 2 * (size_t)(p->nt - c) * p->batch < (size_t)p->rules.sm_count;
+}
+
+/* The chain's column updates of a long K (the later panels of a round of 16) on the tensor cores, in
+ * the plan's math: in fp32 they made the chain of a round of 16 longer than its bulk. Measurements:
+ * LIMITS.md, "The policy's rules". */
+int grid_column_tensor(const grid_plan *p, int K)
+{
+    return grid_math_tensor(p->math) && p->rules.column_tensor && K >= p->rules.column_tensor;
 }
 
 void grid_policy_for(grid_mode mode, grid_math math, int n, size_t batch, grid_policy *out)

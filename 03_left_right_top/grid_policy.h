@@ -60,7 +60,8 @@ size_t grid_split_workspace_bytes(grid_math math, int n, size_t batch);
 /* The launchers' rules for the current GPU: early starts of the chain's kernels (compute capability
  * 9.0+), the band on the warpgroup MMA (unless GRID_WGMMA_BAND=0, to compare), its SM count, and
  * GRID_WG_NARROW=0 / 1 (the warpgroup bulk's blocks forced to 128 x 256 / 128 x 128, to compare), and
- * GRID_LONG_ROUNDS=c (rounds of 16 panels while more than c tile columns remain; 0 never). */
+ * GRID_LONG_ROUNDS=c (rounds of 16 panels while more than c tile columns remain; 0 never), and
+ * GRID_COLUMN_TC=K (one column's update on the tensor cores from K on; 0 never). */
 grid_rules grid_rules_current(void);
 
 /* grid_round_panels: panels in the quads' round that starts at tile column k, by the matrix's size
@@ -74,6 +75,8 @@ grid_rules grid_rules_current(void);
  * no longer hides it). Otherwise 4. Measurements: LIMITS.md, "The policy's rules". */
 #define GRID_EIGHT_PANELS_FROM 96
 #define GRID_LONG_ROUNDS_ABOVE 256
+/* grid_column_tensor: one column's update on the tensor cores from this K on (fp32 below). */
+#define GRID_COLUMN_TENSOR_FROM_K 512
 #define GRID_QUADS_FROM_TILES 128
 #define GRID_TWO_PANELS_ABOVE_TILES 63
 #define GRID_TWO_PANELS_FROM 48

@@ -786,6 +786,17 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
     }
     if (first < last) { /* one column left: on the critical path, its own kernel */
         const int c = first, origin = c * T;
+        if constexpr (KT >= 2 * T) { /* a long K on the tensor cores, blocks of 64 down the column (grid_policy.c) */
+            if (grid_column_tensor(p, KT)) {
+                const update_kernel k64 =
+                    p->math == GRID_TF32 ? update_tf32x3_kernel<64, KT, 1> : update_tf32x3_kernel<64, KT, 3>;
+                allow_shared(k64, tc_shared_bytes<64>());
+                k64<<<dim3(p->nt - c, p->batch), TC_THREADS, tc_shared_bytes<64>(), s>>>(p->A, p->ld, p->stride, N,
+                                                                                         k * T, origin, 1);
+                KERNEL_CHECK();
+                return;
+            }
+        }
         /* Quarter tiles where the chain is the whole time (grid_policy.c). */
         if (grid_quarter_column(p, c))
             launch_chain(p, update_column_kernel<KT, 2>, dim3(4 * (p->nt - c), p->batch), 256, 0, s, p->A, p->ld,

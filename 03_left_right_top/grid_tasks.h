@@ -72,6 +72,7 @@ typedef struct {
     int sm_count;      /* the GPU's SMs, for the update launcher's wave rules (0: none applies) */
     int wgmma_narrow;  /* the warpgroup bulk's blocks: 0 by grid_wgmma_narrow's rule, 1 128 x 256, 2 128 x 128 */
     int long_rounds;   /* rounds of GRID_MAX_PANELS while more tile columns remain (grid_round_panels); 0 never */
+    int column_tensor; /* one column's update on the tensor cores from this K on (grid_column_tensor); 0 never */
 } grid_rules;
 
 /* What one factorization works on: `batch` matrices of the same order, factored together (every
@@ -125,6 +126,9 @@ int grid_round_panels(const grid_plan *p, int k);
  * column's update in quarter tiles (c: the column, in tiles). */
 int grid_bulk_blocks_of_64(const grid_plan *p, size_t triangle128);
 int grid_quarter_column(const grid_plan *p, int c);
+/* 1 when one column's update by K columns runs on the tensor cores (blocks of 64 down it) instead of
+ * update_column_kernel's fp32 (grid_policy.c). */
+int grid_column_tensor(const grid_plan *p, int K);
 /* The warpgroup bulk's blocks (grid_policy.c): 1 for 128 x 128, two an SM; 0 for 128 x 256. */
 int grid_wgmma_narrow(const grid_plan *p);
 

@@ -631,17 +631,18 @@ static void test_bad_arguments(harness *h)
  * (the split's stride; n = 640 with K = 512: one row block, partly past the matrix), each a
  * triangle of at least two tile columns (one column takes the column kernel); with `band` > 0, a
  * band of that many tile columns first (as the quads' next round: its own launch, which makes the
- * split) and then the triangle below and right of it (which reuses that split from a lower row
- * block), against a float64 product on the host, next to the mma.sync update on the same matrix:
- * within 4x its worst error and under 1e-5 of sum |l_ik l_jk| (2e-5 at K = 1024; a missing lo term
- * gives about 1e-4), and every entry it must not touch (above the diagonal, left of and above the
- * triangle) unchanged. Each case in both block shapes (128 x 256, and 128 x 128 two an SM),
- * whatever the rule picks. */
+ * split; one column: the column update, on the tensor cores from K = 512) and then the triangle
+ * below and right of it (which reuses that split from a lower row block), against a float64 product
+ * on the host, next to the mma.sync update on the same matrix: within 4x its worst error and under
+ * 1e-5 of sum |l_ik l_jk| (2e-5 at K = 1024; a missing lo term gives about 1e-4), and every entry
+ * it must not touch (above the diagonal, left of and above the triangle) unchanged. Each case in
+ * both block shapes (128 x 256, and 128 x 128 two an SM), whatever the rule picks. */
 static const char *const WGMMA_GROUP = "whole GPU warpgroup update";
 static const struct {
     int n, panels, batch, band;
-} wg_cases[] = {{576, 1, 1, 0}, {640, 8, 2, 0},  {1088, 4, 1, 0}, {1088, 3, 1, 0},  {2048, 8, 1, 0},
-                {640, 4, 2, 4}, {1088, 4, 1, 4}, {2048, 8, 1, 8}, {2048, 16, 1, 0}, {2048, 16, 1, 8}};
+} wg_cases[] = {{576, 1, 1, 0},   {640, 8, 2, 0},   {1088, 4, 1, 0}, {1088, 3, 1, 0},
+                {2048, 8, 1, 0},  {640, 4, 2, 4},   {1088, 4, 1, 4}, {2048, 8, 1, 8},
+                {2048, 16, 1, 0}, {2048, 16, 1, 8}, {2048, 8, 1, 1}, {2048, 16, 1, 1}};
 #define N_WG_CASES ((int)(sizeof wg_cases / sizeof *wg_cases))
 
 /* The worst error of the update in R against float64, relative to sum |l_ik l_jk|; -1 when an entry
