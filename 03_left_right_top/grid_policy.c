@@ -68,7 +68,8 @@ size_t grid_split_workspace_bytes(grid_math math, int n, size_t batch)
     if (!grid_math_tensor(math) || n < GRID_WGMMA_FROM_N || n > GRID_MAX_N || !grid_wgmma_available()) return 0;
     const size_t N = tiles_a_side(n) * GRID_TILE;
     const size_t b = batch < GRID_MAX_BATCH ? batch : GRID_MAX_BATCH;
-    const size_t need = grid_split_bytes((int)N, b, grid_split_panels((int)N, b));
+    const grid_rules rules = grid_rules_current();
+    const size_t need = grid_split_bytes((int)N, b, grid_split_panels((int)N, b, &rules));
     return need <= GRID_SPLIT_MAX_BYTES ? need : 0;
 }
 
@@ -122,10 +123,15 @@ int grid_wgmma_narrow(const grid_plan *p)
     return p->math == GRID_TF32X3 && p->batch == 1 && p->ld > 4096 && p->ld <= 16384;
 }
 
-/* Rounds of GRID_MAX_PANELS only for one matrix past n = 8192 (a batch keeps the split of 8). */
-int grid_split_panels(int N, size_t batch)
+/* Room for rounds of GRID_MAX_PANELS only where grid_round_panels can give one: one matrix past
+ * n = 8192 with more tile columns than the rules' long_rounds, its band on the warpgroup MMA; 8 (a
+ * batch, a smaller matrix) otherwise. */
+int grid_split_panels(int N, size_t batch, const grid_rules *r)
 {
-    return batch == 1 && N / GRID_TILE > GRID_QUADS_FROM_TILES ? GRID_MAX_PANELS : 8;
+    const int nt = N / GRID_TILE;
+    const int long_rounds =
+        batch == 1 && nt > GRID_QUADS_FROM_TILES && r->wgmma_band && r->long_rounds && nt > r->long_rounds;
+    return long_rounds ? GRID_MAX_PANELS : 8;
 }
 
 int grid_round_panels(const grid_plan *p, int k)
@@ -134,7 +140,7 @@ int grid_round_panels(const grid_plan *p, int k)
     if (p->nt > GRID_QUADS_FROM_TILES) {
         if (!grid_math_tensor(p->math)) return 4;
         /* the long rounds: on the warpgroup MMA, band included, with a split that has room */
-        const int long_ok = p->split && p->rules.wgmma_band && p->batch == 1 && p->rules.long_rounds;
+        const int long_ok = p->split && grid_split_panels((int)p->ld, (size_t)p->batch, &p->rules) == GRID_MAX_PANELS;
         if (long_ok && left > p->rules.long_rounds) return GRID_MAX_PANELS;
         return left >= GRID_EIGHT_PANELS_FROM ? 8 : 4;
     }

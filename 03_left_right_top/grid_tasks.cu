@@ -634,7 +634,7 @@ extern "C" size_t grid_split_bytes(int N, size_t batch, int panels)
 /* Floats from one matrix's split to the next. */
 static size_t split_stride(const grid_plan *p)
 {
-    return grid_split_bytes((int)p->ld, 1, grid_split_panels((int)p->ld, (size_t)p->batch)) / sizeof(float);
+    return grid_split_bytes((int)p->ld, 1, grid_split_panels((int)p->ld, (size_t)p->batch, &p->rules)) / sizeof(float);
 }
 
 extern "C" int grid_split_create(grid_split *s, size_t bytes)

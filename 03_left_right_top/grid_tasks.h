@@ -41,7 +41,7 @@ typedef enum { GRID_FP32 = 0, GRID_TF32X3 = 1, GRID_TF32 = 2, GRID_MATH_COUNT = 
 static inline int grid_math_tensor(grid_math math) { return math == GRID_TF32X3 || math == GRID_TF32; }
 
 /* The workspace of the warpgroup update (grid_wgmma.cuh, Hopper): the panel of an update split once
- * into TF32 hi and lo tiles, grid_split_bytes(N, batch, grid_split_panels(N, batch)) bytes. A split
+ * into TF32 hi and lo tiles, grid_split_bytes(N, batch, grid_split_panels(N, batch, rules)) bytes. A split
  * is written once and read by the updates that use that panel: the next round's band (on main) and
  * the trailing triangle (on the bulk's stream) share one. Every reader waits for `written`; the
  * next split waits for every reader (`read`), whatever streams they ran on, so any schedule stays
@@ -59,8 +59,6 @@ void grid_split_destroy(grid_split *s);
 void grid_split_begin(grid_split *s);
 void grid_split_forget(grid_split *s);
 size_t grid_split_bytes(int N, size_t batch, int panels); /* room for K = panels T */
-/* The panels a plan's split has room for: the longest round it can have (grid_policy.c). */
-int grid_split_panels(int N, size_t batch);
 
 /* What the launchers would otherwise ask the GPU or the environment at every launch, asked once
  * when a factorization is planned (grid_rules_current, grid_policy.c) and carried by its grid_plan,
@@ -129,6 +127,9 @@ int grid_quarter_column(const grid_plan *p, int c);
 /* 1 when one column's update by K columns runs on the tensor cores (blocks of 64 down it) instead of
  * update_column_kernel's fp32 (grid_policy.c). */
 int grid_column_tensor(const grid_plan *p, int K);
+/* The panels a plan's split has room for: the longest round it can have under these rules
+ * (grid_policy.c; the same condition as grid_round_panels). */
+int grid_split_panels(int N, size_t batch, const grid_rules *rules);
 /* The warpgroup bulk's blocks (grid_policy.c): 1 for 128 x 128, two an SM; 0 for 128 x 256. */
 int grid_wgmma_narrow(const grid_plan *p);
 

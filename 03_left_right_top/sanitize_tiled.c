@@ -62,7 +62,7 @@ static void eight_panel_updates(grid_math math)
     launch_update_group_tasks(&p, 0, 8, 8, 9, 0);
     if (math == GRID_TF32X3 && grid_wgmma_available()) { /* Hopper's warpgroup update: 4 and 7 row blocks */
         grid_split split;
-        CUDA_CHECK((cudaError_t)grid_split_create(&split, grid_split_bytes(n, 1, grid_split_panels(n, 1))));
+        CUDA_CHECK((cudaError_t)grid_split_create(&split, grid_split_bytes(n, 1, GRID_MAX_PANELS)));
         p.split = &split;
         launch_update_group_tasks(&p, 0, 8, 8, p.nt, 0);
         launch_update_group_tasks(&p, 0, 3, 3, p.nt, 0);

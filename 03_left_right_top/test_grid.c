@@ -684,7 +684,8 @@ static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int 
     grid_split split;
     CUDA_CHECK(cudaMalloc((void **)&d_A, bytes));
     CUDA_CHECK(cudaMalloc((void **)&d_info, batch * sizeof(int)));
-    const int room = grid_split_panels(n, batch) > panels ? grid_split_panels(n, batch) : panels; /* one matrix */
+    const grid_rules rules = grid_rules_current();
+    const int fits = grid_split_panels(n, batch, &rules), room = fits > panels ? fits : panels; /* one matrix */
     CUDA_CHECK((cudaError_t)grid_split_create(&split, grid_split_bytes(n, batch, room)));
     grid_plan p = {d_A,         (size_t)n, n / GRID_TILE,       d_info, (int)batch, (size_t)n * n,
                    GRID_TF32X3, NULL,      grid_rules_current()};
