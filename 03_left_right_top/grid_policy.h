@@ -75,8 +75,9 @@ grid_rules grid_rules_current(void);
  * no longer hides it). Otherwise 4. Measurements: LIMITS.md, "The policy's rules". */
 #define GRID_EIGHT_PANELS_FROM 96
 #define GRID_LONG_ROUNDS_ABOVE 256
-/* grid_column_tensor: one column's update on the tensor cores from this K on (fp32 below). */
-#define GRID_COLUMN_TENSOR_FROM_K 512
+/* grid_column_tensor: one column's update on the tensor cores from this K on (fp32 below); 128 beat 512
+ * at n = 8192 .. 32768 in both maths, the batched shapes level (LIMITS.md, "The policy's rules"). */
+#define GRID_COLUMN_TENSOR_FROM_K 128
 #define GRID_QUADS_FROM_TILES 128
 #define GRID_TWO_PANELS_ABOVE_TILES 63
 #define GRID_TWO_PANELS_FROM 48

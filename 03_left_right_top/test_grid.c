@@ -631,7 +631,7 @@ static void test_bad_arguments(harness *h)
  * (the split's stride; n = 640 with K = 512: one row block, partly past the matrix), each a
  * triangle of at least two tile columns (one column takes the column kernel); with `band` > 0, a
  * band of that many tile columns first (as the quads' next round: its own launch, which makes the
- * split; one column: the column update, on the tensor cores from K = 512) and then the triangle
+ * split; one column: the column update, on the tensor cores from K = 128) and then the triangle
  * below and right of it (which reuses that split from a lower row block), against a float64 product
  * on the host, next to the mma.sync update on the same matrix: within 4x its worst error and under
  * 1e-5 of sum |l_ik l_jk| (2e-5 at K = 1024; a missing lo term gives about 1e-4), and every entry
