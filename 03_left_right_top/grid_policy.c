@@ -169,9 +169,9 @@ int grid_quarter_column(const grid_plan *p, int c)
     return N >= 1024 && N <= 4096 && 2 * (size_t)(p->nt - c) * p->batch < (size_t)p->rules.sm_count;
 }
 
-/* The chain's column updates of a long K (the later panels of a round of 16) on the tensor cores, in
- * the plan's math: in fp32 they made the chain of a round of 16 longer than its bulk. Measurements:
- * LIMITS.md, "The policy's rules". */
+/* The chain's column updates by K >= rules.column_tensor columns (two panels or more before the column
+ * in its round; the launcher compiles it from K = 128) on the tensor cores, in the plan's math: in fp32
+ * they made a round's chain longer than its bulk. Measurements: LIMITS.md, "The policy's rules". */
 int grid_column_tensor(const grid_plan *p, int K)
 {
     return grid_math_tensor(p->math) && p->rules.column_tensor && K >= p->rules.column_tensor;
