@@ -112,6 +112,7 @@ help:
 	@echo "  make bench         the main job: every stage's benchmark on the default seeded data, one table + build/bench.csv"
 	@echo "  make test          every test; ends with 'N passed, N failed, N skipped' and the points table"
 	@echo "  make test-<suite>  one suite, e.g. make test-stage-N: $(addprefix test-,$(TEST_SUITES))"
+	@echo "  make build-<suite> only compile what a suite runs (no GPU needed): $(addprefix build-,$(TEST_SUITES))"
 	@echo "  make bench-<stage> one stage's benchmark, e.g. make bench-stage-N: $(addprefix bench-,$(BENCH_STAGES))"
 	@echo "  make sanitize-stage-N  stage N's kernels under compute-sanitizer; make sanitize: every stage"
 	@echo "  make bench-gpumode [GPUMODE_CSV=FILE]   the gpu-mode Cholesky grid (n = 32..32768): auto vs cuSOLVER, torch, cupy, jax"

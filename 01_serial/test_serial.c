@@ -148,8 +148,10 @@ static void run_cpu(harness *h, int gpu, const char *gpu_reason, int no_race, co
         }
 }
 
-/* A NaN in one matrix: its info is > 0, the matrices around it are untouched by it. */
-static void run_nan(harness *h)
+/* A NaN in one matrix: its info is > 0, the matrices around it are untouched by it. Once with
+ * spotrf_batch_serial (group "serial") and once with spotrf_batch_omp (group "openmp"), so that a
+ * student who has written only spotrf_serial so far loses nothing of "serial" to the OpenMP stub. */
+static void run_nan(harness *h, int openmp)
 {
     int n = 20;
     size_t count = 5, nn = (size_t)n * n;
@@ -158,14 +160,19 @@ static void run_nan(harness *h)
           *L = host_alloc(count * nn * sizeof(float), "test buffers");
     int info[5];
     gen_batch_host(&p, n, 0, count, A);
-    harness_group(h, "serial");
-    harness_start(h, "NaN matrix fails alone");
+    harness_group(h, openmp ? "openmp" : "serial");
+    const char *name = openmp ? "NaN matrix fails alone (openmp)" : "NaN matrix fails alone";
+    harness_start(h, "%s", name);
     A[2 * nn + 9 * n + 4] = A[2 * nn + 4 * n + 9] = NAN; /* matrix 2, element (9, 4) */
     memcpy(L, A, count * nn * sizeof(float));
-    spotrf_batch_omp(n, count, L, info);
+    for (size_t b = 0; b < count; b++) info[b] = -99; /* poison */
+    if (openmp) {
+        omp_set_num_threads(OPENMP_TEST_THREADS);
+        spotrf_batch_omp(n, count, L, info);
+    } else spotrf_batch_serial(n, count, L, info);
     factor_check first;
     size_t bad = check_batch(n, count, A, L, info, NULL, &first, NULL, NULL);
-    harness_check(h, bad == 0 && info[2] == 10 && info[1] == 0 && info[3] == 0, "NaN matrix fails alone",
+    harness_check(h, bad == 0 && info[2] == 10 && info[0] == 0 && info[1] == 0 && info[3] == 0 && info[4] == 0, name,
                   "infos %d %d %d %d %d (want 0 0 10 0 0) %s", info[0], info[1], info[2], info[3], info[4],
                   bad ? first.detail : "");
     free(A);
@@ -226,14 +233,15 @@ int main(int argc, char **argv)
     }
     harness_plan(&h, "serial", FAMILY_COUNT * NSIZES + 1);
     harness_plan(&h, "failing pivots", zero_pivot_tests());
-    harness_plan(&h, "openmp", FAMILY_COUNT * NSIZES);
+    harness_plan(&h, "openmp", FAMILY_COUNT * NSIZES + 1);
     harness_plan(&h, "cuSOLVER agreement", FAMILY_COUNT * NSIZES);
     char reason[256];
     int gpu = gpu_available(reason, sizeof reason);
     char race_where[512];
     const int no_race = race_free(argv[0], race_where, sizeof race_where);
     run_cpu(&h, gpu, reason, no_race, race_where);
-    run_nan(&h);
+    run_nan(&h, 0);
+    run_nan(&h, 1);
     run_zero_pivots(&h);
     return harness_end(&h);
 }

@@ -37,7 +37,8 @@ __device__ __forceinline__ int tile_col() { return (int)threadIdx.y; }
 
 /* In-place Cholesky of the diagonal tile. *info (shared, one per matrix, 0 on entry) receives
  * base + k + 1 for the first pivot k that is <= 0 or NaN; base is the tile's first row in the
- * whole matrix. After a failure the tile holds NaNs; callers stop when *info != 0. */
+ * whole matrix. After a failure the entries from the failing column on may hold anything (NaN, say):
+ * nothing there is checked, and callers stop when *info != 0; the columns before it hold the factor. */
 template <int NB, int LD> __device__ void spotrf_tile(float *A, int *info, int base)
 {
     // BEGIN SOLUTION: Cholesky of the NB x NB diagonal tile, one element per thread, column by column; record the first bad pivot

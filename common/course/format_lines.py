@@ -11,10 +11,14 @@ from course_kit import BEGIN, END
 
 
 def outside_regions(lines):
+    """The lines outside the regions, less the line just before each BEGIN: clang-format counts the
+    whitespace that starts a line as the end of the line before, so a student's `#pragma` as the
+    region's first statement (clang-format puts the comments before a directive in column 0) was
+    reported at that line, usually the function's `{`."""
     ranges, start, inside = [], 1, False
     for i, line in enumerate(lines, 1):
         if not inside and BEGIN.match(line):
-            if i > start: ranges.append((start, i - 1))
+            if i - 1 > start: ranges.append((start, i - 2))
             inside = True
         elif inside and END.match(line):
             start, inside = i + 1, False
