@@ -254,7 +254,8 @@ def report(out, results, table, total, possible, notes):
     print()
     print(f"{'stage':<9} {'learning goal':<34} {'points':>14}")
     for suite, g, pts, w in table:
-        shown = "instructor" if pts is None else f"{shown_points(pts)} / {w:g}" if w else "sanity"
+        shown = ("instructor" if pts is None else "not run here" if pts == NOT_RUN else
+                 f"{shown_points(pts)} / {w:g}" if w else "sanity")
         print(f"{suite:<9} {g[:34]:<34} {shown:>14}")
     print(f"{'total':<44} {shown_points(total)} / {possible:g}")
     for x in notes:
@@ -263,6 +264,8 @@ def report(out, results, table, total, possible, notes):
     print(f"GPU {st['gpu']}, {st['cuda']}, commit {st['commit']}; results: {os.path.join(out, 'results.json')}")
     return 0
 
+
+NOT_RUN = "not run"  # a group whose every test was skipped here (no GPU): 0 points, shown as such
 
 ONLY_THE_INSTRUCTOR = (
     "This is your grade for the tests this kit runs here: the points of make test-stage-N, stage by stage. "
@@ -284,7 +287,7 @@ def self_grade(stages, out):
     jobs = os.environ.get("GRADE_JOBS", str(os.cpu_count() or 2))
     os.makedirs(out, exist_ok=True)
     tests, table = [], []
-    total = possible = 0.0
+    total = possible = not_run = 0.0
     build = os.environ.get("BUILD", "build")
     for stage in stages:
         suite = STAGES[stage]
@@ -315,11 +318,15 @@ def self_grade(stages, out):
                           "status": "passed" if row and row["passed"] == row["planned"] else "failed",
                           "output": f"{what}\n{detail}", "visibility": "visible"})
             total, possible = total + pts, possible + weight
-            table.append((suite, g, pts, weight))
+            skipped_all = row and row["planned"] > 0 and row["skipped"] == row["planned"]
+            not_run += weight if skipped_all else 0
+            table.append((suite, g, NOT_RUN if skipped_all else pts, weight))
         if stage in PERF:
             table.append((suite, "performance", None, PERF[stage][0]))
     results = {"score": round(total, 3), "output": ONLY_THE_INSTRUCTOR, "tests": tests, "stamp": environment_stamp()}
-    report(out, results, table, total, possible, [])
+    notes = [f"not run here: {not_run:g} of the {possible:g} points (their tests need a GPU, or a tool this "
+             "machine lacks); they count 0 in this total, and make grade on a GPU runs them"] if not_run else []
+    report(out, results, table, total, possible, notes)
     print(textwrap.fill(ONLY_THE_INSTRUCTOR, 100))
     return 0
 
