@@ -196,7 +196,7 @@ int potrf_grid_math(grid_mode mode, grid_math math, int n, size_t batch, float *
 int potrf_grid_run(grid_context *ctx, grid_mode mode, grid_math math, int n, size_t batch, const float *d_in,
                    float *d_out, float *d_work, int *d_info, cudaStream_t stream)
 {
-    grid_policy policy = {mode, math, 0, {0, 0, 0, 0, 0, 0}, math};
+    grid_policy policy = {mode, math, 0, {0, 0, 0, 0, 0, 0, 0}, math};
     if (n >= 1 && n <= GRID_MAX_N && batch >= 1 && mode >= 0 && mode < GRID_MODE_COUNT && math >= 0 &&
         math < GRID_MATH_COUNT)
         grid_policy_for(mode, math, n, batch, &policy);
@@ -209,7 +209,8 @@ static int same_policy(const grid_policy *a, const grid_policy *b)
     return a->mode == b->mode && a->math == b->math && a->second == b->second && a->split_bytes == b->split_bytes &&
            a->rules.chain_overlap == b->rules.chain_overlap && a->rules.wgmma_band == b->rules.wgmma_band &&
            a->rules.sm_count == b->rules.sm_count && a->rules.wgmma_narrow == b->rules.wgmma_narrow &&
-           a->rules.long_rounds == b->rules.long_rounds && a->rules.column_tensor == b->rules.column_tensor;
+           a->rules.long_rounds == b->rules.long_rounds && a->rules.column_tensor == b->rules.column_tensor &&
+           a->rules.trsm_tiles == b->rules.trsm_tiles;
 }
 
 /* 1 when a kept graph was made for this shape (only its pointers may differ). */

@@ -111,6 +111,9 @@ grid_rules grid_rules_current(void)
     env = getenv("GRID_COLUMN_TC");
     r.column_tensor = env && *env ? atoi(env) : GRID_COLUMN_TENSOR_FROM_K;
     if (r.column_tensor < 0) r.column_tensor = 0;
+    /* Tiles a TRSM block by grid_trsm_tiles's rule; GRID_TRSM_TILES=1 or 2 everywhere (to compare). */
+    env = getenv("GRID_TRSM_TILES");
+    r.trsm_tiles = env && (!strcmp(env, "1") || !strcmp(env, "2")) ? atoi(env) : 0;
     if (device >= 0 && device < 64) cache[device] = r;
     return r;
 }
@@ -175,6 +178,17 @@ int grid_quarter_column(const grid_plan *p, int c)
 int grid_column_tensor(const grid_plan *p, int K)
 {
     return grid_math_tensor(p->math) && p->rules.column_tensor && K >= p->rules.column_tensor;
+}
+
+/* Tiles a block of step k's TRSM (a thread holds its row of each; the factor is the same): 2 in a
+ * batch's steps of at least one tile an SM (every matrix's together), where the TRSM is bound by its
+ * loads of L_kk from shared memory and two rows share each; 1 for one matrix, and in the narrow steps,
+ * where a block's chain of columns is the time. Measurements: LIMITS.md, "The policy's rules". */
+int grid_trsm_tiles(const grid_plan *p, int k)
+{
+    if (p->rules.trsm_tiles) return p->rules.trsm_tiles;
+    const size_t tiles = (size_t)(p->nt - k - 1) * (size_t)p->batch;
+    return p->batch > 1 && p->rules.sm_count && tiles >= (size_t)p->rules.sm_count ? 2 : 1;
 }
 
 void grid_policy_for(grid_mode mode, grid_math math, int n, size_t batch, grid_policy *out)

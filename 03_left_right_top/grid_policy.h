@@ -61,7 +61,8 @@ size_t grid_split_workspace_bytes(grid_math math, int n, size_t batch);
  * 9.0+), the band on the warpgroup MMA (unless GRID_WGMMA_BAND=0, to compare), its SM count, and
  * GRID_WG_NARROW=0 / 1 (the warpgroup bulk's blocks forced to 128 x 256 / 128 x 128, to compare), and
  * GRID_LONG_ROUNDS=c (rounds of 16 panels while more than c tile columns remain; 0 never), and
- * GRID_COLUMN_TC=K (one column's update on the tensor cores from K on; 0 never). */
+ * GRID_COLUMN_TC=K (one column's update on the tensor cores from K on; 0 never), and GRID_TRSM_TILES=1 or 2
+ * (tiles a TRSM block, everywhere). */
 grid_rules grid_rules_current(void);
 
 /* grid_round_panels: panels in the quads' round that starts at tile column k, by the matrix's size

@@ -263,57 +263,95 @@ template <int T> __global__ void __launch_bounds__(T *TASK_Q)
  * it (x_C = a_C / l_CC, then a_c -= x_C l_cC for c > C). Column C's owner computes x_C and hands
  * it to the other three threads of its row by a shuffle (they are neighbouring lanes): no barrier
  * on the chain. L_kk goes to shared memory by columns, dealt like the rows (Lt[C] holds l_cC for
- * c = Q j + q at [q][j]), so that a thread's values of one step are contiguous. */
-template <int T, int C> struct trsm_columns { // recursive for the reason potrf_columns is
-    static __device__ __forceinline__ void run(float (&x)[T / TASK_Q], const float *Lt, const float *inv_diag, int q)
+ * c = Q j + q at [q][j]), so that a thread's values of one step are contiguous.
+ * A thread may hold the same row of R tiles (x[u], tile u of its block; trsm_task_kernel's TILES):
+ * each float4 of L_kk read from shared memory then feeds R rows. That is what bounds a wide launch
+ * (Nsight Compute, 7 x 640 tiles of 640 x 512: 27 % of the memory's bandwidth, 1.7 instructions a
+ * cycle an SM, and 4 loads of 16 bytes to all 32 lanes for the 16 multiply-adds of a column). Each
+ * row's arithmetic is the same for any R: the factor does not change. */
+template <int T, int C, int R> struct trsm_columns { // recursive for the reason potrf_columns is
+    static __device__ __forceinline__ void run(float (&x)[R][T / TASK_Q], const float *Lt, const float *inv_diag, int q)
     {
         typedef task_shape<T> S;
-        constexpr int OWNER = S::owner(C), JL = S::entry(C);
-        const float xc = __shfl_sync(0xffffffffu, x[JL] * inv_diag[C], OWNER, TASK_Q); // a multiply, not a division
-        if (q == OWNER) x[JL] = xc;
-        const float f[1] = {xc};
-        const float *const v[1] = {Lt + C * S::LTS + q * S::S};
-        update_part<T, C, 1>(x, f, v, q);
-        trsm_columns<T, C + 1>::run(x, Lt, inv_diag, q);
+        constexpr int OWNER = S::owner(C), JL = S::entry(C), W = T / TASK_Q, J4 = C / (4 * TASK_Q) * 4;
+        float xc[R];
+#pragma unroll
+        for (int u = 0; u < R; u++) {
+            xc[u] = __shfl_sync(0xffffffffu, x[u][JL] * inv_diag[C], OWNER, TASK_Q); // a multiply, not a division
+            if (q == OWNER) x[u][JL] = xc[u];
+        }
+        const float *v = Lt + C * S::LTS + q * S::S; // l_cC for my columns c > C (update_part's loop, R rows)
+#pragma unroll
+        for (int j4 = J4; j4 < W; j4 += 4) {
+            const float4 v4 = *reinterpret_cast<const float4 *>(v + j4);
+            const float vs[4] = {v4.x, v4.y, v4.z, v4.w};
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                if (j4 > J4 || S::col(j4 + e, q) > C)
+#pragma unroll
+                    for (int u = 0; u < R; u++) x[u][j4 + e] = fmaf(-xc[u], vs[e], x[u][j4 + e]);
+        }
+        trsm_columns<T, C + 1, R>::run(x, Lt, inv_diag, q);
     }
 };
-template <int T> struct trsm_columns<T, T> {
-    static __device__ __forceinline__ void run(float (&)[T / TASK_Q], const float *, const float *, int) {}
+template <int T, int R> struct trsm_columns<T, T, R> {
+    static __device__ __forceinline__ void run(float (&)[R][T / TASK_Q], const float *, const float *, int) {}
 };
 
-template <int T> __global__ void __launch_bounds__(T *TASK_Q)
-    trsm_task_kernel(float *A, size_t ld, size_t stride, int k)
+/* L_kk's lower triangle, my part of row r in l[] (zeros right of the diagonal), into the columns Lt
+ * that trsm_columns reads, and 1 / l_rr into inv_diag[r]. */
+template <int T> __device__ __forceinline__ void stage_columns_of_l(const float (&l)[T / TASK_Q], float *Lt,
+                                                                    float *inv_diag, int r, int q)
+{
+    typedef task_shape<T> S;
+#pragma unroll
+    for (int j = 0; j < T / TASK_Q; j++) {
+        const int c = S::col(j, q);
+        Lt[c * S::LTS + S::at(r)] = l[j]; // l_rc: column c, row r
+        if (c == r) inv_diag[r] = 1.0f / l[j];
+    }
+}
+
+/* TILES tiles a block, b TILES .. b TILES + TILES-1 (grid_trsm_tiles: 2 in the wide launches of a
+ * batch), thread (r, q) holding row r of each (tiles: the step's tiles, nt - k - 1; a missing last
+ * tile computes on zeros and stores nothing). Two tiles: at most 80 registers, 3 blocks an SM (6
+ * tiles); -DTRSM_PAIR_BLOCKS=2 lets it take 128 (4 tiles; H100, 640 x 512: 1.48 against 1.515 ms). */
+#ifndef TRSM_PAIR_BLOCKS
+#define TRSM_PAIR_BLOCKS 3
+#endif
+template <int T, int TILES> __global__ void __launch_bounds__(T *TASK_Q, TILES == 2 ? TRSM_PAIR_BLOCKS : 0)
+    trsm_task_kernel(float *A, size_t ld, size_t stride, int k, int tiles)
 {
     typedef task_shape<T> S;
     extern __shared__ __align__(16) float Lt[]; // T columns, LTS floats apart
     __shared__ float inv_diag[T];
-    const int r = threadIdx.x / TASK_Q, q = threadIdx.x % TASK_Q;
+    const int r = threadIdx.x / TASK_Q, q = threadIdx.x % TASK_Q, first = blockIdx.x * TILES;
     A += blockIdx.y * stride;
-    float *row = tile_at(A, ld, T, k + 1 + blockIdx.x, k) + (size_t)r * ld;
-    /* My part of the row comes first, even before the wait for the POTRF: the row does not depend
-     * on it (see early_load), so its round trip to the L2 overlaps the POTRF's end and L_kk's
+    float *row = tile_at(A, ld, T, k + 1 + first, k) + (size_t)r * ld; // tile u's row r: row + u T ld
+    /* My part of the rows comes first, even before the wait for the POTRF: the rows do not depend
+     * on it (see early_load), so their round trip to the L2 overlaps the POTRF's end and L_kk's
      * load instead of following the barrier. */
-    float x[T / TASK_Q];
-    {
+    float x[TILES][T / TASK_Q];
+#pragma unroll
+    for (int u = 0; u < TILES; u++) {
         float4 v[T / TASK_Q / 4];
 #pragma unroll
-        for (int g = 0; g < T / TASK_Q / 4; g++) v[g] = early_load(row + S::col(4 * g, q));
-        part_of<T>(x, v, r, q, false);
+        for (int g = 0; g < T / TASK_Q / 4; g++)
+            v[g] = first + u < tiles ? early_load(row + (size_t)u * T * ld + S::col(4 * g, q))
+                                     : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        part_of<T>(x[u], v, r, q, false);
     }
     chain_wait_and_release();
     {
         float l[T / TASK_Q];
         load_part<T>(l, tile_at(A, ld, T, k, k) + (size_t)r * ld, r, q, true);
-#pragma unroll
-        for (int j = 0; j < T / TASK_Q; j++) {
-            const int c = S::col(j, q);
-            Lt[c * S::LTS + S::at(r)] = l[j]; // l_rc: column c, row r
-            if (c == r) inv_diag[r] = 1.0f / l[j];
-        }
+        stage_columns_of_l<T>(l, Lt, inv_diag, r, q);
     }
     __syncthreads();
-    trsm_columns<T, 0>::run(x, Lt, inv_diag, q);
-    store_part<T>(x, row, q);
+    trsm_columns<T, 0, TILES>::run(x, Lt, inv_diag, q);
+#pragma unroll
+    for (int u = 0; u < TILES; u++)
+        if (first + u < tiles) store_part<T>(x[u], row + (size_t)u * T * ld, q);
 }
 
 /* UPDATE: C -= L_ik L_jk^T over a region of the trailing matrix, as a register-tiled GEMM.
@@ -588,8 +626,10 @@ template <int T> static void potrf_launch(const grid_plan *p, int k, cudaStream_
 template <int T> static void trsm_launch(const grid_plan *p, int k, cudaStream_t s)
 {
     const size_t shared = (size_t)T * task_shape<T>::LTS * sizeof(float); // 21 KiB for T = 64
-    launch_chain(p, trsm_task_kernel<T>, dim3(p->nt - k - 1, p->batch), T * TASK_Q, shared, s, p->A, p->ld, p->stride,
-                 k);
+    const int tiles = p->nt - k - 1, per_block = grid_trsm_tiles(p, k);
+    auto kernel = per_block == 2 ? trsm_task_kernel<T, 2> : trsm_task_kernel<T, 1>;
+    const unsigned blocks = (unsigned)((tiles + per_block - 1) / per_block);
+    launch_chain(p, kernel, dim3(blocks, p->batch), T * TASK_Q, shared, s, p->A, p->ld, p->stride, k, tiles);
 }
 
 /* A kernel may use more than 48 KiB of dynamic shared memory only once allowed to, per GPU.

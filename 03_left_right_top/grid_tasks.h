@@ -71,6 +71,7 @@ typedef struct {
     int wgmma_narrow;  /* the warpgroup bulk's blocks: 0 by grid_wgmma_narrow's rule, 1 128 x 256, 2 128 x 128 */
     int long_rounds;   /* rounds of GRID_MAX_PANELS while more tile columns remain (grid_round_panels); 0 never */
     int column_tensor; /* one column's update on the tensor cores from this K on (grid_column_tensor); 0 never */
+    int trsm_tiles;    /* tiles a TRSM block (grid_trsm_tiles): 0 by the rule, else 1 or 2 everywhere */
 } grid_rules;
 
 /* What one factorization works on: `batch` matrices of the same order, factored together (every
@@ -127,6 +128,8 @@ int grid_quarter_column(const grid_plan *p, int c);
 /* 1 when one column's update by K columns runs on the tensor cores (blocks of 64 down it) instead of
  * update_column_kernel's fp32 (grid_policy.c). */
 int grid_column_tensor(const grid_plan *p, int K);
+/* Tiles a block of step k's TRSM: 1 or 2 (grid_policy.c). The factor does not depend on it. */
+int grid_trsm_tiles(const grid_plan *p, int k);
 /* The panels a plan's split has room for: the longest round it can have under these rules
  * (grid_policy.c; the same condition as grid_round_panels). */
 int grid_split_panels(int N, size_t batch, const grid_rules *rules);
