@@ -180,15 +180,17 @@ int grid_column_tensor(const grid_plan *p, int K)
     return grid_math_tensor(p->math) && p->rules.column_tensor && K >= p->rules.column_tensor;
 }
 
-/* Tiles a block of step k's TRSM (a thread holds its row of each; the factor is the same): 2 in the
- * steps of at least one tile an SM (every matrix's together), where the TRSM is bound by its loads of
- * L_kk from shared memory and two rows share each; 1 in the narrow steps, where a block's chain of
- * columns is the time. Measurements: LIMITS.md, "The policy's rules". */
-int grid_trsm_tiles(const grid_plan *p, int k)
+/* Tiles a TRSM block (a thread holds its row of each; the factor is the same): 2 in every step of a
+ * factorization whose first step has at least one tile an SM (every matrix's together), where the
+ * TRSM is bound by its loads of L_kk from shared memory and two rows share each; 1 otherwise, where a
+ * block's chain of columns is the time. Per factorization, not per step: 64 x 256 with two tiles in
+ * its first step only was slower than with either everywhere. Measurements: LIMITS.md, "The policy's
+ * rules". */
+int grid_trsm_tiles(const grid_plan *p)
 {
     if (p->rules.trsm_tiles) return p->rules.trsm_tiles;
-    const size_t tiles = (size_t)(p->nt - k - 1) * (size_t)p->batch;
-    return p->rules.sm_count && tiles >= (size_t)p->rules.sm_count ? 2 : 1;
+    const size_t first_step = (size_t)(p->nt - 1) * (size_t)p->batch;
+    return p->rules.sm_count && first_step >= (size_t)p->rules.sm_count ? 2 : 1;
 }
 
 void grid_policy_for(grid_mode mode, grid_math math, int n, size_t batch, grid_policy *out)

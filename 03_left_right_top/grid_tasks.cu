@@ -626,7 +626,7 @@ template <int T> static void potrf_launch(const grid_plan *p, int k, cudaStream_
 template <int T> static void trsm_launch(const grid_plan *p, int k, cudaStream_t s)
 {
     const size_t shared = (size_t)T * task_shape<T>::LTS * sizeof(float); // 21 KiB for T = 64
-    const int tiles = p->nt - k - 1, per_block = grid_trsm_tiles(p, k);
+    const int tiles = p->nt - k - 1, per_block = grid_trsm_tiles(p);
     auto kernel = per_block == 2 ? trsm_task_kernel<T, 2> : trsm_task_kernel<T, 1>;
     const unsigned blocks = (unsigned)((tiles + per_block - 1) / per_block);
     launch_chain(p, kernel, dim3(blocks, p->batch), T * TASK_Q, shared, s, p->A, p->ld, p->stride, k, tiles);

@@ -128,8 +128,8 @@ int grid_quarter_column(const grid_plan *p, int c);
 /* 1 when one column's update by K columns runs on the tensor cores (blocks of 64 down it) instead of
  * update_column_kernel's fp32 (grid_policy.c). */
 int grid_column_tensor(const grid_plan *p, int K);
-/* Tiles a block of step k's TRSM: 1 or 2 (grid_policy.c). The factor does not depend on it. */
-int grid_trsm_tiles(const grid_plan *p, int k);
+/* Tiles a TRSM block, 1 or 2, the same in every step (grid_policy.c). The factor does not depend on it. */
+int grid_trsm_tiles(const grid_plan *p);
 /* The panels a plan's split has room for: the longest round it can have under these rules
  * (grid_policy.c; the same condition as grid_round_panels). */
 int grid_split_panels(int N, size_t batch, const grid_rules *rules);
