@@ -211,8 +211,11 @@ test: $(foreach s,$(TEST_SUITES),$(SUITE_DEPS_$(s)))
 	@$(foreach s,$(TEST_SUITES),$(call RUN_SUITE,$(s)) &&) true
 	@python3 common/course/test_summary.py --write $(RESULTS)/summary.json $(foreach s,$(TEST_SUITES),$(RESULTS)/$(s).json)
 
+# bench-stage-N builds only the programs its command runs (not the whole course: a student at stage 2
+# need not compile stages 3-6 to time stage 2).
+bench_bins = $(filter $(BUILD)/%,$(subst ', ,$(BENCH_CMD_$(1))))
 define bench_rule
-bench-$(1): all
+bench-$(1): $$(call bench_bins,$(1))
 	@mkdir -p $(BUILD) && rm -f $(BUILD)/bench-$(1).csv
 	@BENCH_CSV=$(BUILD)/bench-$(1).csv $$(BENCH_CMD_$(1))
 	@python3 common/course/bench_table.py $(BUILD)/bench-$(1).csv

@@ -58,8 +58,9 @@ template <int NB, int LD> __device__ void spotrf_tile(float *A, int *info, int b
     // END SOLUTION
 }
 
-/* B <- B L^-T: solve X L^T = B row by row; thread (ty, tx) computes x[ty][tx]. Column j of X
- * needs columns 0..j-1, so the sweep goes column by column. */
+/* B <- B L^-T: solve X L^T = B, each row of X on its own (rows do not depend on each other); thread
+ * (ty, tx) computes x[ty][tx]. Within a row, column j of X needs columns 0..j-1, so the sweep goes
+ * column by column, all rows at once. */
 template <int NB, int LD> __device__ void strsm_tile(float *B, const float *L)
 {
     // BEGIN SOLUTION: B <- B L^-T, column by column

@@ -128,7 +128,8 @@ void harness_skip(harness *h, const char *name, const char *reason)
     }
     h->skipped++;
     if (strncmp(h->last_skip_reason, reason, sizeof h->last_skip_reason - 1) != 0) {
-        printf("SKIP  %s: %s (and every test skipped for the same reason)\n", h->suite, reason);
+        printf("SKIP  %s: %s (shown once: the later tests skipped for this reason are counted, not listed)\n", h->suite,
+               reason);
         snprintf(h->last_skip_reason, sizeof h->last_skip_reason, "%s", reason);
     }
     fflush(stdout);

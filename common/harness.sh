@@ -53,7 +53,7 @@ record() { # record NAME PASS|FAIL|SKIP DETAIL
         FAIL) failed=$((failed + 1)); echo "FAIL  $suite: $1  $3" ;;
         SKIP) skipped=$((skipped + 1)) # one line per reason, as harness.c prints it: every skip is shown
               if [ "$3" != "${last_skip_reason:-}" ]; then
-                  echo "SKIP  $suite: $3 (and every test skipped for the same reason)"
+                  echo "SKIP  $suite: $3 (shown once: the later tests skipped for this reason are counted, not listed)"
                   last_skip_reason=$3
               fi ;;
     esac
