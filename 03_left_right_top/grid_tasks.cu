@@ -315,7 +315,7 @@ template <int T> __device__ __forceinline__ void stage_columns_of_l(const float 
 /* TILES tiles a block, b TILES .. b TILES + TILES-1 (grid_trsm_tiles: 2 in the wide launches), thread
  * (r, q) holding row r of each (tiles: the step's tiles, nt - k - 1; a missing last tile computes on
  * zeros and stores nothing). Two tiles: at most 80 registers, 3 blocks an SM (6
- * tiles); -DTRSM_PAIR_BLOCKS=2 lets it take 128 (4 tiles; H100, 640 x 512: 1.48 against 1.515 ms). */
+ * tiles); -DTRSM_PAIR_BLOCKS=2 lets it take 128 (4 tiles: slower at 640 x 512, LIMITS.md). */
 #ifndef TRSM_PAIR_BLOCKS
 #define TRSM_PAIR_BLOCKS 3
 #endif
