@@ -35,10 +35,12 @@ template <int NB, int PAD> __host__ __device__ constexpr int tile_ld() { return 
 __device__ __forceinline__ int tile_row() { return (int)threadIdx.z; }
 __device__ __forceinline__ int tile_col() { return (int)threadIdx.y; }
 
-/* In-place Cholesky of the diagonal tile. *info (shared, one per matrix, 0 on entry) receives
- * base + k + 1 for the first pivot k that is <= 0 or NaN; base is the tile's first row in the
- * whole matrix. After a failure the entries from the failing column on may hold anything (NaN, say):
- * nothing there is checked, and callers stop when *info != 0; the columns before it hold the factor. */
+/* In-place Cholesky of the diagonal tile. *info (shared, one per matrix, 0 before the first tile)
+ * receives base + k + 1 for the first pivot k that is <= 0 or NaN, and keeps a value already there:
+ * stage 03 passes the same info to every diagonal tile and goes on after a failure, so the first
+ * failure must win. base is the tile's first row in the whole matrix. After a failure the entries
+ * from the failing column on may hold anything (NaN, say) and nothing there is checked; the columns
+ * before it hold the factor. */
 template <int NB, int LD> __device__ void spotrf_tile(float *A, int *info, int base)
 {
     // BEGIN SOLUTION: Cholesky of the NB x NB diagonal tile, one element per thread, column by column; record the first bad pivot

@@ -29,7 +29,9 @@
  * Failures: when a pivot fails, spotrf_tile records info and leaves NaNs that spread through the
  * rest of that matrix only. The loops do not stop early: the other matrices of a block share the
  * barriers and must go on (the contents of a failed matrix are unspecified; its info is exact).
- * Alone: make build/03_left_right_top/cholesky_one && build/03_left_right_top/cholesky_one --n 32 --mode block */
+ * The line below runs right-looking with NB = 32 over four tiles; build/03_left_right_top/test_tiled runs all
+ * three orders and every NB.
+ * Alone: make build/03_left_right_top/cholesky_one && build/03_left_right_top/cholesky_one --n 100 --mode block */
 #ifndef LOOKING_ORDERS_CUH
 #define LOOKING_ORDERS_CUH
 

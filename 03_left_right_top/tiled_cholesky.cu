@@ -3,7 +3,9 @@
  * shared memory and handed to the stage 02 helpers. The loop orders (right-, left- and
  * top-looking) are in looking_orders.cuh, written once for this stage and the batched stages
  * 04-05: here a "matrix" is a row-major array (tile_rowmajor.cuh), there an interleaved batch.
- * Alone: make build/03_left_right_top/cholesky_one && build/03_left_right_top/cholesky_one --n 32 --mode block */
+ * The line below runs right-looking with NB = 32 over four tiles; build/03_left_right_top/test_tiled runs all
+ * three orders and every NB.
+ * Alone: make build/03_left_right_top/cholesky_one && build/03_left_right_top/cholesky_one --n 100 --mode block */
 #include <stdio.h>
 #include "cuda_check.h"
 #include "tile_rowmajor.cuh"  /* rowmajor_matrix and its load_tile / store_tile */
