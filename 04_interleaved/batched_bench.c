@@ -101,13 +101,9 @@ static int same_samples(int n, size_t batch, const float *d_x, const float *d_y)
     return ok;
 }
 
-void bench_batched(const env_stamp *e, const char *stage, const bench_case *cases, int ncases,
-                   layout_converter to_layout, layout_converter to_rowmajor)
+size_t bench_batched_env(int ns[16], int *count_out)
 {
-    const int custom = to_layout != NULL;
-    if (!to_layout) to_layout = rowmajor_to_chunked_device;
-    if (!to_rowmajor) to_rowmajor = chunked_to_rowmajor_device;
-    int ns[16], count = 0;
+    int count = 0;
     const char *env_ns = getenv("BENCH_NS");
     if (env_ns && *env_ns) { /* every value checked: a typo must not run (or crash) a long benchmark */
         char *copy = strdup(env_ns), *tok = strtok(copy, " ,");
@@ -123,7 +119,18 @@ void bench_batched(const env_stamp *e, const char *stage, const bench_case *case
         free(copy);
     } else
         for (int n = 20; n <= 100; n += 10) ns[count++] = n;
-    size_t target = (size_t)cli_env_ll("BENCH_BYTES", 1 << 20, 1LL << 40, 1LL << 30);
+    *count_out = count;
+    return (size_t)cli_env_ll("BENCH_BYTES", 1 << 20, 1LL << 40, 1LL << 30);
+}
+
+void bench_batched(const env_stamp *e, const char *stage, const bench_case *cases, int ncases,
+                   layout_converter to_layout, layout_converter to_rowmajor)
+{
+    const int custom = to_layout != NULL;
+    if (!to_layout) to_layout = rowmajor_to_chunked_device;
+    if (!to_rowmajor) to_rowmajor = chunked_to_rowmajor_device;
+    int ns[16], count;
+    const size_t target = bench_batched_env(ns, &count);
     gen_params p = gen_params_make(FAMILY_SPD, GEN_DEFAULT_SEED, 0, 0);
     for (int s = 0; s < count; s++) {
         int n = ns[s];

@@ -27,6 +27,9 @@ typedef struct {
     "  BENCH_NS=\"20 60 100\"   the orders to run, 1..1024 (default 20 30 ... 100)\n" \
     "  BENCH_BYTES=B           bytes per batch, 1 MiB .. 1 TiB (default 1 GiB)\n"     \
     "  BENCH_CSV=FILE          append the rows there (default build/bench.csv)\n"
+/* The orders (ns, *count) and bytes per batch the environment asks for; a bad value exits 2 with a
+ * message. Called before the GPU is looked for too, so that a typo fails on any machine. */
+size_t bench_batched_env(int ns[16], int *count);
 void bench_batched(const env_stamp *e, const char *stage, const bench_case *cases, int ncases,
                    layout_converter to_layout, layout_converter to_rowmajor);
 

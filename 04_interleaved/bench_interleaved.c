@@ -7,6 +7,8 @@
 int main(int argc, char **argv)
 {
     cli_no_arguments(argc, argv, BENCH_BATCHED_USAGE("bench_interleaved", "04"));
+    int ns[16], count;
+    bench_batched_env(ns, &count); /* a bad BENCH_NS or BENCH_BYTES fails here, GPU or not */
     env_stamp e;
     if (!bench_begin_gpu("stage-4", &e)) return 0;
     const bench_case cases[] = {

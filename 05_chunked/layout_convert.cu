@@ -9,7 +9,7 @@
  * destination. Consecutive matrices of one chunk are neighbours in the chunked layout, and
  * chunked_place (common/layout.h) gives each matrix's base and stride, partial last chunk
  * included.
- * Alone: make build/05_chunked/bench_chunked && BENCH_NS=64 BENCH_BYTES=64M build/05_chunked/bench_chunked */
+ * Alone: make build/05_chunked/bench_chunked && BENCH_NS=64 BENCH_BYTES=67108864 build/05_chunked/bench_chunked */
 #include "cuda_check.h"
 #include "layout.h"
 #include "layout_convert.h"
@@ -18,7 +18,10 @@
 #define TROWS 8 /* block of TT x TROWS threads, each moving TT / TROWS values */
 
 /* Block (x, y) moves elements e0 .. e0+TT-1 of matrices m0 .. m0+TT-1, for m0 = TT*t, t = y,
- * y + gridDim.y, ... Thread (tx, ty) handles rows ty, ty + TROWS, ... of the tile. Elements or
+ * y + gridDim.y, ... A block is TT x TROWS threads: thread (tx, ty) takes r = ty, ty + TROWS, ...
+ * and, with tx, one value per r on each side. On the row-major side tx walks elements (e0 + tx of
+ * matrix m0 + r), on the chunked side matrices (m0 + tx, element e0 + r): each side coalesced.
+ * The tile is already padded to TT + 1 columns (see the banks question in the README). Elements or
  * matrices past the end are neither read nor written. */
 __global__ void transpose_kernel(int n, size_t batch, size_t chunk, const float *in, float *out, int to_chunked)
 {
