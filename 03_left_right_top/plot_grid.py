@@ -18,10 +18,12 @@ def main():
         print(__doc__)
         return 2
     rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["batch"] == "1" and r["stage"] in ("03", "frameworks")]
-    times = defaultdict(dict)  # variant -> n -> ms
+    times = defaultdict(dict)  # variant -> n -> ms; a later run's row replaces an earlier one's
+    used = {}  # (variant, n) -> the commit of the row kept
     for r in rows:
         name = r["variant"].replace(" (one matrix)", "").replace(" (default)", "")
         times[name][int(r["n"])] = float(r["median_ms"])
+        used[(name, int(r["n"]))] = r["commit"]
     libs = [v for v in times if v.startswith("cusolver") or "linalg" in v]
     ours = [v for v in ("one block left-looking NB=32", "grid stream", "grid graph", "grid lookahead", "grid pairs", "grid quads",
                         "grid lookahead tf32x3", "grid pairs tf32x3", "grid quads tf32x3") if v in times]
@@ -29,7 +31,7 @@ def main():
         print(f"plot_grid: no stage 03 rows in {sys.argv[1]}")
         return 1
     gpu = next((r["gpu"] for r in rows if r["gpu"]), "?")
-    commit = next((r["commit"] for r in rows if r["commit"]), "?")
+    commit = ", ".join(dict.fromkeys(c for c in used.values() if c)) or "?"  # every run the picture draws from
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 5))
     color = {v: plt.cm.tab20(i % 20) for i, v in enumerate(libs + ours)}  # one colour per line, the same in both panels
     for v in libs + ours:
