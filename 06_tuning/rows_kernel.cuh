@@ -1,11 +1,11 @@
 /* rows_kernel.cuh - stage 06's new kernel: T threads factor one matrix, each thread holding whole
  * rows of it in registers ("rows kernel"). Instantiated per NMAX (the largest n it takes) in
- * rows_nmax*.cu, so that nvcc compiles the sizes in parallel.
+ * rows_part0..7.cu (the list ROWS_INSTANCES in rows_kernel.h), so that nvcc compiles them in parallel.
  *
  * Why several threads per matrix: one thread per matrix (stage 04) has n^3/6 multiply-adds in a
  * row on one thread and n^2/2 floats of live data; at n = 100 that is 167 000 dependent-ish steps
  * and far more than 255 registers, and a 1024-matrix batch gives the GPU only 1024 threads. Here
- * the matrix is spread over T threads (8 .. 128), so each thread holds NMAX^2/T floats at most
+ * the matrix is spread over T threads (4 .. 128), so each thread holds NMAX^2/T floats at most
  * and the GPU sees T times more threads.
  *
  * The mapping (cyclic rows): thread t of a matrix holds rows i = t, t+T, t+2T, ... in slots
@@ -38,7 +38,8 @@
  *
  * A failed matrix (pivot <= 0 or NaN) records info = k + 1 and carries on with garbage, so that
  * all threads run the same steps (no thread may leave a loop that has barriers); its factor is
- * unspecified, as in stage 04.
+ * unspecified past the failing pivot, as in stage 04: its columns before the pivot must still hold the
+ * leading minor's factor (the tests check them).
  * Alone: make build/06_tuning/cholesky_tuned && build/06_tuning/cholesky_tuned --kernel rows --threads 32 --n 64 --batch 65536 */
 #ifndef ROWS_KERNEL_CUH
 #define ROWS_KERNEL_CUH
@@ -310,7 +311,7 @@ template <int NMAX, int T> __device__ __forceinline__ void rows_loop(rows_regs<N
                                                                      int ld, int n, int t, int &my_info)
 {
     typedef rows_shape<NMAX, T> S;
-    // BEGIN SOLUTION: for k = 0 .. n-1 (a loop the compiler keeps): barrier; pivot d = entry 0 of the buffer (my_info = k + 1 on the first d that is not > 0); write column k of L for my rows i >= k into stage[i ld + k] (sqrt(d) on the diagonal); update the m = n - k remaining columns of my rows, each result one place to the left; write my new column-0 entries (rows i > k) into entry i - k - 1 of the other buffer
+    // BEGIN SOLUTION: for k = 0 .. n-1 (a loop the compiler keeps): barrier; pivot d = entry 0 of the buffer (my_info = k + 1 on the first d that is not > 0); write column k of L for my rows k <= i < n into stage[i ld + k] (sqrt(d) on the diagonal; a slot's row may lie past n); update my columns local j = 1 .. m-1 (m = n - k), the result of j into j - 1; write my new column-0 entries (rows k < i < n) into entry i - k - 1 of the other buffer
     // stub: (void)a; (void)cols; (void)stage; (void)ld; (void)n; (void)t; (void)my_info;
 #pragma unroll 1
     for (int k = 0; k < n; k++) {

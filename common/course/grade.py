@@ -252,12 +252,13 @@ def report(out, results, table, total, possible, notes):
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
     print()
-    print(f"{'stage':<9} {'learning goal':<34} {'points':>14}")
+    width = max([34] + [len(g) for _, g, _, _ in table])  # whole group names, however long
+    print(f"{'stage':<9} {'learning goal':<{width}} {'points':>14}")
     for suite, g, pts, w in table:
         shown = ("instructor" if pts is None else "not run here" if pts == NOT_RUN else
                  f"{shown_points(pts)} / {w:g}" if w else "sanity")
-        print(f"{suite:<9} {g[:34]:<34} {shown:>14}")
-    print(f"{'total':<44} {shown_points(total)} / {possible:g}")
+        print(f"{suite:<9} {g:<{width}} {shown:>14}")
+    print(f"{'total':<{width + 10}} {shown_points(total)} / {possible:g}")
     for x in notes:
         print(f"note: {x}")
     st = results["stamp"]
