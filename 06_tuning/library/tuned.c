@@ -276,6 +276,9 @@ static void say_default(void)
 static tuned_table default_table;
 static int default_state; /* 1 read, -1 failed */
 static char default_notice[512], default_error[1200];
+static char tables_dir[1024]; /* tuned_tables_dir_set's; empty: TUNED_TABLES_DIR */
+
+void tuned_tables_dir_set(const char *dir) { snprintf(tables_dir, sizeof tables_dir, "%s", dir ? dir : ""); }
 
 static void read_default(void)
 {
@@ -286,9 +289,10 @@ static void read_default(void)
         cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
         snprintf(gpu, sizeof gpu, "%s", prop.name);
     (void)cudaGetLastError(); /* no GPU is not an error here: the course's table is read */
-    const char *tables = getenv("TUNED_TABLES");
-    const tuned_places pl = {getenv("TUNED_TABLE"), TUNED_OWN_DIR, tables && *tables ? tables : TUNED_TABLES_DIR,
-                             TUNED_TABLES_DIR "/" TUNED_COURSE_TABLE};
+    const char *tables = getenv("TUNED_TABLES"), *shipped = tables_dir[0] ? tables_dir : TUNED_TABLES_DIR;
+    char course[1100];
+    snprintf(course, sizeof course, "%s/%s", shipped, TUNED_COURSE_TABLE);
+    const tuned_places pl = {getenv("TUNED_TABLE"), TUNED_OWN_DIR, tables && *tables ? tables : shipped, course};
     if (tuned_table_pick(gpu, &pl, path, sizeof path, default_notice, sizeof default_notice) != 0) {
         snprintf(default_error, sizeof default_error, "tuned table: %s: cannot open: %s", path, strerror(errno));
         default_state = -1;

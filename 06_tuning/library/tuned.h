@@ -75,6 +75,11 @@ const tuned_table *tuned_table_default(void);
  * is NULL. Safe from several threads. */
 const tuned_table *tuned_table_load(const char **notice, const char **error);
 
+/* Read the checked-in tables (and the course's own) from `dir` instead of TUNED_TABLES_DIR: a copy
+ * shipped with the library (the Python package's). Only before the first tuned_table_load; the
+ * environment's TUNED_TABLE and TUNED_TABLES still win. */
+void tuned_tables_dir_set(const char *dir);
+
 /* A GPU's name as a file name: every character but letters and digits becomes '_'. */
 void tuned_gpu_slug(const char *gpu, char *slug, size_t len);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cuda_runtime.h>
 #include "cholesky_plan.h"
+#include "tuned.h"
 
 /* The caller's current GPU becomes `device` for the call and is given back after it, so that a
  * tensor on cuda:1 while cuda:0 is current leaves the framework's current device as it was. (This
@@ -63,6 +64,10 @@ void *course_plan_create(int device, int n, size_t batch, int unaligned, int pre
 }
 
 void course_plan_destroy(void *plan) { cholesky_plan_destroy((cholesky_plan *)plan); }
+
+/* The tuned tables shipped inside the Python package (read before the first plan): the library's
+ * own path to them is the course folder it was built in. */
+void course_tables_dir(const char *dir) { tuned_tables_dir_set(dir); }
 
 /* Factor the plan's batch from d_in into d_out (may be d_in) on GPU `device`, in the order of
  * `stream` (the framework's current stream, as it is: torch's default stream is NULL, the

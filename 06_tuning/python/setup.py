@@ -14,6 +14,7 @@ from setuptools.command.build_py import build_py
 
 COURSE = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 LIBRARY = os.path.join(COURSE, "build", "06_tuning", "libcourse_cholesky.so")
+TABLES = os.path.join(COURSE, "06_tuning", "tables")
 
 
 class BuildWithLibrary(build_py):
@@ -25,6 +26,12 @@ class BuildWithLibrary(build_py):
         target = os.path.join(self.build_lib, "course_cholesky")
         os.makedirs(target, exist_ok=True)
         shutil.copy2(LIBRARY, target)
+        # The tuned tables too: the installed package must not need the course's folder it was built in.
+        tables = os.path.join(target, "tables")
+        os.makedirs(tables, exist_ok=True)
+        for name in os.listdir(TABLES):
+            if name.endswith(".tsv"):
+                shutil.copy2(os.path.join(TABLES, name), tables)
 
 
 class WithNativeLibrary(Distribution):

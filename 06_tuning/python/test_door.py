@@ -22,6 +22,8 @@ OTHER = ["a planted CUDA error: RuntimeError with its message, the next call wor
          "a named tuple: .L and .info", "out=(L, info) as torch", "upper=True reads the upper triangle, as torch",
          "cholesky(upper=True, out=X) writes U into X, as torch",
          "the plan cache is bounded; clear_cache empties it",
+         "6 threads evicting each other's plans (a cache of one, whole-GPU and batched shapes): no crash, "
+         "every factor torch's",
          "precision='high' at 1 x 4096: one TF32 pass, said so, within gpu-mode's bound, not highest's bits",
          "precision='high' at 640 x 512 and 8 x 2048: within gpu-mode's bound, info 0",
          "precision='bogus' raises ValueError; precision='high' on small n runs fp32, said so",
@@ -236,6 +238,46 @@ def main():
     cc.clear_cache()
     cc.set_cache_size(64)
     rec(OTHER[k], kept == 2 and len(cc._plans) == 0, f"{kept} plans kept of 3 shapes at size 2; 0 after clear_cache")
+    k += 1
+
+    # A plan evicted while another thread runs it must stay whole until that call returns, and letting
+    # it go must not disturb another thread's graph capture (a device-wide synchronize there did: the
+    # process died of a segmentation fault in 3 runs of 3, H100). In a process of its own, so that a
+    # crash is this test's failure and not every later test's.
+    churn = (
+        "import sys, threading, torch\n"
+        "import course_cholesky as cc\n"
+        "cc.set_cache_size(1)\n"
+        "torch.linalg.cholesky(torch.eye(4, device='cuda'))\n"
+        "bad = []\n"
+        "def work(t):\n"
+        "    g = torch.Generator(device='cuda').manual_seed(t)\n"
+        "    s = torch.cuda.Stream()\n"
+        "    with torch.cuda.stream(s):\n"
+        "        for i in range(60):\n"
+        "            n, b = [(32, 100 + t), (128, 5 + t), (512, 2), (1024, 1)][(i + t) % 4]\n"
+        "            X = torch.randn(b, n, n, device='cuda', generator=g)\n"
+        "            A = X @ X.mT / n + torch.eye(n, device='cuda')\n"
+        "            try:\n"
+        "                L, info = cc.cholesky_ex(A)\n"
+        "                if int(info.abs().sum()) or float((L - torch.linalg.cholesky(A)).abs().max()) > 1e-3:\n"
+        "                    bad.append((t, i))\n"
+        "            except Exception as e:\n"
+        "                bad.append(repr(e))\n"
+        "    s.synchronize()\n"
+        "th = [threading.Thread(target=work, args=(t,)) for t in range(6)]\n"
+        "[x.start() for x in th]; [x.join() for x in th]\n"
+        "print('calls 360, wrong or raised', len(bad), bad[:2])\n"
+        "sys.exit(1 if bad else 0)\n")
+    import os
+    import subprocess
+    try:
+        run = subprocess.run([sys.executable, "-c", churn], capture_output=True, text=True, timeout=300,
+                             env=dict(os.environ))
+        said = (run.stdout.strip().splitlines() or [""])[-1]
+        rec(OTHER[k], run.returncode == 0, f"exit {run.returncode}: {said[:200]} {run.stderr.strip()[-200:]}")
+    except subprocess.TimeoutExpired:
+        rec(OTHER[k], False, "no answer in 300 s")
     k += 1
 
     # precision="high": gpu-mode's normwise check, ||A - L L^T||_1 <= 20 n eps ||A||_1, in float64.

@@ -61,10 +61,25 @@ def _library():
         named = os.environ.get("COURSE_CHOLESKY_LIB")
         found = [os.path.abspath(p) for p in ([named] if named else _PLACES) if os.path.exists(p)]
         if not found:
-            raise ImportError(f"course_cholesky: {os.path.abspath(named or _PLACES[-1])} is not built; run "
+            if named:
+                raise ImportError(f"course_cholesky: COURSE_CHOLESKY_LIB names {os.path.abspath(named)}, which "
+                                  "does not exist")
+            raise ImportError(f"course_cholesky: {os.path.abspath(_PLACES[-1])} is not built; run "
                               "`make python` in the course's folder, or `pip install 06_tuning/python`")
-        lib = ctypes.CDLL(found[0])
+        try:
+            lib = ctypes.CDLL(found[0])
+            lib.course_plan_create, lib.course_tables_dir  # the course's library, not any .so
+        except (OSError, AttributeError) as e:
+            raise ImportError(f"course_cholesky: {found[0]} is not the course's library "
+                              f"(libcourse_cholesky.so from `make python`): {e}") from None
         c = ctypes
+        # A pip-installed package carries the tuned tables beside the library: read them from there, not
+        # from the course's folder the library was built in (which may be gone). TUNED_TABLE(S) still win.
+        tables = os.path.join(_HERE, "tables")
+        lib.course_tables_dir.argtypes = [c.c_char_p]
+        lib.course_tables_dir.restype = None
+        if os.path.isdir(tables):
+            lib.course_tables_dir(os.fsencode(tables))
         lib.course_plan_create.argtypes = [c.c_int, c.c_int, c.c_size_t, c.c_int, c.c_int, c.c_char_p, c.c_size_t,
                                            c.POINTER(c.c_size_t), c.POINTER(c.c_int), c.c_char_p, c.c_size_t]
         lib.course_plan_create.restype = c.c_void_p
@@ -110,10 +125,13 @@ class _Plan:
 
     def destroy(self):
         if self.handle and not sys.is_finalizing():  # at exit the process frees it all
+            # No wait for the GPU first: CUDA frees a stream, an event or an executable graph that
+            # still has work in flight when that work completes. A device-wide synchronize here would
+            # invalidate another thread's graph capture (the whole-GPU path captures on its streams).
             self._lib.course_plan_destroy(self.handle)
         self.handle = None
 
-    def __del__(self):
+    def __del__(self):  # the last reference gone: the cache let it go and no call holds it any more
         if getattr(self, "handle", None):
             self.destroy()
 
@@ -159,14 +177,10 @@ def _evict(keep=None):
     with _plans_lock:
         while len(_plans) > keep:
             gone.append(_plans.popitem(last=False)[1])
-    if gone:
-        # A plan's graphs and streams may still be running work its caller enqueued: wait for it.
-        torch = sys.modules.get("torch")
-        for device in {p.device for p in gone}:
-            if torch is not None and torch.cuda.is_initialized():
-                torch.cuda.synchronize(device)
-        for p in gone:
-            p.destroy()
+    # Not destroyed here: another thread may have taken one of them from the cache a moment ago
+    # (_plan takes no lock) and be executing it. Dropped, each plan is destroyed when its last
+    # reference goes (_Plan.__del__): at once when nobody holds it, else when that call returns.
+    del gone
 
 
 def _plan(device, n, batch, unaligned=False, precision=0):
@@ -181,7 +195,7 @@ def _plan(device, n, batch, unaligned=False, precision=0):
     if p is not None:
         try:
             _plans.move_to_end(shared)
-        except KeyError:  # evicted by another thread meanwhile: it is still whole for this call
+        except KeyError:  # evicted by another thread meanwhile: our reference keeps it whole for this call
             pass
         return p
     own = shared
@@ -318,7 +332,11 @@ def _side(a):
     if hasattr(a, "__dlpack__") and torch is not None:
         return _Torch(torch), torch.from_dlpack(a)
     if hasattr(a, "__cuda_array_interface__"):
-        import cupy
+        try:
+            import cupy
+        except ImportError:
+            raise TypeError(f"course_cholesky: a {type(a).__name__} (__cuda_array_interface__) needs cupy or "
+                            "torch installed to be read") from None
         return _Cupy(cupy), cupy.asarray(a)
     raise TypeError(f"course_cholesky: a torch tensor, a cupy array or a CUDA array with __dlpack__, "
                     f"not {type(a).__name__}")
@@ -420,6 +438,7 @@ def _needs_op(torch, A):
 def _ex(A, upper, check_errors, out, name, precision=0):
     """(L or U, info), written into out (an array, or a pair for cholesky_ex) when given."""
     side, A = _side(A)
+    side.check(A)  # dtype, device, contiguity: one clear exception on every path (the operator's included)
     L_out, info_out = (out if isinstance(out, (tuple, list)) else (out, None)) if out is not None else (None, None)
     src = side.transpose(A) if upper else A  # upper: the upper triangle is the lower one of A^T
     torch = getattr(side, "t", None)
@@ -428,7 +447,7 @@ def _ex(A, upper, check_errors, out, name, precision=0):
         if check_errors:
             _check(side, info, A.dim() > 2, name)
     else:
-        if upper:  # the transposed view is copied (as torch reads the upper triangle); a strided A is refused
+        if upper:  # the transposed view is copied (as torch reads the upper triangle); a strided A was refused
             src = side.contiguous(src)
         # L straight into out when it can take it (lower, contiguous, the right type and shape)
         direct = L_out if (L_out is not None and not upper and _fits(side, L_out, A)) else None
