@@ -26,8 +26,8 @@ Any contiguous view works, also one that starts a few floats into its buffer (a 
 aligned: staged through the workspace). A failure of the library (a CUDA error) raises RuntimeError
 with its message (torch.OutOfMemoryError when out of memory); the process goes on.
 
-Plans: one per (GPU, n, batch, alignment), and per host thread for the batched kernels, made on the
-first call and kept in a cache of `cache_size()` plans, least recently used first out
+Plans: one per (GPU, n, batch, alignment, precision), and per host thread for the batched kernels,
+made on the first call and kept in a cache of `cache_size()` plans, least recently used first out
 (`set_cache_size`, `clear_cache`); `choice` says what a plan runs, its workspace and why. Any number
 of threads may call at once; on the whole-GPU path (n > 128 or so) their calls take turns on the GPU.
 The library is built by `pip install 06_tuning/python` (into the package) or `make python`
