@@ -18,6 +18,11 @@ CCACHE ?= $(if $(shell command -v ccache 2>/dev/null),ccache)
 CC := gcc
 CUDA_HOME ?= $(abspath $(dir $(shell command -v $(NVCC) 2>/dev/null))/..)
 
+# ARCHS="80 90": several architectures in one build (the installed library's: make lib), SASS for
+# each and PTX of the last; one word is ARCH=sm_<it>.
+ifeq ($(words $(ARCHS)),1)
+  ARCH := sm_$(strip $(ARCHS))
+endif
 ifeq ($(strip $(ARCH)),)
   ifneq ($(CI),true)
     DETECTED_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .')
@@ -26,6 +31,12 @@ ifeq ($(strip $(ARCH)),)
 endif
 SM := $(patsubst sm_%,%,$(ARCH))
 GENCODE := -gencode arch=compute_$(SM),code=[sm_$(SM),compute_$(SM)]
+SM_LIST := $(SM)
+ifneq ($(filter-out 0 1,$(words $(ARCHS))),)
+  SM := $(lastword $(ARCHS))
+  SM_LIST := $(ARCHS)
+  GENCODE := $(foreach a,$(ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) -gencode arch=compute_$(SM),code=compute_$(SM)
+endif
 
 ifeq ($(DEBUG),1)
   OPT := -O0 -g
@@ -69,7 +80,7 @@ endif
 
 # Rebuild everything when the target architecture or DEBUG changes, or the flags below do (-pic:
 # since the objects are position-independent, for the Python library).
-FLAGS_STAMP := $(BUILD)/.flags-$(SM)-pic$(if $(filter 1,$(DEBUG)),-debug)
+FLAGS_STAMP := $(BUILD)/.flags-$(subst $() ,-,$(strip $(SM_LIST)))-pic$(if $(filter 1,$(DEBUG)),-debug)
 $(FLAGS_STAMP):
 	@mkdir -p $(BUILD) && rm -f $(BUILD)/.flags-* && touch $@
 
@@ -119,6 +130,8 @@ help:
 	@echo "  make cusolverdx [MATHDX_WHEEL=FILE]   fetch libmathdx (cuSolverDx, pinned) so that make bench-stage-6 times it as a peer"
 	@echo "  make tune [QUICK=1]    stage 06's sweep on this GPU (resumable), then its tuned table"
 	@echo "  make python        stage 06's auto as a Python library (06_tuning/python: torch and cupy arrays)"
+	@echo "  make lib [LIB_ARCHS=\"80 90\"]   stage 06's door as a C library: libcourse_cholesky .so (SONAME .so.1) and .a, for this GPU or sm_80 + sm_90a + PTX"
+	@echo "  make install PREFIX=dir [LIB_ARCHS=...]   the header, libraries, pkg-config and CMake files into dir (06_tuning/library/README.md)"
 	@echo "  make slurm-script TARGET=test|bench|tune [OUT=job.sh]   a batch script for one GPU of a Slurm cluster"
 	@echo "  make dataset       write the default dataset ($(DEFAULT_DATASET))"
 	@echo "  make hp3-study     how often the seed project's recipe is not positive definite (datasets/README.md)"

@@ -7,9 +7,15 @@ $(S3)/%.o $(S3)/%.res: NVCCFLAGS += -I03_left_right_top -I02_single_tile
 # A Hopper build compiles the tile tasks for sm_90a, Hopper's arch-specific target, so that the update
 # may run on the warpgroup MMA (grid_wgmma.cuh; the default there, GRID_WGMMA=0 turns it off). The code
 # runs on compute capability 9.0 only, as the sm_90 build's does.
-ifeq ($(SM),90)
+ifeq ($(SM_LIST),90)
 $(S3)/grid_tasks.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFLAGS)) -gencode arch=compute_90a,code=[sm_90a,compute_90a] \
 	-DGRID_WGMMA_BUILT -I03_left_right_top -I02_single_tile
+else ifneq ($(filter 90,$(SM_LIST)),)
+# A build for several architectures (ARCHS, the installed library's): sm_90a's SASS where 90 is
+# named, the others' as they are, and the PTX of the last (which never runs the warpgroup MMA).
+$(S3)/grid_tasks.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFLAGS)) -DGRID_WGMMA_BUILT -I03_left_right_top -I02_single_tile \
+	$(foreach a,$(SM_LIST),-gencode arch=compute_$(a)$(if $(filter 90,$(a)),a),code=sm_$(a)$(if $(filter 90,$(a)),a)) \
+	-gencode arch=compute_$(SM),code=compute_$(SM)
 endif
 $(S3)/test_tiled: $(S3)/test_tiled.o $(S3)/tiled_cholesky.o $(COMMON_LIB)
 	$(LINK)

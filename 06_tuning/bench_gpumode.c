@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "checks.h"
-#include "cholesky_plan.h"
+#include "cholesky_plan_internal.h"
 #include "cli.h"
 #include "cuda_check.h"
 #include "cusolver_oracle.h"
@@ -152,7 +152,8 @@ static void bench_shape(const env_stamp *e, const tuned_table *t, int n, size_t 
              kchunk == 1 ? "" : " converted");
     report_row(e, "gpumode", variant, n, batch, ta, tc.median_ms, t_copy);
     /* Precision high, where it changes what runs (the whole-GPU shapes with tensor-core updates). */
-    const cholesky_options high = {.chunk = 1, .precision = CHOLESKY_PRECISION_HIGH};
+    cholesky_options high = CHOLESKY_OPTIONS_INIT;
+    high.precision = CHOLESKY_PRECISION_HIGH;
     cholesky_plan *fast = NULL;
     if (cholesky_plan_create(&fast, n, batch, &high, why, sizeof why) == 0 &&
         strstr(cholesky_plan_explain(fast), "precision high: one TF32")) {

@@ -21,7 +21,7 @@
 #include "cuda_check.h"
 #include "cusolver_oracle.h"
 #include "cusolverdx_peer.h"
-#include "cholesky_plan.h"
+#include "cholesky_plan_internal.h"
 #include "family.h"
 #include "generator.h"
 #include "gpu_batch.h"
@@ -66,7 +66,8 @@ static void run_plan(void *p)
 /* The plan of auto for (n, batch) on data in `chunk`'s layout (1: row-major), with its workspace. */
 static plan_ctx plan_auto(int n, size_t batch, size_t chunk, float *d_work, int *d_info)
 {
-    const cholesky_options opt = {.chunk = chunk};
+    cholesky_options opt = CHOLESKY_OPTIONS_INIT;
+    opt.chunk = chunk;
     plan_ctx c = {NULL, d_work, d_info, NULL};
     char err[256];
     if (cholesky_plan_create(&c.plan, n, batch, &opt, err, sizeof err) != 0) {

@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "batched_driver.h"
-#include "cholesky_plan.h"
+#include "cholesky_plan_internal.h"
 #include "family.h"
 
 #define PROG "cholesky_tuned"
@@ -42,12 +42,14 @@ typedef struct {
 } stage6_kernels;
 
 /* A plan for `count` row-major matrices with the run's configuration, or NULL (said on stderr). */
-static cholesky_plan *plan_for(const stage6_kernels *s, size_t count)
+static cholesky_plan *plan_for(const stage6_kernels *s, size_t count, int explain_only)
 {
-    const cholesky_options opt = {.chunk = 1, .config = &s->cfg, .kernel_chunk = s->kchunk, .precision = s->precision};
+    cholesky_options opt = CHOLESKY_OPTIONS_INIT;
+    opt.precision = (cholesky_precision)s->precision;
+    const cholesky_internal_options in = {&s->cfg, s->kchunk, explain_only};
     cholesky_plan *p;
     char err[256];
-    if (cholesky_plan_create(&p, s->n, count, &opt, err, sizeof err) != 0) {
+    if (cholesky_plan_create_internal(&p, s->n, count, &opt, &in, err, sizeof err) != 0) {
         fprintf(stderr, PROG ": %s\n", err);
         return NULL;
     }
@@ -87,8 +89,10 @@ static int prepare(void *self, const batch_kernel_args *a, int n, size_t batch, 
     s->precision = a->precision;
     cholesky_plan *whole = NULL; /* the plan of the whole batch: what runs and why */
     if (automatic) {
-        const cholesky_options opt = {.chunk = 1, .precision = a->precision};
-        if (cholesky_plan_create(&whole, n, batch, &opt, msg, sizeof msg) != 0) {
+        cholesky_options opt = CHOLESKY_OPTIONS_INIT;
+        opt.precision = (cholesky_precision)a->precision;
+        const cholesky_internal_options in = {NULL, 0, a->explain}; /* --explain: no GPU needed */
+        if (cholesky_plan_create_internal(&whole, n, batch, &opt, &in, msg, sizeof msg) != 0) {
             fprintf(stderr, PROG ": --kernel auto: %s\n", msg);
             return 2;
         }
@@ -100,7 +104,7 @@ static int prepare(void *self, const batch_kernel_args *a, int n, size_t batch, 
             return 2;
         }
         s->kchunk = given ? given : batch; /* 0: simple interleaved */
-        if (!(whole = plan_for(s, batch))) return 2;
+        if (!(whole = plan_for(s, batch, a->explain))) return 2;
         cholesky_plan_config(whole, &s->kchunk);
     }
     if (a->explain) {
@@ -124,7 +128,7 @@ static size_t workspace_bytes(void *self, size_t slice)
 {
     const stage6_kernels *s = self;
     if (s->whole && slice == s->batch) return cholesky_plan_workspace_bytes(s->whole);
-    cholesky_plan *p = plan_for(self, slice);
+    cholesky_plan *p = plan_for(self, slice, 0);
     const size_t bytes = p ? cholesky_plan_workspace_bytes(p) : 0;
     cholesky_plan_destroy(p);
     return bytes;
@@ -147,7 +151,7 @@ static int factor(void *self, int worker, size_t first, size_t count, size_t chu
         k = s->plans[worker][0].plan ? 1 : 0;
         cholesky_plan_destroy(s->plans[worker][k].plan);
         s->plans[worker][k].count = 0;
-        if (!(s->plans[worker][k].plan = plan_for(s, count))) return -1;
+        if (!(s->plans[worker][k].plan = plan_for(s, count, 0))) return -1;
         s->plans[worker][k].count = count;
     }
     if (cholesky_execute(s->plans[worker][k].plan, d_in, d_out, d_info, d_work, stream) != CHOLESKY_SUCCESS) {

@@ -4,7 +4,13 @@ $(S6)/%.o: CFLAGS += -I06_tuning -I06_tuning/library -I05_chunked -I04_interleav
 # Where the tuned tables are: absolute paths, given only to the two files that use them.
 $(S6)/library/tuned.o $(S6)/tune.o: CFLAGS += -DTUNED_TABLES_DIR='"$(CURDIR)/06_tuning/tables"' -DTUNED_OWN_DIR='"$(abspath $(BUILD))/tune"'
 $(S6)/%.o $(S6)/%.res: NVCCFLAGS += -I06_tuning -I04_interleaved -I03_left_right_top
-FAMILY_OBJS := $(S6)/library/cholesky_policy.o $(S6)/family.o $(patsubst 06_tuning/%.c,$(S6)/%.o,$(wildcard 06_tuning/family_*.c)) $(S6)/library/tuned.o $(S6)/thread_orders.o $(S6)/rows_dispatch.o  \
+# The checked-in tuned tables, compiled in (an installed library reads no file of the source tree).
+$(S6)/library/tables_builtin.c: 06_tuning/library/embed_tables.py $(wildcard 06_tuning/tables/*.tsv)
+	@mkdir -p $(@D)
+	python3 06_tuning/library/embed_tables.py $@ $(wildcard 06_tuning/tables/*.tsv)
+$(S6)/library/tables_builtin.o: $(S6)/library/tables_builtin.c $(FLAGS_STAMP)
+	$(CCACHE) $(CC) $(CFLAGS) -c $< -o $@
+FAMILY_OBJS := $(S6)/library/cholesky_policy.o $(S6)/family.o $(patsubst 06_tuning/%.c,$(S6)/%.o,$(wildcard 06_tuning/family_*.c)) $(S6)/library/tuned.o $(S6)/library/tables_builtin.o $(S6)/thread_orders.o $(S6)/rows_dispatch.o  \
 	$(S6)/cyclic_dispatch.o $(S6)/staged_kernel.o $(S3_GRID) \
 	$(patsubst 06_tuning/%.cu,$(S6)/%.o,$(wildcard 06_tuning/rows_part*.cu 06_tuning/cyclic_part*.cu)) $(BATCHED_OBJS)
 # The one door (cholesky_plan.h) and what it launches: every program of the product links these.
@@ -106,3 +112,6 @@ profile: # checks first, then builds the driver (a bad request costs no build)
 	ncu $(NCU_ARGS) --kernel-name regex:'potrf_|task_kernel|update_' -f -o $(BUILD)/profile/$(KERNEL) \
 		$(S6)/cholesky_tuned --kernel $(KERNEL) $(or $(ARGS),--n 64 --batch 65536) --check 1
 	@echo "report: $(BUILD)/profile/$(KERNEL).ncu-rep (ncu-ui, or ncu --import $(BUILD)/profile/$(KERNEL).ncu-rep --page details)"
+
+# The installable C library (make lib, make install PREFIX=dir): library/library.mk.
+include 06_tuning/library/library.mk

@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cholesky_plan.h"
+#include "cholesky_plan_internal.h"
 #include "cyclic_kernel.h"
 #include "cuda_check.h"
 #include "family.h"
@@ -72,10 +72,29 @@ static const plan_case cases[] = {
 
 static gen_params seeded(int k) { return gen_params_make(FAMILY_SPD, harness_seed(4000 + k), 0, 0); }
 
+/* The public options and the course's own (a configuration by hand, a plan only explained), in one. */
+typedef struct {
+    size_t chunk;
+    const batched_config *config;
+    size_t kernel_chunk;
+    int unaligned, precision;
+} test_options;
+
+static cholesky_status create(cholesky_plan **plan, int n, size_t batch, const test_options *t, int explain_only,
+                              char *err, size_t len)
+{
+    cholesky_options o = CHOLESKY_OPTIONS_INIT;
+    o.chunk = t->chunk;
+    o.unaligned = t->unaligned;
+    o.precision = (cholesky_precision)t->precision;
+    const cholesky_internal_options in = {t->config, t->kernel_chunk, explain_only};
+    return cholesky_plan_create_internal(plan, n, batch, &o, &in, err, len);
+}
+
 static int make_plan(const plan_case *c, cholesky_plan **plan, char *err, size_t len)
 {
-    cholesky_options o = {c->chunk, (int)c->cfg.kernel >= 0 ? &c->cfg : NULL, c->kernel_chunk, 0, 0};
-    return cholesky_plan_create(plan, c->n, c->batch, &o, err, len);
+    const test_options o = {c->chunk, (int)c->cfg.kernel >= 0 ? &c->cfg : NULL, c->kernel_chunk, 0, 0};
+    return create(plan, c->n, c->batch, &o, 0, err, len);
 }
 
 /* One case, in place or out of place: 1 if right, else 0 with the reason in detail. */
@@ -283,12 +302,12 @@ static const struct {
 /* ---- the plan's decisions: no GPU needed (a plan of the register kernels touches no device) ---- */
 #define DECISIONS "plan decisions"
 
-static void decision(harness *h, const char *name, int n, size_t batch, const cholesky_options *o, int want_convert,
+static void decision(harness *h, const char *name, int n, size_t batch, const test_options *o, int want_convert,
                      size_t want_kchunk, const char *want_phrase)
 {
     cholesky_plan *plan = NULL;
     char err[256];
-    if (cholesky_plan_create(&plan, n, batch, o, err, sizeof err) != 0) {
+    if (create(&plan, n, batch, o, 1, err, sizeof err) != 0) {
         harness_check(h, 0, name, "refused: %s", err);
         return;
     }
@@ -306,8 +325,8 @@ static void decision(harness *h, const char *name, int n, size_t batch, const ch
 static void decision_tests(harness *h)
 {
     const batched_config thread = THREAD_CONFIG(4, 64, 2), staged = STAGED_CONFIG(64), rows = ROWS_CONFIG(32, 2, 1);
-    const cholesky_options row_major = {1, NULL, 0, 0, 0}, chunked32 = {32, NULL, 0, 0, 0};
-    const cholesky_options thread64 = {1, &thread, 64, 0, 0}, staged_on_chunks = {32, &staged, 0, 0, 0},
+    const test_options row_major = {1, NULL, 0, 0, 0}, chunked32 = {32, NULL, 0, 0, 0};
+    const test_options thread64 = {1, &thread, 64, 0, 0}, staged_on_chunks = {32, &staged, 0, 0, 0},
                            rows_interleaved = {999, &rows, 0, 0, 0};
     decision(h, "auto, row-major n=64 batch=1024: the table's row-major entry, no conversion", 64, 1024, &row_major, 0,
              1, "n = 64, 1024 row-major matrices: ");
@@ -320,21 +339,21 @@ static void decision_tests(harness *h)
              "999 interleaved matrices: rows T=32 x2 loop");
     /* Precision high: said in the explanation; on the batched kernels (and with no GPU to ask for
      * tensor cores) fp32 runs and the explanation says so; a value that is no precision is refused. */
-    const cholesky_options high = {1, NULL, 0, 0, CHOLESKY_PRECISION_HIGH}, bogus = {1, NULL, 0, 0, 7};
+    const test_options high = {1, NULL, 0, 0, CHOLESKY_PRECISION_HIGH}, bogus = {1, NULL, 0, 0, 7};
     decision(h, "precision high on the batched kernels: fp32 runs, and the plan says so", 64, 1024, &high, 0, 1,
              "precision high asked: fp32 arithmetic runs at this size");
     {
         cholesky_plan *p7 = NULL;
         char e7[256] = "";
-        const int r7 = cholesky_plan_create(&p7, 64, 8, &bogus, e7, sizeof e7);
+        const int r7 = create(&p7, 64, 8, &bogus, 1, e7, sizeof e7);
         harness_check(h, r7 == CHOLESKY_STATUS_INVALID_VALUE && !p7 && strstr(e7, "precision 7"),
                       "a precision that is none is refused", "%s", e7);
     }
     /* The explanation of the longest words still ends inside its buffer. */
-    const cholesky_options huge = {(size_t)1 << 39, &thread, (size_t)1 << 37, 0, 0};
+    const test_options huge = {(size_t)1 << 39, &thread, (size_t)1 << 37, 0, 0};
     cholesky_plan *plan = NULL;
     char err[256];
-    const int rc = cholesky_plan_create(&plan, 128, (size_t)1 << 40, &huge, err, sizeof err);
+    const int rc = create(&plan, 128, (size_t)1 << 40, &huge, 1, err, sizeof err);
     const size_t len = rc == 0 ? strlen(cholesky_plan_explain(plan)) : 0;
     harness_check(h, rc == 0 && len > 0 && len < 1280, "the longest explanation stays inside its buffer",
                   "%zu characters", len);
@@ -347,9 +366,9 @@ static void decision_tests(harness *h)
                   "execute without a plan is refused", "%s", cholesky_last_error());
     for (int k = 0; k < NREFUSALS; k++) {
         plan = NULL;
-        const cholesky_options o = {1, (int)refusals[k].cfg.kernel >= 0 ? &refusals[k].cfg : NULL, 0, 0, 0};
+        const test_options o = {1, (int)refusals[k].cfg.kernel >= 0 ? &refusals[k].cfg : NULL, 0, 0, 0};
         char detail[256] = "", name[96];
-        const int r = cholesky_plan_create(&plan, refusals[k].n, refusals[k].batch, &o, detail, sizeof detail);
+        const int r = create(&plan, refusals[k].n, refusals[k].batch, &o, 1, detail, sizeof detail);
         snprintf(name, sizeof name, "refused: n=%d batch=%zu", refusals[k].n, refusals[k].batch);
         harness_check(h, r != CHOLESKY_SUCCESS && !plan && strstr(detail, refusals[k].phrase), name, "%s", detail);
     }
@@ -409,10 +428,10 @@ int main(void)
     /* The rules' variant of the cyclic kernel is a decision of the plan: made once, shown, launched as is. */
     {
         const batched_config cyc = CYCLIC_CONFIG(64, 1);
-        const cholesky_options o = {1, &cyc, 0, 0, 0};
+        const test_options o = {1, &cyc, 0, 0, 0};
         cholesky_plan *plan = NULL;
         char err[256] = "";
-        const int rc = cholesky_plan_create(&plan, 100, 300, &o, err, sizeof err);
+        const int rc = create(&plan, 100, 300, &o, 0, err, sizeof err);
         const batched_config *got = rc == 0 ? cholesky_plan_config(plan, NULL) : NULL;
         const char *why = rc == 0 ? cholesky_plan_explain(plan) : err;
         harness_check(&h, got && got->unroll > 0 && strstr(why, cyclic_variant_name(got->unroll)),

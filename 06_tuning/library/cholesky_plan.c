@@ -4,11 +4,12 @@
  * streams and graphs, explains the plan and orders the launches. */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cholesky_plan.h"
+#include "cholesky_plan_internal.h"
 #include "cholesky_policy.h"
 #include "cuda_check.h"
 #include "door_status.h"
@@ -19,6 +20,7 @@
 
 struct cholesky_plan {
     int n;
+    int device;       /* the GPU it was made on (-1: an explain-only plan) */
     size_t batch;
     size_t chunk;                  /* the caller's layout */
     batched_config cfg;            /* what runs */
@@ -37,6 +39,11 @@ struct cholesky_plan {
     int planted; /* cholesky_plan_plant_error: the next calls that fail on purpose */
     char explain[1280];
 };
+
+static size_t workspace_bytes(const cholesky_plan *p)
+{
+    return p->convert_bytes + p->pad_bytes + p->split_bytes + p->stage_bytes;
+}
 
 static size_t round256(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
@@ -58,6 +65,75 @@ static void append(cholesky_plan *p, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The live plans: every call checks its plan here first, so that NULL, a destroyed plan or a
+ * pointer that never was one is refused with a status instead of being read. A few plans at a
+ * time (the Python package keeps a bounded cache): a list is enough. */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static cholesky_plan **live;
+static size_t live_count, live_room;
+
+static int live_add(cholesky_plan *p)
+{
+    pthread_mutex_lock(&live_lock);
+    int ok = 1;
+    if (live_count == live_room) {
+        const size_t room = live_room ? 2 * live_room : 16;
+        cholesky_plan **grown = realloc(live, room * sizeof *grown);
+        if (grown) live = grown, live_room = room;
+        else ok = 0;
+    }
+    if (ok) live[live_count++] = p;
+    pthread_mutex_unlock(&live_lock);
+    return ok;
+}
+
+static int live_take(const cholesky_plan *p) /* 1: it was live (and is no longer) */
+{
+    int found = 0;
+    pthread_mutex_lock(&live_lock);
+    for (size_t k = 0; k < live_count && !found; k++)
+        if (live[k] == p) live[k] = live[--live_count], found = 1;
+    pthread_mutex_unlock(&live_lock);
+    return found;
+}
+
+static int is_live(const cholesky_plan *p)
+{
+    if (!p) return 0;
+    int found = 0;
+    pthread_mutex_lock(&live_lock);
+    for (size_t k = 0; k < live_count && !found; k++) found = live[k] == p;
+    pthread_mutex_unlock(&live_lock);
+    return found;
+}
+
+/* The whole-GPU factorizations of one GPU take turns (cholesky_plan.h): two at once, from two
+ * plans, gave a wrong factor at n = 4096 on the warpgroup MMA (H100; 03 LIMITS, "seen, not
+ * explained"). Each waits on the GPU for the one enqueued before it (an event, per device), so
+ * that no host waits and a captured graph carries the same order (external event nodes). */
+#define TURN_DEVICES 64
+static struct {
+    pthread_mutex_t lock;
+    cudaEvent_t done; /* recorded after the last whole-GPU execute enqueued on this device */
+    int made;
+} turn[TURN_DEVICES];
+static pthread_once_t turn_once = PTHREAD_ONCE_INIT;
+static void turn_init(void)
+{
+    for (int d = 0; d < TURN_DEVICES; d++) pthread_mutex_init(&turn[d].lock, NULL);
+}
+
+static cudaError_t turn_make(int device) /* at plan time, on `device` */
+{
+    pthread_once(&turn_once, turn_init);
+    pthread_mutex_lock(&turn[device].lock);
+    cudaError_t e = cudaSuccess;
+    if (!turn[device].made && (e = cudaEventCreateWithFlags(&turn[device].done, cudaEventDisableTiming)) == cudaSuccess)
+        turn[device].made = 1;
+    pthread_mutex_unlock(&turn[device].lock);
+    return e;
+}
+
 static void plan_free(cholesky_plan *p)
 {
     if (!p) return;
@@ -67,21 +143,60 @@ static void plan_free(cholesky_plan *p)
 }
 
 /* plan_create's work; a failed CUDA check longjmps out of it (door_status.h). */
-static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const cholesky_options *opt);
+static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const cholesky_options *opt,
+                                 const cholesky_internal_options *in);
+
+int cholesky_version(void) { return CHOLESKY_VERSION; }
 
 cholesky_status cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const cholesky_options *opt, char *err,
                                      size_t len)
 {
+    return cholesky_plan_create_internal(plan, n, batch, opt, NULL, err, len);
+}
+
+/* The GPU the plan is for: the current one. No GPU, or no driver, is said as such (CUDA's own
+ * words for it, "insufficient driver", read as "upgrade your driver"). */
+static cholesky_status plan_device(int *device)
+{
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count < 1) {
+        (void)cudaGetLastError();
+        return door_fail(CHOLESKY_STATUS_NO_DEVICE, "no NVIDIA GPU / driver on this machine (CUDA says: %s)",
+                         e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA-capable device is detected");
+    }
+    const cudaError_t g = cudaGetDevice(device);
+    if (g != cudaSuccess) {
+        (void)cudaGetLastError();
+        return door_fail(CHOLESKY_STATUS_CUDA_ERROR, "cudaGetDevice: %s", cudaGetErrorString(g));
+    }
+    if (*device < 0 || *device >= TURN_DEVICES)
+        return door_fail(CHOLESKY_STATUS_NOT_SUPPORTED, "GPU %d: the library takes GPUs 0 .. %d", *device,
+                         TURN_DEVICES - 1);
+    return CHOLESKY_SUCCESS;
+}
+
+cholesky_status cholesky_plan_create_internal(cholesky_plan **plan, int n, size_t batch, const cholesky_options *opt,
+                                              const cholesky_internal_options *in, char *err, size_t len)
+{
+    door_begin(NULL);
+    if (!plan) {
+        door_fail(CHOLESKY_STATUS_INVALID_VALUE, "cholesky_plan_create: plan is NULL (where should the plan go?)");
+        if (err && len) snprintf(err, len, "%s", cholesky_last_error());
+        return CHOLESKY_STATUS_INVALID_VALUE;
+    }
     family_init();
     *plan = NULL;
     cholesky_plan *volatile p = calloc(1, sizeof *p); /* volatile: read after a longjmp */
     jmp_buf trap;
     if (!p) door_fail(CHOLESKY_STATUS_OUT_OF_MEMORY, "out of host memory");
     else {
+        p->device = -1;
         door_begin(&trap);
-        if (setjmp(trap) == 0) make_plan(p, n, batch, opt);
+        if (setjmp(trap) == 0) make_plan(p, n, batch, opt, in);
     }
-    const cholesky_status status = door_end();
+    cholesky_status status = door_end();
+    if (status == CHOLESKY_SUCCESS && !live_add(p)) status = door_fail(CHOLESKY_STATUS_OUT_OF_MEMORY, "out of host memory");
     if (status != CHOLESKY_SUCCESS) {
         plan_free(p);
         if (err && len) snprintf(err, len, "%s", cholesky_last_error());
@@ -91,23 +206,57 @@ cholesky_status cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, 
     return CHOLESKY_SUCCESS;
 }
 
-static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const cholesky_options *opt)
+/* The fields of the caller's options that its header had (opt->size), the rest as defaults. */
+static cholesky_status read_options(const cholesky_options *opt, cholesky_options *o)
+{
+    const cholesky_options defaults = CHOLESKY_OPTIONS_INIT;
+    *o = defaults;
+    if (!opt) return CHOLESKY_SUCCESS;
+    const size_t first = offsetof(cholesky_options, unaligned) + sizeof opt->unaligned; /* version 1.0's */
+    if (opt->size < first || opt->size > sizeof *o)
+        return door_fail(CHOLESKY_STATUS_INVALID_VALUE,
+                         "options.size = %zu: start from CHOLESKY_OPTIONS_INIT (this library takes %zu .. %zu)",
+                         opt->size, first, sizeof *o);
+    memcpy(o, opt, opt->size);
+    return CHOLESKY_SUCCESS;
+}
+
+/* The batch's bytes, or 0 when they do not fit (no GPU holds 2^60 bytes; the workspace's parts,
+ * each at most that and 255, then add up without wrapping). */
+static size_t batch_bytes_checked(int n, size_t batch)
+{
+    const size_t per = (size_t)n * n * sizeof(float), most = (size_t)1 << 60;
+    return batch > most / per ? 0 : batch * per;
+}
+
+static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const cholesky_options *opt,
+                                 const cholesky_internal_options *in)
 {
     char why[256] = "", msg[256], lay[64], klay[64];
+    cholesky_options o;
+    if (read_options(opt, &o) != CHOLESKY_SUCCESS) return CHOLESKY_STATUS_INVALID_VALUE;
+    const batched_config *given = in ? in->config : NULL;
     if (n < 1 || n > CHOLESKY_MAX_N)
         return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "n = %d: the plan takes n = 1 .. %d", n, CHOLESKY_MAX_N);
     if (batch < 1) return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "an empty batch: nothing to plan");
+    const size_t batch_bytes = batch_bytes_checked(n, batch);
+    if (!batch_bytes)
+        return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "%zu matrices of order %d: more bytes than any GPU holds", batch,
+                         n);
+    if (o.precision != CHOLESKY_PRECISION_HIGHEST && o.precision != CHOLESKY_PRECISION_HIGH)
+        return door_fail(CHOLESKY_STATUS_INVALID_VALUE,
+                         "precision %d: CHOLESKY_PRECISION_HIGHEST (0) or CHOLESKY_PRECISION_HIGH (1)", (int)o.precision);
+    if (o.unaligned != 0 && o.unaligned != 1)
+        return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "unaligned = %d: 0 or 1", o.unaligned);
+    if (!(in && in->explain_only) && plan_device(&p->device) != CHOLESKY_SUCCESS) return CHOLESKY_STATUS_NO_DEVICE;
+    const int precision = o.precision;
     p->n = n;
     p->batch = batch;
-    p->chunk = opt && opt->chunk > 1 ? (opt->chunk > batch ? batch : opt->chunk) : 1;
-    const int precision = opt ? opt->precision : CHOLESKY_PRECISION_HIGHEST;
-    if (precision != CHOLESKY_PRECISION_HIGHEST && precision != CHOLESKY_PRECISION_HIGH)
-        return door_fail(CHOLESKY_STATUS_INVALID_VALUE,
-                         "precision %d: CHOLESKY_PRECISION_HIGHEST (0) or CHOLESKY_PRECISION_HIGH (1)", precision);
+    p->chunk = o.chunk > 1 ? (o.chunk > batch ? batch : o.chunk) : 1;
     cholesky_choice c; /* every decision: cholesky_policy.c */
-    if (cholesky_policy_choose(n, batch, p->chunk, opt ? opt->config : NULL, opt ? opt->kernel_chunk : 0, precision, &c,
-                               msg, sizeof msg) != 0)
-        return door_fail(opt && opt->config ? CHOLESKY_STATUS_INVALID_VALUE : CHOLESKY_STATUS_NOT_SUPPORTED, "%s", msg);
+    if (cholesky_policy_choose(n, batch, p->chunk, given, in ? in->kernel_chunk : 0, precision, &c, msg, sizeof msg) !=
+        0)
+        return door_fail(given ? CHOLESKY_STATUS_INVALID_VALUE : CHOLESKY_STATUS_NOT_SUPPORTED, "%s", msg);
     p->cfg = c.cfg;
     p->kchunk = c.kchunk;
     snprintf(why, sizeof why, "%s", c.why);
@@ -116,9 +265,8 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
     p->convert = p->kchunk != p->chunk;
     /* The converted batch, rounded up so that the padded copies after it start 256-byte aligned
      * (their tasks read float4s). */
-    const size_t batch_bytes = batch * (size_t)n * n * sizeof(float);
     p->convert_bytes = p->convert ? round256(batch_bytes) : 0;
-    p->stage_bytes = opt && opt->unaligned ? round256(batch_bytes) : 0;
+    p->stage_bytes = o.unaligned ? round256(batch_bytes) : 0;
     char name[96];
     tuned_format(&p->cfg, p->kchunk, name, sizeof name);
     /* tuned_choose's why starts with the configuration's name: "rows T=16 x4 full c=1, tuned for ..." */
@@ -137,11 +285,15 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
         p->split_bytes = round256(p->policy.split_bytes);
         /* Its streams and events on this GPU; with no GPU to make them on (a plan made to be
          * explained), execute falls back to the thread's own context (grid_cholesky.h). */
-        int gpus = 0;
-        if (cudaGetDeviceCount(&gpus) == cudaSuccess && gpus > 0) {
+        if (p->device >= 0) {
             if (!(p->ctx = grid_context_create()))
                 return door_fail(CHOLESKY_STATUS_OUT_OF_MEMORY, "out of host memory");
-        } else (void)cudaGetLastError();
+            const cudaError_t e = turn_make(p->device);
+            if (e != cudaSuccess) {
+                (void)cudaGetLastError();
+                return door_fail(CHOLESKY_STATUS_CUDA_ERROR, "cudaEventCreate: %s", cudaGetErrorString(e));
+            }
+        }
         pthread_mutex_init(&p->grid_lock, NULL);
         append(p, "; whole GPU: %s schedule, %s updates%s%s%s", grid_mode_name(p->policy.mode),
                grid_math_name(p->policy.math), p->split_bytes ? " on warpgroup MMA" : "",
@@ -159,9 +311,9 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
         else append(p, "; precision high asked: fp32 arithmetic runs at this size (as fast here)");
     }
     if (p->stage_bytes) append(p, "; pointers not 16-byte aligned staged through the workspace");
-    append(p, "; workspace %zu bytes", cholesky_plan_workspace_bytes(p));
+    append(p, "; workspace %zu bytes", workspace_bytes(p));
     if (p->split_bytes) append(p, " (split panels %zu)", p->split_bytes);
-    if (!(opt && opt->config)) {
+    if (!given) {
         const char *notice;
         tuned_table_load(&notice, NULL);
         if (notice[0]) append(p, "; %s", notice);
@@ -169,19 +321,23 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
     return CHOLESKY_SUCCESS;
 }
 
-void cholesky_plan_destroy(cholesky_plan *p) { plan_free(p); }
-
-void cholesky_plan_plant_error(cholesky_plan *p, int calls) { p->planted = calls; }
-
-size_t cholesky_plan_workspace_bytes(const cholesky_plan *p)
+void cholesky_plan_destroy(cholesky_plan *p)
 {
-    return p->convert_bytes + p->pad_bytes + p->split_bytes + p->stage_bytes;
+    if (p && live_take(p)) plan_free(p); /* NULL, or destroyed already: nothing */
 }
 
-const char *cholesky_plan_explain(const cholesky_plan *p) { return p->explain; }
+void cholesky_plan_plant_error(cholesky_plan *p, int calls)
+{
+    if (is_live(p)) p->planted = calls;
+}
+
+size_t cholesky_plan_workspace_bytes(const cholesky_plan *p) { return is_live(p) ? workspace_bytes(p) : 0; }
+
+const char *cholesky_plan_explain(const cholesky_plan *p) { return is_live(p) ? p->explain : ""; }
 
 const batched_config *cholesky_plan_config(const cholesky_plan *p, size_t *kernel_chunk)
 {
+    if (!is_live(p)) return NULL;
     if (kernel_chunk) *kernel_chunk = p->kchunk;
     return &p->cfg;
 }
@@ -233,7 +389,7 @@ static int run_aligned(cholesky_plan *p, const float *d_in, float *d_out, int *d
 static int run(cholesky_plan *p, const float *d_in, float *d_out, int *d_info, char *work, int staged, cudaStream_t s)
 {
     if (!staged) return run_aligned(p, d_in, d_out, d_info, work, s);
-    float *stage = (float *)(work + cholesky_plan_workspace_bytes(p) - p->stage_bytes);
+    float *stage = (float *)(work + workspace_bytes(p) - p->stage_bytes);
     const size_t bytes = p->batch * (size_t)p->n * p->n * sizeof(float);
     CUDA_CHECK(cudaMemcpyAsync(stage, d_in, bytes, cudaMemcpyDeviceToDevice, s));
     if (run_aligned(p, stage, stage, d_info, work, s) != 0) return -1;
@@ -245,13 +401,13 @@ cholesky_status cholesky_execute(cholesky_plan *p, const float *d_in, float *d_o
                                  cudaStream_t s)
 {
     door_begin(NULL);
-    if (!p) return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "cholesky_execute: no plan");
+    if (!is_live(p)) return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "cholesky_execute: no plan (NULL or destroyed)");
     if (!d_in || !d_out || !d_info)
         return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "cholesky_execute: a device pointer is NULL");
-    if (cholesky_plan_workspace_bytes(p) && !d_work)
+    if (workspace_bytes(p) && !d_work)
         return door_fail(CHOLESKY_STATUS_INVALID_VALUE,
                          "cholesky_execute: the plan needs a workspace of %zu bytes (cholesky_plan_workspace_bytes)",
-                         cholesky_plan_workspace_bytes(p));
+                         workspace_bytes(p));
     const int staged = ((uintptr_t)d_in | (uintptr_t)d_out) % CHOLESKY_ALIGNMENT != 0;
     if (staged && !p->stage_bytes)
         return door_fail(CHOLESKY_STATUS_MISALIGNED,
@@ -261,6 +417,8 @@ cholesky_status cholesky_execute(cholesky_plan *p, const float *d_in, float *d_o
     if ((uintptr_t)d_info % sizeof(int) || (uintptr_t)d_work % 256)
         return door_fail(CHOLESKY_STATUS_MISALIGNED,
                          "cholesky_execute: info must be int-aligned and the workspace 256-byte aligned");
+    if (p->device < 0) /* (after the argument checks, which the tests of the arguments reach without a GPU) */
+        return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "cholesky_execute: the plan was made to be explained only");
     if (p->grid) {
         pthread_mutex_lock(&p->grid_lock);
         if (grid_context_in_foreign_capture(p->ctx, s)) {
@@ -272,15 +430,26 @@ cholesky_status cholesky_execute(cholesky_plan *p, const float *d_in, float *d_o
     }
     jmp_buf trap;
     volatile int rc = -1; /* volatile: read after a longjmp */
+    if (p->grid) pthread_mutex_lock(&turn[p->device].lock);
     door_begin(&trap);
     if (setjmp(trap) == 0) {
         if (p->planted > 0) { /* a real CUDA error (a NULL event), for the tests of what follows one */
             p->planted--;
             CUDA_CHECK(cudaStreamWaitEvent(s, (cudaEvent_t)0, 0));
         }
+        enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+        if (p->grid) { /* after the whole-GPU execute enqueued before this one, on any plan of this GPU */
+            CUDA_CHECK(cudaStreamIsCapturing(s, &capture));
+            const int inside = capture == cudaStreamCaptureStatusActive;
+            CUDA_CHECK(cudaStreamWaitEvent(s, turn[p->device].done, inside ? cudaEventWaitExternal : 0));
+        }
         rc = run(p, d_in, d_out, d_info, (char *)d_work, staged, s);
+        if (rc == 0 && p->grid)
+            CUDA_CHECK(cudaEventRecordWithFlags(turn[p->device].done, s,
+                                                capture == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : 0));
     }
     if (rc != 0 && p->grid) grid_context_recover(p->ctx, s);
+    if (p->grid) pthread_mutex_unlock(&turn[p->device].lock);
     if (p->grid) pthread_mutex_unlock(&p->grid_lock);
     cholesky_status status = door_end();
     if (status == CHOLESKY_SUCCESS && rc != 0)

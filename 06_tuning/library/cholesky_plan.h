@@ -1,35 +1,42 @@
 /* cholesky_plan.h - the course's fastest Cholesky through one door, as cuFFT's and cuSOLVER's users
  * expect: a plan made once for (n, batch, layout), which takes every decision, and an execute that
- * only launches. Self-contained (it needs only the CUDA runtime's header); the library's folder,
- * its files and its policy: 06_tuning/library/README.md.
+ * only launches. Self-contained (it needs only the CUDA runtime's header). Installed by `make install
+ * PREFIX=dir` as <course_cholesky/cholesky_plan.h>, with libcourse_cholesky (.so and .a), a
+ * pkg-config file and a CMake package: 06_tuning/library/README.md says how to build against it.
  *
+ *     cholesky_options opt = CHOLESKY_OPTIONS_INIT;  (or NULL: row-major, precision highest)
  *     cholesky_plan *plan;
- *     if (cholesky_plan_create(&plan, n, batch, NULL, err, sizeof err) != CHOLESKY_SUCCESS) ... err says why
+ *     if (cholesky_plan_create(&plan, n, batch, &opt, err, sizeof err) != CHOLESKY_SUCCESS) ... err says why
  *     puts(cholesky_plan_explain(plan));            what it chose and why, in one line
  *     cudaMalloc(&d_work, cholesky_plan_workspace_bytes(plan));   (may be 0: then NULL)
  *     cholesky_execute(plan, d_A, d_L, d_info, d_work, stream);   as often as needed
  *     cholesky_plan_destroy(plan);
  *
- * The plan decides: the kernel family and its configuration (the tuned table of this GPU,
- * tuned.h, or one given), the layout the kernel runs in and so the conversions, and for the
- * whole-GPU path (stage 03) its schedule, its arithmetic and the groups a large batch goes in. It
- * sizes the workspace (all of it: the whole-GPU path's padded copies and split panels too).
- * Execute never allocates device memory, never waits on the host, reads no environment variable,
- * and runs in the order of the caller's stream, so it can be captured in a CUDA graph; a captured
- * call runs the same kernels as an eager one. n is 1 .. 65536.
+ * The input: `batch` symmetric positive definite matrices of order n, float32, in the plan's
+ * layout; the factor L is written in the lower triangle of the output, zeros above.
+ *
+ * The plan decides, for the GPU current when it is made: the kernel family and its configuration
+ * (the tuned table of this GPU), the layout the kernel runs in and so the conversions, and for the
+ * whole-GPU path its schedule, its arithmetic and the groups a large batch goes in. It sizes the
+ * workspace (all of it). Execute never allocates device memory, never waits on the host, and runs
+ * in the order of the caller's stream, so it can be captured in a CUDA graph; a captured call runs
+ * the same kernels as an eager one. Same plan, same input: the same bits on every call. The plan is
+ * used on the GPU it was made on (make it with that GPU current).
  *
  * Nothing here ends the caller's process or prints: every failure (a bad argument, a CUDA error,
- * out of memory) is returned as a cholesky_status, and cholesky_last_error() says what happened
- * (per host thread). After an error that is not sticky (a bad pointer, out of memory) the next call
- * works; after a sticky one (an illegal address) CUDA itself refuses every later call.
+ * out of memory, no GPU) is returned as a cholesky_status, and cholesky_last_error() says what
+ * happened (per host thread). After an error that is not sticky (a bad pointer, out of memory) the
+ * next call works; after a sticky one (an illegal address) CUDA itself refuses every later call.
+ * NULL where a plan or an output is expected: CHOLESKY_STATUS_INVALID_VALUE (the queries answer 0
+ * or ""); a destroyed plan is refused the same way, and destroying NULL or a destroyed plan does
+ * nothing. A batch whose bytes do not fit in a size_t is refused, never wrapped.
  *
- * Threads: the batched kernels' plans may be executed by several host threads at once. A plan of
- * the whole-GPU path keeps streams and graphs of its own: its executes are taken one at a time (a
- * second thread waits for the first's enqueue, microseconds), and a call while the plan's streams
- * are inside another stream's open capture is refused (CHOLESKY_STATUS_BUSY). Two whole-GPU
- * factorizations running at once on one GPU (two plans, two threads) have given a wrong factor
- * at n = 4096 with the warpgroup MMA updates (H100; not yet explained): share one plan between
- * threads there, as the Python package does, so that their work takes turns on its streams. */
+ * Threads: plans may be made and executed from several host threads at once. A plan of the
+ * whole-GPU path (n > 128) keeps streams and graphs of its own: its executes are taken one at a
+ * time (a second thread waits for the first's enqueue, microseconds), and a call while the plan's
+ * streams are inside another stream's open capture is refused (CHOLESKY_STATUS_BUSY). The
+ * whole-GPU factorizations of all plans on one GPU run in turn, in the order their executes were
+ * called (the library orders them on the GPU with an event; nothing waits on the host). */
 #ifndef CHOLESKY_PLAN_H
 #define CHOLESKY_PLAN_H
 
@@ -39,6 +46,14 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The version of this header; cholesky_version() gives the library's (the same number when the
+ * library is the one this header came with). A new minor version only adds. */
+#define CHOLESKY_VERSION_MAJOR 1
+#define CHOLESKY_VERSION_MINOR 0
+#define CHOLESKY_VERSION_PATCH 0
+#define CHOLESKY_VERSION (CHOLESKY_VERSION_MAJOR * 10000 + CHOLESKY_VERSION_MINOR * 100 + CHOLESKY_VERSION_PATCH)
+int cholesky_version(void);
 
 #define CHOLESKY_MAX_N 65536
 
@@ -50,7 +65,8 @@ typedef enum {
     CHOLESKY_STATUS_CUDA_ERROR = 4,    /* a CUDA call failed: cholesky_last_error() names it */
     CHOLESKY_STATUS_BUSY = 5,          /* the plan's streams are in another stream's open capture */
     CHOLESKY_STATUS_NOT_SUPPORTED = 6, /* no tuned table, or no configuration for this shape */
-    CHOLESKY_STATUS_INTERNAL_ERROR = 7 /* a rule of the library broken: a bug, please report it */
+    CHOLESKY_STATUS_INTERNAL_ERROR = 7, /* a rule of the library broken: a bug, please report it */
+    CHOLESKY_STATUS_NO_DEVICE = 8       /* no NVIDIA GPU or no driver: cholesky_plan_create makes no plan */
 } cholesky_status;
 
 /* "success", "invalid value", ... (never NULL). */
@@ -66,9 +82,6 @@ const char *cholesky_last_error(void);
 #define CHOLESKY_ALIGNMENT 16
 
 typedef struct cholesky_plan cholesky_plan;
-/* A configuration of the course's kernels, for a caller who names one (04_interleaved/batched_cholesky.h
- * defines it, 06_tuning/family.h its stage 06 kernels); the door needs only its name. */
-struct batched_config;
 
 /* The arithmetic of the large matrices' updates (the whole-GPU path, n > 128), the caller's explicit
  * choice, never taken from a framework's global setting:
@@ -85,34 +98,36 @@ struct batched_config;
  * The batched kernels (n <= 128) are fp32 in both. The explanation says which runs. */
 typedef enum { CHOLESKY_PRECISION_HIGHEST = 0, CHOLESKY_PRECISION_HIGH = 1 } cholesky_precision;
 
-/* NULL options: row-major data, `auto`, precision highest. */
+/* The plan's options. Start from CHOLESKY_OPTIONS_INIT and set what you need: `size` tells the
+ * library which fields the caller's header had, so a later version of the library (which only
+ * appends fields, defaulted when `size` ends before them) takes a program built against this one
+ * without a rebuild. NULL options: the defaults below. */
 typedef struct {
-    size_t chunk; /* the caller's layout (layout.h): 0 or 1 row-major, >= batch interleaved, else chunked */
-    const struct batched_config *config; /* NULL: auto (the tuned table); else this configuration */
-    size_t kernel_chunk;                 /* with config: the layout it runs in (0: the caller's) */
-    int unaligned;                       /* 1: execute also takes pointers that are only 4-byte aligned */
-    int precision;                       /* a cholesky_precision (0: highest) */
+    size_t size;                  /* sizeof(cholesky_options) of the caller's header: CHOLESKY_OPTIONS_INIT sets it */
+    size_t chunk;                 /* the data's layout: 0 or 1 row-major (default), >= batch interleaved, else
+                                     chunked by `chunk` matrices (06_tuning/README.md, common/layout.h) */
+    cholesky_precision precision; /* CHOLESKY_PRECISION_HIGHEST (default) or CHOLESKY_PRECISION_HIGH */
+    int unaligned;                /* 1: execute also takes pointers that are only 4-byte aligned */
 } cholesky_options;
+#define CHOLESKY_OPTIONS_INIT {sizeof(cholesky_options), 1, CHOLESKY_PRECISION_HIGHEST, 0}
 
-/* CHOLESKY_SUCCESS and *plan, or a status with the reason in err (one line; err may be NULL, then
- * cholesky_last_error() has it). Reads the tuned table once per process. */
+/* CHOLESKY_SUCCESS and *plan, for the current GPU; or a status with *plan NULL and the reason in
+ * err (one line; err may be NULL, then cholesky_last_error() has it). Without a GPU or a driver:
+ * CHOLESKY_STATUS_NO_DEVICE. */
 cholesky_status cholesky_plan_create(cholesky_plan **plan, int n, size_t batch, const cholesky_options *opt, char *err,
                                      size_t len);
 void cholesky_plan_destroy(cholesky_plan *plan);
 
-/* Device memory execute needs in d_work (0: none, d_work may be NULL). */
+/* Device memory execute needs in d_work (0: none, d_work may be NULL; 0 for no plan). */
 size_t cholesky_plan_workspace_bytes(const cholesky_plan *plan);
 
 /* One line: the configuration, where it came from, the conversions, the whole-GPU path's choices,
- * and the workspace (the only device memory execute uses besides the caller's arrays). */
+ * and the workspace (the only device memory execute uses besides the caller's arrays). "" for no plan. */
 const char *cholesky_plan_explain(const cholesky_plan *plan);
 
-/* The configuration the kernel runs, and its layout (kernel_chunk may be NULL). */
-const struct batched_config *cholesky_plan_config(const cholesky_plan *plan, size_t *kernel_chunk);
-
 /* Factor the plan's batch from d_in into d_out (the plan's layout; d_out == d_in: in place, else
- * d_in is left as it was), d_info[batch] as cuSOLVER's, on `stream`. L in the lower triangle,
- * zeros above. Returns CHOLESKY_SUCCESS, or a status (cholesky_last_error() says why): a bad
+ * d_in is left as it was), d_info[batch] as cuSOLVER's (0, or k > 0: the leading minor of order k is not positive
+ * definite, a pivot <= 0 or NaN), on `stream`. L in the lower triangle, zeros above. Returns CHOLESKY_SUCCESS, or a status (cholesky_last_error() says why): a bad
  * pointer is refused before anything is enqueued. */
 cholesky_status cholesky_execute(cholesky_plan *plan, const float *d_in, float *d_out, int *d_info, void *d_work,
                                  cudaStream_t stream);

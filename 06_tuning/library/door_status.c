@@ -12,7 +12,8 @@ static _Thread_local struct {
 } door;
 
 static const char *const status_words[] = {"success",    "invalid value", "misaligned pointer", "out of memory",
-                                           "CUDA error", "busy",          "not supported",      "internal error"};
+                                           "CUDA error", "busy",          "not supported",      "internal error",
+                                           "no device"};
 
 const char *cholesky_status_string(cholesky_status s)
 {

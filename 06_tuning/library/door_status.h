@@ -5,7 +5,7 @@
  * failed CUDA check exits: the drivers keep their own handling. Linked into the library
  * (check_status.c) they record the first failure of the call in progress, and a failed CUDA check
  * jumps back to the door (setjmp in cholesky_plan.c), which tidies up and returns the status.
- * Nothing of the library then reaches exit, abort or stderr (make check-door-exit). */
+ * Nothing of the library then reaches exit, abort or stderr (check_no_exit.sh, when the library is linked). */
 #ifndef DOOR_STATUS_H
 #define DOOR_STATUS_H
 
@@ -23,9 +23,5 @@ cholesky_status door_fail(cholesky_status status, const char *fmt, ...) __attrib
 cholesky_status door_record(cholesky_status status, const char *fmt, va_list ap);
 /* The armed trap, disarmed (NULL: none): for check_status.c's failed CUDA check. */
 jmp_buf *door_take_trap(void);
-
-/* For the tests: the plan's next `calls` executes fail on a real CUDA error (a wait on a NULL event,
- * not sticky) before they launch anything, through the same check and recovery as any other. */
-void cholesky_plan_plant_error(cholesky_plan *plan, int calls);
 
 #endif

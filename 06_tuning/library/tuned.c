@@ -71,11 +71,23 @@ static void header_value(const char *line, const char *key, char *out, size_t le
     }
 }
 
+/* A table file, or one compiled in ("builtin:<name>", read from memory through the same parser). */
+static FILE *open_table(const char *path)
+{
+    const size_t pre = strlen(TUNED_BUILTIN);
+    if (strncmp(path, TUNED_BUILTIN, pre)) return fopen(path, "r");
+    for (int k = 0; k < tuned_builtin_count; k++)
+        if (!strcmp(path + pre, tuned_builtin_tables[k].name))
+            return fmemopen((void *)tuned_builtin_tables[k].text, strlen(tuned_builtin_tables[k].text), "r");
+    errno = ENOENT;
+    return NULL;
+}
+
 int tuned_table_read(const char *path, tuned_table *t, char *err, size_t len)
 {
     memset(t, 0, sizeof *t);
     family_init();
-    FILE *f = fopen(path, "r");
+    FILE *f = open_table(path);
     if (!f) {
         snprintf(err, len, "%s: cannot open: %s", path, strerror(errno));
         return -1;
@@ -211,7 +223,7 @@ void tuned_gpu_slug(const char *gpu, char *slug, size_t len)
 /* The "# gpu" line of a table file: 1 when the file opens (gpu "" if it has none), 0 if not. */
 static int table_gpu(const char *path, char *gpu, size_t len)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = open_table(path);
     if (!f) return 0;
     char line[512];
     gpu[0] = '\0';
@@ -248,12 +260,19 @@ int tuned_table_pick(const char *gpu, const tuned_places *pl, char *path, size_t
             found = table_of(path, gpu);
         }
         if (dir) closedir(dir);
+        for (int k = 0; !dir && !found && k < tuned_builtin_count; k++) { /* no such folder: the ones compiled in */
+            snprintf(path, len, TUNED_BUILTIN "%s", tuned_builtin_tables[k].name);
+            found = table_of(path, gpu);
+        }
         if (found) return 0;
         snprintf(path, len, "%s/%s-quick.tsv", pl->own_dir, slug); /* 3. make tune QUICK=1 on this GPU */
         if (table_of(path, gpu)) return 0;
     }
     snprintf(path, len, "%s", pl->course_table); /* 4. the course's, with a word on where it came from */
-    if (!table_gpu(path, stamp, sizeof stamp)) return -1;
+    if (!table_gpu(path, stamp, sizeof stamp)) {
+        snprintf(path, len, TUNED_BUILTIN "%s", TUNED_COURSE_TABLE); /* (compiled in, where its folder is not) */
+        if (!table_gpu(path, stamp, sizeof stamp)) return -1;
+    }
     if (gpu && *gpu && strcmp(stamp, gpu))
         snprintf(notice, nlen,
                  "tuned table: none measured on %s; using the one measured on %s (make tune measures this GPU's, "

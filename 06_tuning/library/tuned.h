@@ -14,6 +14,15 @@
 #ifndef TUNED_OWN_DIR
 #define TUNED_OWN_DIR "build/tune"
 #endif
+/* The checked-in tables compiled in (embed_tables.py, at build time): where TUNED_TABLES_DIR is not
+ * there (an installed library), a path "builtin:<file name>" names one of them. */
+typedef struct {
+    const char *name, *text;
+} tuned_builtin;
+extern const tuned_builtin tuned_builtin_tables[];
+extern const int tuned_builtin_count;
+#define TUNED_BUILTIN "builtin:"
+
 /* The course's own table, in TUNED_TABLES_DIR: the GPU the course was tuned on. */
 #define TUNED_COURSE_TABLE "NVIDIA_H100_80GB_HBM3.tsv"
 

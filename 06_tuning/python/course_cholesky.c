@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cuda_runtime.h>
-#include "cholesky_plan.h"
+#include "cholesky_plan_internal.h"
 #include "tuned.h"
 
 /* The caller's current GPU becomes `device` for the call and is given back after it, so that a
@@ -53,7 +53,9 @@ void *course_plan_create(int device, int n, size_t batch, int unaligned, int pre
     int previous;
     *status = enter_device(device, &previous, msg, len);
     if (*status) return NULL;
-    const cholesky_options opt = {.unaligned = unaligned, .precision = precision};
+    cholesky_options opt = CHOLESKY_OPTIONS_INIT;
+    opt.unaligned = unaligned;
+    opt.precision = (cholesky_precision)precision;
     *status = (int)cholesky_plan_create(&plan, n, batch, &opt, msg, len);
     if (*status == CHOLESKY_SUCCESS) {
         snprintf(explain, elen, "%s", cholesky_plan_explain(plan));

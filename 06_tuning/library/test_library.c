@@ -1,0 +1,381 @@
+/* test_library.c - the library's boundary (cholesky_plan.h), linked as the installed library is
+ * (check_status.c: every failure a status):
+ *   library arguments (no GPU needed)  100 000 seeded random calls of every function: n, batch up to
+ *       SIZE_MAX, every option and its size, NULL, misaligned and destroyed-plan pointers, err
+ *       buffers of every length. Never a crash, never a wrapped size, and always the status the
+ *       header documents (an oracle here computes it from the arguments). Also run under ASan/UBSan
+ *       (make SAN=1 test). Executes that would launch are never made (their pointers are fake).
+ *   library threads (GPU)  8 threads, each with plans of its own, 50 calls each at 1 x 4096^2 and
+ *       2 x 2048^2, in 5 rounds: every factor equal bit for bit to one thread's (the header's
+ *       promise: same plan, same input, same bits; the whole-GPU factorizations take turns).
+ *
+ *   make build/06_tuning/library/test_library && build/06_tuning/library/test_library */
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime.h>
+#include "cholesky_plan_internal.h"
+#include "family.h"
+#include "gpu_batch.h"
+#include "harness.h"
+#include "student_kernels.h"
+
+#define ARGS "library arguments"
+#define THREADS "library threads"
+#define CALLS 100000
+
+static unsigned long long rng;
+static unsigned long long next(void)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return rng;
+}
+static int pick(int count) { return (int)(next() % (unsigned)count); }
+
+static int random_n(void)
+{
+    static const int ns[] = {-5, -1, 0, 1, 2, 31, 33, 64, 128, 129, 200, 1000, 4096, 65536, 65537, INT_MAX, INT_MIN};
+    return pick(4) ? ns[pick(HARNESS_LEN(ns))] : (int)next();
+}
+
+static size_t random_batch(int n)
+{
+    const size_t per = n > 0 ? (size_t)n * n * sizeof(float) : 1, edge = ((size_t)1 << 60) / per;
+    const size_t bs[] = {0, 1, 2, 7, 1000, (size_t)1 << 20, (size_t)1 << 40, SIZE_MAX, SIZE_MAX / 2, edge, edge + 1};
+    return pick(4) ? bs[pick(HARNESS_LEN(bs))] : pick(2) ? next() : next() % 5000;
+}
+
+/* The options as a caller might pass them, in a buffer larger than the struct (a size past it is
+ * refused, never read). */
+typedef struct {
+    cholesky_options o;
+    char beyond[64];
+} options_buffer;
+
+static const cholesky_options *random_options(options_buffer *b, size_t batch)
+{
+    if (!pick(4)) return NULL;
+    const cholesky_options init = CHOLESKY_OPTIONS_INIT;
+    memset(b, 0, sizeof *b);
+    b->o = init;
+    const size_t first = offsetof(cholesky_options, unaligned) + sizeof(int);
+    const size_t sizes[] = {0, 8, first - 1, first, sizeof b->o, sizeof b->o + 8, (size_t)next()};
+    if (!pick(4)) b->o.size = sizes[pick(HARNESS_LEN(sizes))];
+    const size_t chunks[] = {0, 1, 2, 32, batch, batch + 1, SIZE_MAX};
+    b->o.chunk = pick(2) ? chunks[pick(HARNESS_LEN(chunks))] : 1;
+    const int precisions[] = {0, 1, 2, -1, 7};
+    b->o.precision = (cholesky_precision)(pick(2) ? precisions[pick(HARNESS_LEN(precisions))] : 0);
+    const int unaligned[] = {0, 1, 2, -1};
+    b->o.unaligned = pick(2) ? unaligned[pick(HARNESS_LEN(unaligned))] : 0;
+    return &b->o;
+}
+
+/* What the header says create answers, where the arguments decide it (-1: a plan may be made). */
+static int expected_create(cholesky_plan **plan, int n, size_t batch, const cholesky_options *o)
+{
+    const size_t first = offsetof(cholesky_options, unaligned) + sizeof(int);
+    if (!plan || (o && (o->size < first || o->size > sizeof *o)) || n < 1 || n > CHOLESKY_MAX_N || batch < 1)
+        return CHOLESKY_STATUS_INVALID_VALUE;
+    if (batch > ((size_t)1 << 60) / ((size_t)n * n * sizeof(float))) return CHOLESKY_STATUS_INVALID_VALUE;
+    if (o && ((o->precision != 0 && o->precision != 1) || (o->unaligned != 0 && o->unaligned != 1)))
+        return CHOLESKY_STATUS_INVALID_VALUE;
+    return -1;
+}
+
+#define POOL 16
+typedef struct {
+    cholesky_plan *plan;
+    int unaligned, explain_only;
+} pooled;
+
+typedef struct {
+    long calls, failures;
+    char first[512]; /* the first wrong answer */
+} tally;
+
+static void wrong(tally *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void wrong(tally *t, const char *fmt, ...)
+{
+    if (!t->failures++) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(t->first, sizeof t->first, fmt, ap);
+        va_end(ap);
+    }
+}
+
+/* One create, public or explain-only, held to the oracle; a plan made goes into the pool. */
+static void one_create(tally *t, pooled *pool, int *live, cholesky_plan **gone, int *ngone, int have_gpu)
+{
+    const int n = random_n(), internal = pick(2);
+    const size_t batch = random_batch(n);
+    options_buffer buf;
+    const cholesky_options *o = random_options(&buf, batch);
+    char err[300];
+    const size_t lens[] = {0, 1, 5, sizeof err};
+    const size_t len = lens[pick(4)];
+    char *e = pick(5) ? err : NULL;
+    memset(err, 'x', sizeof err);
+    cholesky_plan *plan = (cholesky_plan *)&err, **where = pick(20) ? &plan : NULL;
+    const cholesky_internal_options in = {NULL, 0, 1};
+    const int want = expected_create(where, n, batch, o);
+    const cholesky_status st = internal ? cholesky_plan_create_internal(where, n, batch, o, &in, e, len)
+                                        : cholesky_plan_create(where, n, batch, o, e, len);
+    t->calls++;
+    char what[160];
+    snprintf(what, sizeof what, "%s create(n = %d, batch = %zu, options %s size %zu): %s",
+             internal ? "explain-only" : "public", n, batch, o ? "given," : "NULL,", o ? o->size : 0,
+             cholesky_status_string(st));
+    if (want >= 0 && (int)st != want) wrong(t, "%s, want %s", what, cholesky_status_string((cholesky_status)want));
+    if (want < 0 && !internal && !have_gpu && st != CHOLESKY_STATUS_NO_DEVICE)
+        wrong(t, "%s, want no device (no GPU here)", what);
+    if (want < 0 && st != CHOLESKY_SUCCESS && st != CHOLESKY_STATUS_NOT_SUPPORTED && st != CHOLESKY_STATUS_NO_DEVICE &&
+        st != CHOLESKY_STATUS_OUT_OF_MEMORY)
+        wrong(t, "%s: not a status the header gives for such arguments", what);
+    if (st != CHOLESKY_SUCCESS && e && len && memchr(err, 0, len) == NULL)
+        wrong(t, "%s: err not ended inside its %zu bytes", what, len);
+    if (where && st != CHOLESKY_SUCCESS && plan) wrong(t, "%s: *plan not NULL after a failure", what);
+    if (st != CHOLESKY_SUCCESS) {
+        if (!strstr(cholesky_last_error(), st == CHOLESKY_STATUS_NO_DEVICE ? "no NVIDIA GPU / driver" : ""))
+            wrong(t, "%s: message '%s'", what, cholesky_last_error());
+        return;
+    }
+    const size_t work = cholesky_plan_workspace_bytes(plan), bytes = batch * (size_t)n * n * sizeof(float);
+    const size_t explain = strlen(cholesky_plan_explain(plan));
+    if (explain == 0 || explain >= 1280) wrong(t, "%s: explanation of %zu characters", what, explain);
+    if (work > 2 * bytes + ((size_t)4 << 30)) wrong(t, "%s: workspace %zu bytes for a batch of %zu", what, work, bytes);
+    const int slot = *live < POOL ? (*live)++ : pick(POOL);
+    if (slot < *live - 1 || *live == POOL) { /* a full pool: the plan there goes first */
+        if (pool[slot].plan && *ngone < 4096) gone[(*ngone)++] = pool[slot].plan;
+        cholesky_plan_destroy(pool[slot].plan);
+    }
+    pool[slot] = (pooled){plan, o && o->unaligned == 1, internal};
+}
+
+/* One execute with fake pointers, whose answer the arguments decide before anything launches. */
+static void one_execute(tally *t, const pooled *pool, int live, cholesky_plan *const *gone, int ngone, int have_gpu)
+{
+    int k = live ? pick(live) : -1;
+    cholesky_plan *plan = k >= 0 ? pool[k].plan : NULL;
+    int is_live = k >= 0, unaligned = k >= 0 && pool[k].unaligned, explain_only = k >= 0 && pool[k].explain_only;
+    const int which = pick(8);
+    if (which == 0) plan = NULL, is_live = 0;
+    if (which == 1 && ngone) { /* (its address may be a new plan's now: then that one) */
+        plan = gone[pick(ngone)], is_live = 0;
+        for (int m = 0; m < live; m++)
+            if (pool[m].plan == plan) is_live = 1, unaligned = pool[m].unaligned, explain_only = pool[m].explain_only;
+    }
+    const uintptr_t ins[] = {0, 0x100000, 0x100004, 0x100001, 0x100010};
+    const uintptr_t infos[] = {0, 0x200000, 0x200002};
+    const uintptr_t works[] = {0, 0x300000, 0x300010};
+    const uintptr_t in = ins[pick(5)], out = pick(2) ? in : ins[pick(5)], info = infos[pick(3)], work = works[pick(3)];
+    const size_t need = is_live ? cholesky_plan_workspace_bytes(plan) : 0;
+    int want;
+    if (!is_live || !in || !out || !info || (need && !work)) want = CHOLESKY_STATUS_INVALID_VALUE;
+    else if (((in | out) % CHOLESKY_ALIGNMENT && !unaligned) || info % sizeof(int) || work % 256)
+        want = CHOLESKY_STATUS_MISALIGNED;
+    else if (explain_only) want = CHOLESKY_STATUS_INVALID_VALUE;
+    else return; /* it would launch on fake pointers: never made */
+    (void)have_gpu;
+    const cholesky_status st =
+        cholesky_execute(plan, (const float *)in, (float *)out, (int *)info, (void *)work, (cudaStream_t)0);
+    t->calls++;
+    if ((int)st != want)
+        wrong(t, "execute(%s plan, in %#lx, out %#lx, info %#lx, work %#lx; needs %zu): %s, want %s",
+              is_live ? "a live" : plan ? "a destroyed" : "no", (unsigned long)in, (unsigned long)out,
+              (unsigned long)info, (unsigned long)work, need, cholesky_status_string(st),
+              cholesky_status_string((cholesky_status)want));
+}
+
+static void one_query(tally *t, const pooled *pool, int live, cholesky_plan *const *gone, int ngone)
+{
+    t->calls++;
+    if (ngone) {
+        cholesky_plan *p = gone[pick(ngone)];
+        int still = 0; /* (a destroyed plan's address may be a new plan's now) */
+        for (int k = 0; k < live; k++) still |= pool[k].plan == p;
+        if (!still && (cholesky_plan_workspace_bytes(p) != 0 || strcmp(cholesky_plan_explain(p), "") != 0))
+            wrong(t, "a destroyed plan's queries: workspace %zu, explain '%.40s'", cholesky_plan_workspace_bytes(p),
+                  cholesky_plan_explain(p));
+        if (!still) cholesky_plan_destroy(p); /* again: nothing */
+    }
+    if (cholesky_plan_workspace_bytes(NULL) != 0 || strcmp(cholesky_plan_explain(NULL), "") != 0)
+        wrong(t, "NULL's queries: not 0 and \"\"");
+    cholesky_plan_destroy(NULL);
+    const char *s = cholesky_status_string((cholesky_status)(int)(next() % 20) - 5);
+    if (!s || !*s) wrong(t, "a status without words");
+}
+
+static void argument_tests(harness *h)
+{
+    char reason[256];
+    const int have_gpu = gpu_available(reason, sizeof reason);
+    rng = harness_seed(83) | 1;
+    tally creates = {0}, executes = {0}, queries = {0};
+    pooled pool[POOL] = {{0}};
+    cholesky_plan *gone[4096];
+    int live = 0, ngone = 0;
+    for (long c = 0; c < CALLS; c++) {
+        const int what = pick(10);
+        if (what < 4) one_create(&creates, pool, &live, gone, &ngone, have_gpu);
+        else if (what < 8) one_execute(&executes, pool, live, gone, ngone, have_gpu);
+        else one_query(&queries, pool, live, gone, ngone);
+    }
+    for (int k = 0; k < live; k++) cholesky_plan_destroy(pool[k].plan);
+    harness_check(h, !creates.failures, "create: random arguments, the documented status", "%ld calls, %ld wrong%s%s",
+                  creates.calls, creates.failures, creates.failures ? "; first: " : "", creates.first);
+    harness_check(h, !executes.failures, "execute: NULL, misaligned, destroyed, no workspace: refused as documented",
+                  "%ld calls, %ld wrong%s%s", executes.calls, executes.failures, executes.failures ? "; first: " : "",
+                  executes.first);
+    harness_check(h, !queries.failures, "queries and destroy of NULL and destroyed plans: 0, \"\", nothing",
+                  "%ld calls, %ld wrong%s%s", queries.calls, queries.failures, queries.failures ? "; first: " : "",
+                  queries.first);
+    harness_check(h, creates.calls + executes.calls + queries.calls >= CALLS, "at least 100 000 calls made",
+                  "%ld creates, %ld executes, %ld queries", creates.calls, executes.calls, queries.calls);
+    /* The sizes at the edge, named: the batch whose bytes are 2^60 is taken, one more is refused. */
+    const cholesky_internal_options in = {NULL, 0, 1};
+    cholesky_plan *p = NULL;
+    const size_t edge = ((size_t)1 << 60) / ((size_t)65536 * 65536 * sizeof(float));
+    const cholesky_status a = cholesky_plan_create_internal(&p, 65536, edge, NULL, &in, NULL, 0);
+    cholesky_plan_destroy(p);
+    const cholesky_status b = cholesky_plan_create_internal(&p, 65536, edge + 1, NULL, &in, NULL, 0);
+    const cholesky_status c = cholesky_plan_create_internal(&p, 3, SIZE_MAX, NULL, &in, NULL, 0);
+    harness_check(h, a == CHOLESKY_SUCCESS && b == CHOLESKY_STATUS_INVALID_VALUE && c == CHOLESKY_STATUS_INVALID_VALUE,
+                  "65536^2 x 2^28 planned, one more and SIZE_MAX of 3^2 refused, never wrapped", "%s, %s, %s",
+                  cholesky_status_string(a), cholesky_status_string(b), cholesky_status_string(c));
+    harness_check(h, cholesky_version() == CHOLESKY_VERSION, "the version query is the header's", "%d, header %d",
+                  cholesky_version(), CHOLESKY_VERSION);
+}
+
+/* ---- several threads, each its own plans: the same bits as one thread ---- */
+typedef struct {
+    int n;
+    size_t batch;
+    const float *d_in;
+    const unsigned long long *want; /* the hash of one thread's factor */
+    int calls, wrong, failed;
+    char why[256];
+} thread_job;
+
+static unsigned long long hash_bytes(const void *p, size_t bytes)
+{
+    const unsigned long long *w = p;
+    unsigned long long h = 1469598103934665603ull;
+    for (size_t k = 0; k < bytes / 8; k++) h = (h ^ w[k]) * 1099511628211ull;
+    return h;
+}
+
+/* Factor job's batch `calls` times with a plan of this thread's own; each factor's hash. */
+static int factor_hashes(thread_job *j, unsigned long long *hashes, int calls)
+{
+    const size_t bytes = j->batch * (size_t)j->n * j->n * sizeof(float);
+    cholesky_plan *plan = NULL;
+    float *d_out = NULL, *h_out = malloc(bytes);
+    int *d_info = NULL;
+    void *d_work = NULL;
+    cudaStream_t s = NULL;
+    int ok = h_out && cholesky_plan_create(&plan, j->n, j->batch, NULL, j->why, sizeof j->why) == CHOLESKY_SUCCESS;
+    const size_t work = ok ? cholesky_plan_workspace_bytes(plan) : 0;
+    ok = ok && cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
+         cudaMalloc((void **)&d_out, bytes) == cudaSuccess &&
+         cudaMalloc((void **)&d_info, j->batch * sizeof(int)) == cudaSuccess &&
+         (!work || cudaMalloc(&d_work, work) == cudaSuccess);
+    for (int c = 0; ok && c < calls; c++) {
+        ok = cholesky_execute(plan, j->d_in, d_out, d_info, d_work, s) == CHOLESKY_SUCCESS &&
+             cudaMemcpyAsync(h_out, d_out, bytes, cudaMemcpyDeviceToHost, s) == cudaSuccess &&
+             cudaStreamSynchronize(s) == cudaSuccess;
+        if (ok) hashes[c] = hash_bytes(h_out, bytes);
+        else if (!j->why[0]) snprintf(j->why, sizeof j->why, "call %d: %s", c, cholesky_last_error());
+    }
+    if (!ok && !j->why[0]) snprintf(j->why, sizeof j->why, "setup: %s", cudaGetErrorString(cudaGetLastError()));
+    cudaFree(d_out), cudaFree(d_info), cudaFree(d_work);
+    if (s) cudaStreamDestroy(s);
+    cholesky_plan_destroy(plan);
+    free(h_out);
+    return ok;
+}
+
+static void *thread_body(void *arg)
+{
+    thread_job *j = arg;
+    unsigned long long hashes[64];
+    j->failed = !factor_hashes(j, hashes, j->calls);
+    for (int c = 0; !j->failed && c < j->calls; c++) j->wrong += hashes[c] != *j->want;
+    return NULL;
+}
+
+static void thread_test(harness *h, int n, size_t batch)
+{
+    char name[128];
+    snprintf(name, sizeof name, "8 threads, a plan each, 50 calls x 5 rounds at %zu x %d^2: one thread's bits", batch, n);
+    harness_start(h, "%s", name);
+    const size_t bytes = batch * (size_t)n * n * sizeof(float);
+    const gen_params p = gen_params_make(FAMILY_SPD, harness_seed(8300 + n), 0, 0);
+    float *d_in = NULL;
+    if (cudaMalloc((void **)&d_in, bytes) != cudaSuccess) {
+        harness_check(h, 0, name, "cudaMalloc of %zu bytes", bytes);
+        return;
+    }
+    gen_batch_device(&p, n, 0, batch, 1, d_in);
+    /* One thread's factor, checked against the float64 reference, and its hash. */
+    thread_job one = {n, batch, d_in, NULL, 1, 0, 0, ""};
+    unsigned long long want = 0;
+    int ok = factor_hashes(&one, &want, 1);
+    float *d_check = NULL;
+    int *d_info = NULL;
+    cholesky_plan *plan = NULL;
+    if (ok && cholesky_plan_create(&plan, n, batch, NULL, NULL, 0) == CHOLESKY_SUCCESS &&
+        cudaMalloc((void **)&d_check, bytes) == cudaSuccess && cudaMalloc((void **)&d_info, batch * 4) == cudaSuccess) {
+        void *d_work = NULL;
+        const size_t work = cholesky_plan_workspace_bytes(plan);
+        ok = (!work || cudaMalloc(&d_work, work) == cudaSuccess) &&
+             cholesky_execute(plan, d_in, d_check, d_info, d_work, 0) == CHOLESKY_SUCCESS &&
+             cudaDeviceSynchronize() == cudaSuccess && verify_generated_batch(&p, n, batch, 1, d_check, d_info, 2, "  lib");
+        cudaFree(d_work);
+    } else ok = 0;
+    cudaFree(d_check), cudaFree(d_info);
+    cholesky_plan_destroy(plan);
+    int wrong = 0, failed = 0, calls = 0;
+    char why[256] = "";
+    for (int round = 0; ok && round < 5; round++) {
+        thread_job jobs[8];
+        pthread_t tid[8];
+        for (int k = 0; k < 8; k++) {
+            jobs[k] = (thread_job){n, batch, d_in, &want, 50, 0, 0, ""};
+            pthread_create(&tid[k], NULL, thread_body, &jobs[k]);
+        }
+        for (int k = 0; k < 8; k++) {
+            pthread_join(tid[k], NULL);
+            wrong += jobs[k].wrong, failed += jobs[k].failed, calls += jobs[k].calls;
+            if (jobs[k].failed && !why[0]) snprintf(why, sizeof why, "%s", jobs[k].why);
+        }
+    }
+    cudaFree(d_in);
+    harness_check(h, ok && !wrong && !failed, name, "%s%d calls, %d factors differ from one thread's, %d threads failed%s%s",
+                  ok ? "" : "one thread's factor wrong or not made; ", calls, wrong, failed, why[0] ? ": " : "", why);
+}
+
+int main(void)
+{
+    harness h;
+    family_init();
+    harness_begin(&h, "library");
+    harness_plan(&h, ARGS, harness_count(&h, argument_tests));
+    harness_plan(&h, THREADS, 2);
+    harness_group(&h, ARGS);
+    argument_tests(&h);
+    harness_group(&h, THREADS);
+    char reason[256], what[160];
+    if (!gpu_available(reason, sizeof reason)) harness_skip_rest(&h, THREADS, reason);
+    else if (harness_requires(&h, THREADS, student_kernels_work(what, sizeof what), what)) {
+        thread_test(&h, 4096, 1);
+        thread_test(&h, 2048, 2);
+    }
+    return harness_end(&h);
+}
