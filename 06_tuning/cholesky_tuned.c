@@ -87,11 +87,16 @@ static int prepare(void *self, const batch_kernel_args *a, int n, size_t batch, 
     }
     s->n = n;
     s->precision = a->precision;
+    /* Without a GPU the plan is made to be explained (the driver then says SKIP, not the library's
+     * no-device status); --explain never needs one. */
+    int gpus = 0;
+    if (cudaGetDeviceCount(&gpus) != cudaSuccess) (void)cudaGetLastError(), gpus = 0;
+    const int explain_only = a->explain || gpus < 1;
     cholesky_plan *whole = NULL; /* the plan of the whole batch: what runs and why */
     if (automatic) {
         cholesky_options opt = CHOLESKY_OPTIONS_INIT;
         opt.precision = (cholesky_precision)a->precision;
-        const cholesky_internal_options in = {NULL, 0, a->explain}; /* --explain: no GPU needed */
+        const cholesky_internal_options in = {NULL, 0, explain_only};
         if (cholesky_plan_create_internal(&whole, n, batch, &opt, &in, msg, sizeof msg) != 0) {
             fprintf(stderr, PROG ": --kernel auto: %s\n", msg);
             return 2;
@@ -104,7 +109,7 @@ static int prepare(void *self, const batch_kernel_args *a, int n, size_t batch, 
             return 2;
         }
         s->kchunk = given ? given : batch; /* 0: simple interleaved */
-        if (!(whole = plan_for(s, batch, a->explain))) return 2;
+        if (!(whole = plan_for(s, batch, explain_only))) return 2;
         cholesky_plan_config(whole, &s->kchunk);
     }
     if (a->explain) {

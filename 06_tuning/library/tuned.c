@@ -260,7 +260,8 @@ int tuned_table_pick(const char *gpu, const tuned_places *pl, char *path, size_t
             found = table_of(path, gpu);
         }
         if (dir) closedir(dir);
-        for (int k = 0; !dir && !found && k < tuned_builtin_count; k++) { /* no such folder: the ones compiled in */
+        const int builtin = !strcmp(pl->tables_dir, TUNED_BUILTIN);
+        for (int k = 0; builtin && !found && k < tuned_builtin_count; k++) { /* the ones compiled in */
             snprintf(path, len, TUNED_BUILTIN "%s", tuned_builtin_tables[k].name);
             found = table_of(path, gpu);
         }
@@ -269,10 +270,7 @@ int tuned_table_pick(const char *gpu, const tuned_places *pl, char *path, size_t
         if (table_of(path, gpu)) return 0;
     }
     snprintf(path, len, "%s", pl->course_table); /* 4. the course's, with a word on where it came from */
-    if (!table_gpu(path, stamp, sizeof stamp)) {
-        snprintf(path, len, TUNED_BUILTIN "%s", TUNED_COURSE_TABLE); /* (compiled in, where its folder is not) */
-        if (!table_gpu(path, stamp, sizeof stamp)) return -1;
-    }
+    if (!table_gpu(path, stamp, sizeof stamp)) return -1;
     if (gpu && *gpu && strcmp(stamp, gpu))
         snprintf(notice, nlen,
                  "tuned table: none measured on %s; using the one measured on %s (make tune measures this GPU's, "
@@ -310,8 +308,12 @@ static void read_default(void)
     (void)cudaGetLastError(); /* no GPU is not an error here: the course's table is read */
     const char *tables = getenv("TUNED_TABLES"), *shipped = tables_dir[0] ? tables_dir : TUNED_TABLES_DIR;
     char course[1100];
-    snprintf(course, sizeof course, "%s/%s", shipped, TUNED_COURSE_TABLE);
-    const tuned_places pl = {getenv("TUNED_TABLE"), TUNED_OWN_DIR, tables && *tables ? tables : shipped, course};
+    const char *dir = tables && *tables ? tables : shipped;
+    DIR *there = opendir(dir);
+    if (there) closedir(there);
+    else dir = TUNED_BUILTIN; /* no such folder (an installed library): the tables compiled in */
+    snprintf(course, sizeof course, "%s%s%s", there ? shipped : TUNED_BUILTIN, there ? "/" : "", TUNED_COURSE_TABLE);
+    const tuned_places pl = {getenv("TUNED_TABLE"), TUNED_OWN_DIR, dir, course};
     if (tuned_table_pick(gpu, &pl, path, sizeof path, default_notice, sizeof default_notice) != 0) {
         snprintf(default_error, sizeof default_error, "tuned table: %s: cannot open: %s", path, strerror(errno));
         default_state = -1;

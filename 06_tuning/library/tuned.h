@@ -65,7 +65,8 @@ int tuned_choose(const tuned_table *t, int n, size_t batch, int rowmajor, batche
 typedef struct {
     const char *env;          /* $TUNED_TABLE: a table named by hand, taken as it is (NULL or "": none) */
     const char *own_dir;      /* what make tune wrote on this machine: <slug>.tsv, <slug>-quick.tsv (build/tune) */
-    const char *tables_dir;   /* the course's checked-in tables, one per GPU (06_tuning/tables, or $TUNED_TABLES) */
+    const char *tables_dir;   /* the course's checked-in tables, one per GPU (06_tuning/tables, or $TUNED_TABLES;
+                                 TUNED_BUILTIN: the ones compiled in) */
     const char *course_table; /* the course's own table, where none of the above was measured on this GPU */
 } tuned_places;
 
