@@ -111,6 +111,8 @@ SANITIZE_STAGES :=
 BENCH_STAGES :=
 include common/stage.mk datasets/stage.mk
 include $(sort $(wildcard 0*/stage.mk))
+# The course-level checks, after every stage (common/course/course.mk).
+include common/course/course.mk
 
 .DEFAULT_GOAL := all
 .PHONY: all help test bench dataset clean plots layout-pictures $(addprefix test-,$(TEST_SUITES)) $(addprefix build-,$(TEST_SUITES)) $(addprefix bench-,$(BENCH_STAGES))

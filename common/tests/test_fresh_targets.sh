@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # test_fresh_targets.sh - every documented target works alone on a fresh clone, without a GPU: make
-# test-common (0 failed: it builds what it runs), make fuzz (it builds the sanitized programs it
+# test-common (0 failed: it builds only common and datasets), make test-course (it builds the stage
+# programs its checks run), make fuzz (it builds the sanitized programs it
 # fuzzes), make bench-gpumode (one SKIP line and exit 0, as make bench), make plots (nothing to
 # draw: a clear message, exit 2, nothing installed), make sass (a counter per file) and the script
 # of make slurm-script (it finds the course when submitted from another folder). Each target runs
 # once, in a clone of this repository's committed tree; where this checkout has uncommitted changes
 # (a developer trying them before the commit) they are applied to the clone, so what is tested is
 # what would be committed. The GPU is hidden (CUDA_VISIBLE_DEVICES="") from every target but make
-# test-common, whose README-command checks ask nvidia-smi whether there is one. CCACHE=ccache (or
+# test-course, whose README-command checks ask nvidia-smi whether there is one. CCACHE=ccache (or
 # ccache on the PATH) is passed on: the clone builds the course's CLIs twice (plain and SAN=1).
 # Slow on a cold cache: make test-fresh-targets, and CI; not part of `make test`.
 suite=fresh-targets
@@ -66,6 +67,13 @@ target_tests() {
     rc=$?
     last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" 2>/dev/null | tail -n 1)
     record "make test-common: builds what it runs, 0 failed" $([ $rc -eq 0 ] && grep -qE '^[0-9]+ passed, 0 failed' <<<"$last" \
+        && echo PASS || echo FAIL) "exit $rc after $(took $t0): ${last:-$(why "$log")}"
+
+    t0=$SECONDS log=$tmp/test-course.log
+    setup in_fresh "$log" make -j"$jobs" CCACHE="$ccache" test-course
+    rc=$?
+    last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" 2>/dev/null | tail -n 1)
+    record "make test-course: builds what it runs, 0 failed" $([ $rc -eq 0 ] && grep -qE '^[0-9]+ passed, 0 failed' <<<"$last" \
         && echo PASS || echo FAIL) "exit $rc after $(took $t0): ${last:-$(why "$log")}"
 
     t0=$SECONDS log=$tmp/fuzz.log

@@ -200,12 +200,12 @@ harness_tests() {
 discovery_tests() {
     group "discovery anywhere"
     # The course (its build linked, not copied) inside a fresh repository that does not track it, and
-    # in a folder with no git at all: the common suite, whose tests find READMEs and programs, must
+    # in a folder with no git at all: the course suite, whose tests find READMEs and programs, must
     # run the same tests in both, and as many as here. A search that finds nothing fails its group.
     place_course() { mkdir -p "$1" && tar --exclude=./.git --exclude=./.venv --exclude=./build --exclude='./build-*' -cf - . | tar -xf - -C "$1" && ln -s "$root/${BUILD:-build}" "$1/${BUILD:-build}"; }
-    common_tests() { # folder name -> "planned passed failed" of its common suite (results and log in $tmp/name)
-        (cd "$1" && CI=true make --no-print-directory test-common RESULTS="$tmp/$2" > "$tmp/$2.log" 2>&1)
-        python3 -c "import json,sys; g=json.load(open(sys.argv[1]))['groups']; print(sum(x['planned'] for x in g), sum(x['passed'] for x in g), sum(x['failed'] for x in g))" "$tmp/$2/common.json" 2>/dev/null || echo "0 0 0"
+    common_tests() { # folder name -> "planned passed failed" of its course suite (results and log in $tmp/name)
+        (cd "$1" && CI=true make --no-print-directory test-course RESULTS="$tmp/$2" > "$tmp/$2.log" 2>&1)
+        python3 -c "import json,sys; g=json.load(open(sys.argv[1]))['groups']; print(sum(x['planned'] for x in g), sum(x['passed'] for x in g), sum(x['failed'] for x in g))" "$tmp/$2/course.json" 2>/dev/null || echo "0 0 0"
     }
     setup outer_repository "$tmp/outer"
     setup place_course "$tmp/outer/course"
@@ -217,7 +217,7 @@ discovery_tests() {
     record "in no repository: the same tests as here" $([ "$nogit" = "$here" ] && echo PASS || echo FAIL) "here: $here; no git: $nogit"
     # And a search that finds nothing: the READMEs gone, make-help must fail, not pass on nothing.
     setup find "$tmp/nogit/course" -name '*.md' -delete
-    setup in_dir "$tmp/nogit/course" env CI=true make --no-print-directory test-common RESULTS="$tmp/empty" > "$tmp/nogit/empty.log" 2>&1
+    setup in_dir "$tmp/nogit/course" env CI=true make --no-print-directory test-course RESULTS="$tmp/empty" > "$tmp/nogit/empty.log" 2>&1
     rc=$?
     record "no README to check: the suite fails" $([ $rc -ne 0 ] && grep -q "planned no tests" "$tmp/nogit/empty.log" && echo PASS || echo FAIL) \
         "exit $rc: $(grep -m1 'planned no tests' "$tmp/nogit/empty.log")"
