@@ -176,32 +176,8 @@ static grid_split *split_for(grid_context *c, size_t need, int capturing, float 
  * (A thread that moves to another GPU opens a new one; the old one is left to the process's end.) */
 static _Thread_local grid_context own;
 
-int potrf_grid(grid_mode mode, int n, float *d_A, float *d_work, int *d_info)
-{
-    return potrf_grid_batched(mode, n, 1, d_A, d_work, d_info);
-}
-
-int potrf_grid_batched(grid_mode mode, int n, size_t batch, float *d_A, float *d_work, int *d_info)
-{
-    return potrf_grid_math(mode, GRID_FP32, n, batch, d_A, d_work, d_info);
-}
-
-int potrf_grid_math(grid_mode mode, grid_math math, int n, size_t batch, float *d_A, float *d_work, int *d_info)
-{
-    return potrf_grid_run(NULL, mode, math, n, batch, d_A, d_A, d_work, d_info, cudaStreamLegacy);
-}
-
-/* The policy of a call that names its mode and math (checked by potrf_grid_execute; its rules are
- * asked once per GPU). */
-int potrf_grid_run(grid_context *ctx, grid_mode mode, grid_math math, int n, size_t batch, const float *d_in,
-                   float *d_out, float *d_work, int *d_info, cudaStream_t stream)
-{
-    grid_policy policy = {mode, math, 0, {0, 0, 0, 0, 0, 0, 0}, math};
-    if (n >= 1 && n <= GRID_MAX_N && batch >= 1 && mode >= 0 && mode < GRID_MODE_COUNT && math >= 0 &&
-        math < GRID_MATH_COUNT)
-        grid_policy_for(mode, math, n, batch, &policy);
-    return potrf_grid_execute(ctx, &policy, n, batch, d_in, d_out, d_work, NULL, d_info, stream);
-}
+/* potrf_grid, potrf_grid_batched, potrf_grid_math and potrf_grid_run, the stage's programs' calls
+ * that take their choices from the environment: grid_program.c. */
 
 /* Field by field: a struct's padding is not part of its value. */
 static int same_policy(const grid_policy *a, const grid_policy *b)

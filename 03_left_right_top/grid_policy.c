@@ -1,4 +1,7 @@
 /* grid_policy.c - see grid_policy.h: every rule of the whole-GPU Cholesky, asked once per plan. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cuda_check.h"
@@ -63,59 +66,93 @@ grid_math grid_default_math(int n, size_t batch)
 #define GRID_WGMMA_FROM_N 2048
 #define GRID_SPLIT_MAX_BYTES ((size_t)512 << 20)
 
-size_t grid_split_workspace_bytes(grid_math math, int n, size_t batch)
+size_t grid_split_workspace_bytes(grid_math math, int n, size_t batch, const grid_overrides *o)
 {
-    if (!grid_math_tensor(math) || n < GRID_WGMMA_FROM_N || n > GRID_MAX_N || !grid_wgmma_available()) return 0;
+    if (!grid_math_tensor(math) || n < GRID_WGMMA_FROM_N || n > GRID_MAX_N || (o && o->wgmma == 0) ||
+        !grid_wgmma_hardware())
+        return 0;
     const size_t N = tiles_a_side(n) * GRID_TILE;
     const size_t b = batch < GRID_MAX_BATCH ? batch : GRID_MAX_BATCH;
-    const grid_rules rules = grid_rules_current();
+    const grid_rules rules = grid_rules_for(o);
     const size_t need = grid_split_bytes((int)N, b, grid_split_panels((int)N, b, &rules));
     return need <= GRID_SPLIT_MAX_BYTES ? need : 0;
 }
 
-int grid_warpgroup_update(grid_math math, int n, size_t batch)
+/* The GPU's part of the rules, asked once per device (under a lock: plans may be made by several
+ * threads at once). */
+static grid_rules gpu_rules(void)
 {
-    return grid_split_workspace_bytes(math, n, batch) > 0;
-}
-
-grid_rules grid_rules_current(void)
-{
-    static grid_rules cache[64]; /* by device, asked once (sm_count 0: not yet) */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static grid_rules cache[64]; /* by device (sm_count 0: not yet) */
     int device;
     CUDA_CHECK(cudaGetDevice(&device));
-    if (device >= 0 && device < 64 && cache[device].sm_count) return cache[device];
-    grid_rules r;
+    grid_rules r = {0};
+    pthread_mutex_lock(&lock);
+    if (device >= 0 && device < 64) r = cache[device];
+    pthread_mutex_unlock(&lock);
+    if (r.sm_count) return r;
     int major, sms;
     CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     /* A chain kernel launched so that it may start before the kernel ahead of it on the stream has
      * finished (chain_wait_and_release in grid_tasks.cu), where the GPU can. */
     r.chain_overlap = major >= 9;
-    /* The next round's band on the warpgroup MMA where the bulk runs there: a whole number of
-     * 256-wide block columns (the split it makes then serves the triangle below it too).
-     * GRID_WGMMA_BAND=0: the mma.sync band (to compare). */
-    const char *env = getenv("GRID_WGMMA_BAND");
-    r.wgmma_band = !(env && !strcmp(env, "0"));
     r.sm_count = sms;
-    /* The warpgroup bulk's blocks by grid_wgmma_narrow's rule; GRID_WG_NARROW=0 / 1: 128 x 256 / 128 x
-     * 128 everywhere (to compare). */
-    env = getenv("GRID_WG_NARROW");
-    r.wgmma_narrow = env && !strcmp(env, "0") ? 1 : env && !strcmp(env, "1") ? 2 : 0;
-    /* Rounds of GRID_MAX_PANELS while more than GRID_LONG_ROUNDS_ABOVE tile columns remain;
-     * GRID_LONG_ROUNDS=c: while more than c remain, 0 never (to compare). */
-    env = getenv("GRID_LONG_ROUNDS");
-    r.long_rounds = env && *env ? atoi(env) : GRID_LONG_ROUNDS_ABOVE;
-    if (r.long_rounds < 0) r.long_rounds = 0;
-    /* One column's update on the tensor cores from K = GRID_COLUMN_TENSOR_FROM_K on; GRID_COLUMN_TC=K:
-     * from K on, 0 never (to compare). */
-    env = getenv("GRID_COLUMN_TC");
-    r.column_tensor = env && *env ? atoi(env) : GRID_COLUMN_TENSOR_FROM_K;
-    if (r.column_tensor < 0) r.column_tensor = 0;
-    /* Tiles a TRSM block by grid_trsm_tiles's rule; GRID_TRSM_TILES=1 or 2 everywhere (to compare). */
-    env = getenv("GRID_TRSM_TILES");
-    r.trsm_tiles = env && (!strcmp(env, "1") || !strcmp(env, "2")) ? atoi(env) : 0;
+    pthread_mutex_lock(&lock);
     if (device >= 0 && device < 64) cache[device] = r;
+    pthread_mutex_unlock(&lock);
     return r;
+}
+
+grid_rules grid_rules_for(const grid_overrides *o)
+{
+    const grid_overrides none = GRID_OVERRIDES_NONE;
+    if (!o) o = &none;
+    grid_rules r = gpu_rules();
+    /* The next round's band on the warpgroup MMA where the bulk runs there: a whole number of
+     * 256-wide block columns (the split it makes then serves the triangle below it too); forced off:
+     * the mma.sync band (to compare). */
+    r.wgmma_band = o->wgmma_band != 0;
+    /* The warpgroup bulk's blocks by grid_wgmma_narrow's rule; forced: 128 x 256 (0) / 128 x 128 (1)
+     * everywhere (to compare). */
+    r.wgmma_narrow = o->wg_narrow == 0 ? 1 : o->wg_narrow == 1 ? 2 : 0;
+    /* Rounds of GRID_MAX_PANELS while more than GRID_LONG_ROUNDS_ABOVE tile columns remain; forced:
+     * while more than that many remain, 0 never (to compare). */
+    r.long_rounds = o->long_rounds >= 0 ? o->long_rounds : GRID_LONG_ROUNDS_ABOVE;
+    /* One column's update on the tensor cores from K = GRID_COLUMN_TENSOR_FROM_K on; forced: from K
+     * on, 0 never (to compare). */
+    r.column_tensor = o->column_tc >= 0 ? o->column_tc : GRID_COLUMN_TENSOR_FROM_K;
+    /* Tiles a TRSM block by grid_trsm_tiles's rule; forced: 1 or 2 everywhere (to compare). */
+    r.trsm_tiles = o->trsm_tiles == 1 || o->trsm_tiles == 2 ? o->trsm_tiles : 0;
+    return r;
+}
+
+/* One more clause of a description: ", " between clauses, never past the buffer. */
+static void say(char *buf, size_t len, const char *fmt, ...)
+{
+    const size_t at = strlen(buf);
+    if (at + 3 >= len) return;
+    if (at) strcpy(buf + at, ", ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + strlen(buf), len - strlen(buf), fmt, ap);
+    va_end(ap);
+}
+
+int grid_overrides_describe(const grid_overrides *o, char *buf, size_t len)
+{
+    if (!len) return 0;
+    buf[0] = '\0';
+    if (!o) return 0;
+    if (o->mode >= 0) say(buf, len, "mode %s", grid_mode_name((grid_mode)o->mode));
+    if (o->math >= 0) say(buf, len, "math %s", grid_math_name((grid_math)o->math));
+    if (o->wgmma == 0) say(buf, len, "no warpgroup MMA");
+    if (o->wgmma_band == 0) say(buf, len, "the band on mma.sync");
+    if (o->wg_narrow == 0 || o->wg_narrow == 1) say(buf, len, "warpgroup blocks 128 x %d", o->wg_narrow ? 128 : 256);
+    if (o->long_rounds >= 0) say(buf, len, "long rounds past %d columns", o->long_rounds);
+    if (o->column_tc >= 0) say(buf, len, "a column on the tensor cores from K = %d", o->column_tc);
+    if (o->trsm_tiles == 1 || o->trsm_tiles == 2) say(buf, len, "%d tiles a TRSM block", o->trsm_tiles);
+    return buf[0] != '\0';
 }
 
 /* The warpgroup bulk in blocks of 128 x 128, two an SM, for one matrix of n = 4097 .. 16384 with the
@@ -193,17 +230,17 @@ int grid_trsm_tiles(const grid_plan *p)
     return p->rules.sm_count && first_step >= (size_t)p->rules.sm_count ? 2 : 1;
 }
 
-void grid_policy_for(grid_mode mode, grid_math math, int n, size_t batch, grid_policy *out)
+void grid_policy_for(grid_mode mode, grid_math math, int n, size_t batch, const grid_overrides *o, grid_policy *out)
 {
     memset(out, 0, sizeof *out);
     out->mode = mode;
     out->math = math;
-    out->split_bytes = grid_split_workspace_bytes(math, n, batch);
-    out->rules = grid_rules_current();
+    out->split_bytes = grid_split_workspace_bytes(math, n, batch, o);
+    out->rules = grid_rules_for(o);
     out->second = math == GRID_TF32 ? grid_default_math(n, batch) : math;
 }
 
-void grid_policy_choose(int n, size_t batch, grid_policy *out)
+void grid_policy_choose(int n, size_t batch, const grid_overrides *o, grid_policy *out)
 {
     int gpus = 0; /* no GPU to ask (a plan made to be explained): fp32, nothing else */
     if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < 1) {
@@ -213,12 +250,9 @@ void grid_policy_choose(int n, size_t batch, grid_policy *out)
         out->math = GRID_FP32;
         return;
     }
-    /* GRID_MODE=stream|graph|lookahead|pairs|quads: a schedule by hand, to compare them on a batch. */
-    const char *forced = getenv("GRID_MODE");
-    const int mode = forced && *forced ? grid_mode_parse(forced) : -1;
-    /* GRID_MATH=fp32|tf32x3: the updates' arithmetic by hand. */
-    const char *math_forced = getenv("GRID_MATH");
-    const int math = math_forced && *math_forced ? grid_math_parse(math_forced) : -1;
+    /* A schedule or an arithmetic by hand, to compare them on a batch. */
+    const int mode = o && o->mode >= 0 && o->mode < GRID_MODE_COUNT ? o->mode : -1;
+    const int math = o && o->math >= 0 && o->math < GRID_MATH_COUNT ? o->math : -1;
     grid_policy_for(mode >= 0 ? (grid_mode)mode : grid_default_batched_mode(n, batch),
-                    math >= 0 ? (grid_math)math : grid_default_math(n, batch), n, batch, out);
+                    math >= 0 ? (grid_math)math : grid_default_math(n, batch), n, batch, o, out);
 }

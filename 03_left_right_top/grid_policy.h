@@ -16,6 +16,28 @@ extern "C" {
 
 #define GRID_MAX_N 65536
 
+/* What a caller forces by hand, to compare (-1 each: the rule's choice). Nothing here reads the
+ * environment: the stage's programs fill it from GRID_MODE, GRID_MATH, GRID_WGMMA, ...
+ * (grid_overrides_env, grid_program.c), stage 06's library from its plan's options. */
+typedef struct {
+    int mode;        /* a grid_mode (GRID_MODE) */
+    int math;        /* a grid_math (GRID_MATH); it wins over the default math, and over precision high */
+    int wgmma;       /* 0: never the warpgroup MMA (GRID_WGMMA=0) */
+    int wgmma_band;  /* 0: the next round's band on mma.sync (GRID_WGMMA_BAND=0) */
+    int wg_narrow;   /* 0: the warpgroup bulk in 128 x 256 blocks everywhere, 1: 128 x 128 (GRID_WG_NARROW) */
+    int long_rounds; /* rounds of 16 panels while more than this many tile columns remain, 0 never (GRID_LONG_ROUNDS) */
+    int column_tc;   /* one column's update on the tensor cores from this K on, 0 never (GRID_COLUMN_TC) */
+    int trsm_tiles;  /* 1 or 2: tiles a TRSM block, everywhere (GRID_TRSM_TILES) */
+} grid_overrides;
+#define GRID_OVERRIDES_NONE            \
+    {                                  \
+        -1, -1, -1, -1, -1, -1, -1, -1 \
+    }
+/* 1 when o (may be NULL) forces anything; its words ("mode quads, math fp32, ...") into buf. */
+int grid_overrides_describe(const grid_overrides *o, char *buf, size_t len);
+/* The stage's programs: from the environment (grid_program.c; never linked into stage 06's library). */
+grid_overrides grid_overrides_env(void);
+
 /* How the tasks are launched: the road from one launch per task kind and step to a graph. */
 typedef enum {
     GRID_STREAM = 0,    /* enqueue_right_looking on one stream, launched every call */
@@ -54,15 +76,16 @@ int grid_tensor_cores(int device);
  * (grid_wgmma.cuh): tf32x3 on compute capability 9.0 (a Hopper build; GRID_WGMMA=0 turns it off), n
  * large enough, and the split panel's workspace (4 KiB a row, 8 for one matrix past 8192; at most
  * 512 MiB): grid_split_workspace_bytes, 0 where the mma.sync updates run. */
-int grid_warpgroup_update(grid_math math, int n, size_t batch);
-size_t grid_split_workspace_bytes(grid_math math, int n, size_t batch);
+int grid_warpgroup_update(grid_math math, int n, size_t batch); /* (the environment's overrides: grid_program.c) */
+size_t grid_split_workspace_bytes(grid_math math, int n, size_t batch, const grid_overrides *o);
 
 /* The launchers' rules for the current GPU: early starts of the chain's kernels (compute capability
- * 9.0+), the band on the warpgroup MMA (unless GRID_WGMMA_BAND=0, to compare), its SM count, and
- * GRID_WG_NARROW=0 / 1 (the warpgroup bulk's blocks forced to 128 x 256 / 128 x 128, to compare), and
- * GRID_LONG_ROUNDS=c (rounds of 16 panels while more than c tile columns remain; 0 never), and
- * GRID_COLUMN_TC=K (one column's update on the tensor cores from K on; 0 never), and GRID_TRSM_TILES=1 or 2
- * (tiles a TRSM block, everywhere). */
+ * 9.0+), the band on the warpgroup MMA, its SM count, the warpgroup bulk's blocks by their rule,
+ * rounds of 16 panels past GRID_LONG_ROUNDS_ABOVE columns, one column's update on the tensor cores
+ * from GRID_COLUMN_TENSOR_FROM_K, tiles a TRSM block by their rule; each as o forces it (NULL:
+ * nothing forced). Safe from several threads. */
+grid_rules grid_rules_for(const grid_overrides *o);
+/* The same with the environment's overrides (grid_program.c: the stage's programs). */
 grid_rules grid_rules_current(void);
 
 /* grid_round_panels: panels in the quads' round that starts at tile column k, by the matrix's size
@@ -94,13 +117,13 @@ typedef struct {
 } grid_policy;
 
 /* The course's choice for `batch` matrices of order n on the current GPU: grid_default_batched_mode,
- * grid_default_math, the warpgroup update where grid_warpgroup_update says so, grid_rules_current.
- * GRID_MODE=stream|graph|lookahead|pairs|quads and GRID_MATH=fp32|tf32x3 in the environment choose
- * by hand (to compare them). No GPU to ask (a plan made only to be explained): fp32, no warpgroup
- * MMA, zero rules. It asks the GPU and reads the environment: call it when planning, not per call. */
-void grid_policy_choose(int n, size_t batch, grid_policy *out);
-/* The same with the schedule and the arithmetic given (the environment is not read). */
-void grid_policy_for(grid_mode mode, grid_math math, int n, size_t batch, grid_policy *out);
+ * grid_default_math, the warpgroup update where the split workspace fits, grid_rules_for; o (may be
+ * NULL) forces a mode, a math or a rule by hand (to compare them). No GPU to ask (a plan made only to
+ * be explained): fp32, no warpgroup MMA, zero rules. It asks the GPU: call it when planning, not per
+ * call. */
+void grid_policy_choose(int n, size_t batch, const grid_overrides *o, grid_policy *out);
+/* The same with the schedule and the arithmetic given (o's mode and math not read). */
+void grid_policy_for(grid_mode mode, grid_math math, int n, size_t batch, const grid_overrides *o, grid_policy *out);
 
 #ifdef __cplusplus
 }

@@ -643,19 +643,19 @@ static void allow_shared(update_kernel kernel, size_t bytes)
 }
 
 /* The warpgroup update (grid_wgmma.cuh) where it was built (a Hopper build: GRID_WGMMA_BUILT) and
- * the GPU is a Hopper (compute capability 9.0), unless GRID_WGMMA=0. Asked once per device. */
-extern "C" int grid_wgmma_available(void)
+ * the GPU is a Hopper (compute capability 9.0). Asked once per device (an int written whole: several
+ * threads planning at once write the same answer). */
+extern "C" int grid_wgmma_hardware(void)
 {
 #ifdef GRID_WGMMA_BUILT
-    static int cache[64]; /* by device: 0 not asked, 1 yes, 2 no */
+    static volatile int cache[64]; /* by device: 0 not asked, 1 yes, 2 no */
     int device;
     CUDA_CHECK(cudaGetDevice(&device));
     if (device < 64 && cache[device]) return cache[device] == 1;
     int major, minor;
     CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-    const char *env = getenv("GRID_WGMMA");
-    const int yes = major == 9 && minor == 0 && !(env && !strcmp(env, "0"));
+    const int yes = major == 9 && minor == 0;
     if (device < 64) cache[device] = yes ? 1 : 2;
     return yes;
 #else

@@ -85,7 +85,7 @@ typedef struct {
     size_t stride;     /* floats from one matrix to the next: N * N */
     grid_math math;    /* the updates' arithmetic */
     grid_split *split; /* GRID_TF32X3 on Hopper: the bulk update runs on the warpgroup MMA; NULL: mma.sync */
-    grid_rules rules;  /* the launchers' GPU-dependent choices (grid_rules_current); zeros: the plainest */
+    grid_rules rules;  /* the launchers' GPU-dependent choices (grid_rules_for); zeros: the plainest */
 } grid_plan;
 
 /* Step k's POTRF of the diagonal tile (k,k): one block of T threads per matrix. On a pivot <= 0
@@ -112,10 +112,13 @@ void launch_update_pair_tasks(const grid_plan *p, int k, int first, int last, cu
  * launch_update_tasks and launch_update_pair_tasks are this with 1 and 2 panels. */
 #define GRID_MAX_PANELS 16
 void launch_update_group_tasks(const grid_plan *p, int k, int panels, int first, int last, cudaStream_t s);
-/* 1 when the GRID_TF32X3 bulk updates may run on Hopper's warpgroup MMA (grid_wgmma.cuh): a Hopper
- * build (sm_90a), a GPU of compute capability 9.0, and not GRID_WGMMA=0 in the environment (the
- * mma.sync kernels, for comparison). Asked when planning (grid_policy.c); a plan that may use it
- * carries a split workspace, and the launchers take the warpgroup MMA wherever a plan has one. */
+/* 1 when the GRID_TF32X3 bulk updates can run on Hopper's warpgroup MMA (grid_wgmma.cuh): a Hopper
+ * build (sm_90a) and a GPU of compute capability 9.0. Asked when planning (grid_policy.c, which
+ * also takes the caller's "never": grid_overrides.wgmma); a plan that may use it carries a split
+ * workspace, and the launchers take the warpgroup MMA wherever a plan has one. */
+int grid_wgmma_hardware(void);
+/* The same, unless GRID_WGMMA=0 in the environment (the mma.sync kernels, to compare): the stage's
+ * programs' question (grid_program.c). */
 int grid_wgmma_available(void);
 /* Panels in the quads' round that starts at tile column k (the rule and its measurements:
  * grid_policy.c). */

@@ -109,7 +109,9 @@ static void bench_shape(const env_stamp *e, const tuned_table *t, int n, size_t 
     c.batch = batch;
     char why[256], variant[160], name[96];
     (void)t;
-    if (cholesky_plan_create(&c.plan, n, batch, NULL, why, sizeof why) != 0) {
+    const grid_overrides forced = grid_overrides_env(); /* GRID_* by hand, to compare (grid_program.c) */
+    const cholesky_internal_options in = {NULL, 0, 0, &forced};
+    if (cholesky_plan_create_internal(&c.plan, n, batch, NULL, &in, why, sizeof why) != 0) {
         printf("gpumode %zu x %d: no plan: %s\n", batch, n, why);
         return;
     }
@@ -155,7 +157,7 @@ static void bench_shape(const env_stamp *e, const tuned_table *t, int n, size_t 
     cholesky_options high = CHOLESKY_OPTIONS_INIT;
     high.precision = CHOLESKY_PRECISION_HIGH;
     cholesky_plan *fast = NULL;
-    if (cholesky_plan_create(&fast, n, batch, &high, why, sizeof why) == 0 &&
+    if (cholesky_plan_create_internal(&fast, n, batch, &high, &in, why, sizeof why) == 0 &&
         strstr(cholesky_plan_explain(fast), "precision high: one TF32")) {
         void *fast_work = NULL;
         if (cholesky_plan_workspace_bytes(fast))
@@ -188,6 +190,7 @@ static void bench_shape(const env_stamp *e, const tuned_table *t, int n, size_t 
 
 int main(int argc, char **argv)
 {
+    tuned_env_apply(); /* TUNED_TABLE, TUNED_TABLES: the tuned table by hand (tuned_env.c) */
     cli_no_arguments(argc, argv, USAGE);
     family_init();
     env_stamp e;

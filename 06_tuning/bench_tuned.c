@@ -70,7 +70,9 @@ static plan_ctx plan_auto(int n, size_t batch, size_t chunk, float *d_work, int 
     opt.chunk = chunk;
     plan_ctx c = {NULL, d_work, d_info, NULL};
     char err[256];
-    if (cholesky_plan_create(&c.plan, n, batch, &opt, err, sizeof err) != 0) {
+    const grid_overrides forced = grid_overrides_env(); /* GRID_* by hand, to compare (grid_program.c) */
+    const cholesky_internal_options in = {NULL, 0, 0, &forced};
+    if (cholesky_plan_create_internal(&c.plan, n, batch, &opt, &in, err, sizeof err) != 0) {
         fprintf(stderr, "bench_tuned: %s\n", err);
         exit(2);
     }
@@ -252,6 +254,7 @@ static void bench_one(const env_stamp *e, const tuned_table *t, int n, size_t ba
 
 int main(int argc, char **argv)
 {
+    tuned_env_apply(); /* TUNED_TABLE, TUNED_TABLES: the tuned table by hand (tuned_env.c) */
     cli_no_arguments(argc, argv, USAGE);
     family_init();
     env_stamp e;

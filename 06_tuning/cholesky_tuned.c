@@ -23,6 +23,7 @@
 #include <string.h>
 #include "batched_driver.h"
 #include "cholesky_plan_internal.h"
+#include "tuned.h"
 #include "family.h"
 
 #define PROG "cholesky_tuned"
@@ -46,7 +47,8 @@ static cholesky_plan *plan_for(const stage6_kernels *s, size_t count, int explai
 {
     cholesky_options opt = CHOLESKY_OPTIONS_INIT;
     opt.precision = (cholesky_precision)s->precision;
-    const cholesky_internal_options in = {&s->cfg, s->kchunk, explain_only};
+    const grid_overrides forced = grid_overrides_env(); /* GRID_* by hand, to compare (grid_program.c) */
+    const cholesky_internal_options in = {&s->cfg, s->kchunk, explain_only, &forced};
     cholesky_plan *p;
     char err[256];
     if (cholesky_plan_create_internal(&p, s->n, count, &opt, &in, err, sizeof err) != 0) {
@@ -96,7 +98,8 @@ static int prepare(void *self, const batch_kernel_args *a, int n, size_t batch, 
     if (automatic) {
         cholesky_options opt = CHOLESKY_OPTIONS_INIT;
         opt.precision = (cholesky_precision)a->precision;
-        const cholesky_internal_options in = {NULL, 0, explain_only};
+        const grid_overrides forced = grid_overrides_env();
+        const cholesky_internal_options in = {NULL, 0, explain_only, &forced};
         if (cholesky_plan_create_internal(&whole, n, batch, &opt, &in, msg, sizeof msg) != 0) {
             fprintf(stderr, PROG ": --kernel auto: %s\n", msg);
             return 2;
@@ -191,6 +194,7 @@ static const char *family_help(void)
 
 int main(int argc, char **argv)
 {
+    tuned_env_apply(); /* TUNED_TABLE, TUNED_TABLES: the tuned table by hand (tuned_env.c) */
     family_init();
     static stage6_kernels s;
     const batch_kernels kernels = {.prog = PROG,

@@ -43,8 +43,8 @@ static int grid_launch(const batched_config *c, int n, size_t batch, size_t chun
         grid_work.bytes = one * group;
         grid_work.device = device;
     }
-    grid_policy policy; /* asked on every call: a program's path (a plan asks once) */
-    grid_policy_choose(n, group, &policy);
+    grid_policy policy;                          /* asked on every call: a program's path (a plan asks once) */
+    grid_policy_choose(n, group, NULL, &policy); /* (the rules: a plan takes a program's overrides) */
     for (size_t first = 0; first < batch; first += group) {
         const size_t count = batch - first < group ? batch - first : group;
         const size_t at = first * n * n;

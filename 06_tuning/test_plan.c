@@ -87,7 +87,7 @@ static cholesky_status create(cholesky_plan **plan, int n, size_t batch, const t
     o.chunk = t->chunk;
     o.unaligned = t->unaligned;
     o.precision = (cholesky_precision)t->precision;
-    const cholesky_internal_options in = {t->config, t->kernel_chunk, explain_only};
+    const cholesky_internal_options in = {t->config, t->kernel_chunk, explain_only, NULL};
     return cholesky_plan_create_internal(plan, n, batch, &o, &in, err, len);
 }
 
@@ -327,7 +327,7 @@ static void decision_tests(harness *h)
     const batched_config thread = THREAD_CONFIG(4, 64, 2), staged = STAGED_CONFIG(64), rows = ROWS_CONFIG(32, 2, 1);
     const test_options row_major = {1, NULL, 0, 0, 0}, chunked32 = {32, NULL, 0, 0, 0};
     const test_options thread64 = {1, &thread, 64, 0, 0}, staged_on_chunks = {32, &staged, 0, 0, 0},
-                           rows_interleaved = {999, &rows, 0, 0, 0};
+                       rows_interleaved = {999, &rows, 0, 0, 0};
     decision(h, "auto, row-major n=64 batch=1024: the table's row-major entry, no conversion", 64, 1024, &row_major, 0,
              1, "n = 64, 1024 row-major matrices: ");
     decision(h, "auto, chunked data: run in the caller's chunks", 40, 1000, &chunked32, 0, 32, "chunked (chunk 32)");

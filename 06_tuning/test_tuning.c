@@ -400,6 +400,7 @@ static void test_table_choice(harness *h)
 
 int main(void)
 {
+    tuned_env_apply();
     harness h;
     family_init();
     harness_begin(&h, "stage-6");

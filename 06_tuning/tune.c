@@ -338,6 +338,7 @@ static const char usage[] =
 
 int main(int argc, char **argv)
 {
+    tuned_env_apply(); /* TUNED_TABLE, TUNED_TABLES: the tuned table by hand (tuned_env.c) */
     int quick = 0, ns[128], nexp = 0, c;
     const char *csv_path = NULL, *table_path = NULL;
     static const struct option longs[] = {{"quick", no_argument, 0, 'q'},       {"csv", required_argument, 0, 'c'},

@@ -20,7 +20,7 @@
 
 struct cholesky_plan {
     int n;
-    int device;       /* the GPU it was made on (-1: an explain-only plan) */
+    int device; /* the GPU it was made on (-1: an explain-only plan) */
     size_t batch;
     size_t chunk;                  /* the caller's layout */
     batched_config cfg;            /* what runs */
@@ -196,7 +196,8 @@ cholesky_status cholesky_plan_create_internal(cholesky_plan **plan, int n, size_
         if (setjmp(trap) == 0) make_plan(p, n, batch, opt, in);
     }
     cholesky_status status = door_end();
-    if (status == CHOLESKY_SUCCESS && !live_add(p)) status = door_fail(CHOLESKY_STATUS_OUT_OF_MEMORY, "out of host memory");
+    if (status == CHOLESKY_SUCCESS && !live_add(p))
+        status = door_fail(CHOLESKY_STATUS_OUT_OF_MEMORY, "out of host memory");
     if (status != CHOLESKY_SUCCESS) {
         plan_free(p);
         if (err && len) snprintf(err, len, "%s", cholesky_last_error());
@@ -241,11 +242,12 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
     if (batch < 1) return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "an empty batch: nothing to plan");
     const size_t batch_bytes = batch_bytes_checked(n, batch);
     if (!batch_bytes)
-        return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "%zu matrices of order %d: more bytes than any GPU holds", batch,
-                         n);
+        return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "%zu matrices of order %d: more bytes than any GPU holds",
+                         batch, n);
     if (o.precision != CHOLESKY_PRECISION_HIGHEST && o.precision != CHOLESKY_PRECISION_HIGH)
         return door_fail(CHOLESKY_STATUS_INVALID_VALUE,
-                         "precision %d: CHOLESKY_PRECISION_HIGHEST (0) or CHOLESKY_PRECISION_HIGH (1)", (int)o.precision);
+                         "precision %d: CHOLESKY_PRECISION_HIGHEST (0) or CHOLESKY_PRECISION_HIGH (1)",
+                         (int)o.precision);
     if (o.unaligned != 0 && o.unaligned != 1)
         return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "unaligned = %d: 0 or 1", o.unaligned);
     if (!(in && in->explain_only) && plan_device(&p->device) != CHOLESKY_SUCCESS) return CHOLESKY_STATUS_NO_DEVICE;
@@ -254,8 +256,9 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
     p->batch = batch;
     p->chunk = o.chunk > 1 ? (o.chunk > batch ? batch : o.chunk) : 1;
     cholesky_choice c; /* every decision: cholesky_policy.c */
-    if (cholesky_policy_choose(n, batch, p->chunk, given, in ? in->kernel_chunk : 0, precision, &c, msg, sizeof msg) !=
-        0)
+    const grid_overrides *forced = in ? in->grid : NULL;
+    if (cholesky_policy_choose(n, batch, p->chunk, given, in ? in->kernel_chunk : 0, precision, forced, &c, msg,
+                               sizeof msg) != 0)
         return door_fail(given ? CHOLESKY_STATUS_INVALID_VALUE : CHOLESKY_STATUS_NOT_SUPPORTED, "%s", msg);
     p->cfg = c.cfg;
     p->kchunk = c.kchunk;
@@ -303,6 +306,8 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
         if (p->policy.rules.sm_count)
             append(p, ", launch rules for %d SMs%s", p->policy.rules.sm_count,
                    p->policy.rules.chain_overlap ? " with early chain starts" : "");
+        char words[256];
+        if (grid_overrides_describe(forced, words, sizeof words)) append(p, "; forced by the caller: %s", words);
     }
     if (precision == CHOLESKY_PRECISION_HIGH) {
         if (p->grid && p->policy.math == GRID_TF32)
@@ -445,8 +450,8 @@ cholesky_status cholesky_execute(cholesky_plan *p, const float *d_in, float *d_o
         }
         rc = run(p, d_in, d_out, d_info, (char *)d_work, staged, s);
         if (rc == 0 && p->grid)
-            CUDA_CHECK(cudaEventRecordWithFlags(turn[p->device].done, s,
-                                                capture == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : 0));
+            CUDA_CHECK(cudaEventRecordWithFlags(
+                turn[p->device].done, s, capture == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : 0));
     }
     if (rc != 0 && p->grid) grid_context_recover(p->ctx, s);
     if (p->grid) pthread_mutex_unlock(&turn[p->device].lock);

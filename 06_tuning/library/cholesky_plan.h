@@ -59,12 +59,12 @@ int cholesky_version(void);
 
 typedef enum {
     CHOLESKY_SUCCESS = 0,
-    CHOLESKY_STATUS_INVALID_VALUE = 1, /* an argument the plan cannot take (n, batch, a NULL pointer) */
-    CHOLESKY_STATUS_MISALIGNED = 2,    /* a pointer the plan's kernels cannot read (cholesky_options.unaligned) */
-    CHOLESKY_STATUS_OUT_OF_MEMORY = 3, /* host or device memory */
-    CHOLESKY_STATUS_CUDA_ERROR = 4,    /* a CUDA call failed: cholesky_last_error() names it */
-    CHOLESKY_STATUS_BUSY = 5,          /* the plan's streams are in another stream's open capture */
-    CHOLESKY_STATUS_NOT_SUPPORTED = 6, /* no tuned table, or no configuration for this shape */
+    CHOLESKY_STATUS_INVALID_VALUE = 1,  /* an argument the plan cannot take (n, batch, a NULL pointer) */
+    CHOLESKY_STATUS_MISALIGNED = 2,     /* a pointer the plan's kernels cannot read (cholesky_options.unaligned) */
+    CHOLESKY_STATUS_OUT_OF_MEMORY = 3,  /* host or device memory */
+    CHOLESKY_STATUS_CUDA_ERROR = 4,     /* a CUDA call failed: cholesky_last_error() names it */
+    CHOLESKY_STATUS_BUSY = 5,           /* the plan's streams are in another stream's open capture */
+    CHOLESKY_STATUS_NOT_SUPPORTED = 6,  /* no tuned table, or no configuration for this shape */
     CHOLESKY_STATUS_INTERNAL_ERROR = 7, /* a rule of the library broken: a bug, please report it */
     CHOLESKY_STATUS_NO_DEVICE = 8       /* no NVIDIA GPU or no driver: cholesky_plan_create makes no plan */
 } cholesky_status;
@@ -109,7 +109,10 @@ typedef struct {
     cholesky_precision precision; /* CHOLESKY_PRECISION_HIGHEST (default) or CHOLESKY_PRECISION_HIGH */
     int unaligned;                /* 1: execute also takes pointers that are only 4-byte aligned */
 } cholesky_options;
-#define CHOLESKY_OPTIONS_INIT {sizeof(cholesky_options), 1, CHOLESKY_PRECISION_HIGHEST, 0}
+#define CHOLESKY_OPTIONS_INIT                                      \
+    {                                                              \
+        sizeof(cholesky_options), 1, CHOLESKY_PRECISION_HIGHEST, 0 \
+    }
 
 /* CHOLESKY_SUCCESS and *plan, for the current GPU; or a status with *plan NULL and the reason in
  * err (one line; err may be NULL, then cholesky_last_error() has it). Without a GPU or a driver:

@@ -7,6 +7,7 @@
 
 #include "cholesky_plan.h"
 #include "batched_cholesky.h"
+#include "grid_policy.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,6 +17,8 @@ typedef struct {
     const batched_config *config; /* NULL: auto (the tuned table); else this configuration */
     size_t kernel_chunk;          /* with config: the layout it runs in (0: the caller's) */
     int explain_only;             /* 1: made without asking for a GPU, to be explained (never executed) */
+    const grid_overrides *grid;   /* the whole-GPU choices forced by hand (a program's GRID_* switches:
+                                     grid_overrides_env); NULL: none. The explanation names them. */
 } cholesky_internal_options;
 
 /* cholesky_plan_create with the course's own choices (in may be NULL: as cholesky_plan_create). */

@@ -15,7 +15,7 @@ size_t grid_group_size(int n, size_t batch)
 }
 
 int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_config *given, size_t given_kchunk,
-                           int precision, cholesky_choice *out, char *err, size_t len)
+                           int precision, const grid_overrides *forced, cholesky_choice *out, char *err, size_t len)
 {
     family_init();
     out->why[0] = '\0';
@@ -47,11 +47,11 @@ int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_conf
         out->cfg.unroll = cyclic_variant_choose(out->cfg.threads, out->cfg.per_block, n, batch);
     if (out->cfg.kernel == BATCHED_GRID) {
         out->group = grid_group_size(n, batch);
-        grid_policy_choose(n, out->group, &out->grid);
+        grid_policy_choose(n, out->group, forced, &out->grid);
         /* Precision high: the one-pass TF32 updates where the tensor cores would run 3xTF32; fp32
          * updates stay (the smaller shapes, where they are the faster path anyway). */
         if (precision == CHOLESKY_PRECISION_HIGH && out->grid.math == GRID_TF32X3)
-            grid_policy_for(out->grid.mode, GRID_TF32, n, out->group, &out->grid);
+            grid_policy_for(out->grid.mode, GRID_TF32, n, out->group, forced, &out->grid);
     }
     return 0;
 }

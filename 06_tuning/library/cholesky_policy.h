@@ -28,14 +28,15 @@ typedef struct {
 
 /* The choice for n, batch and the caller's layout `chunk` (1 row-major); given: the caller's
  * configuration (NULL: the tuned table's) and its layout given_kchunk (0: the caller's); precision a
- * cholesky_precision (high: the whole-GPU updates in one TF32 pass where they would run 3xTF32). 0, or -1
- * with the reason in err (no tuned table, no entry for this shape, a configuration refused). */
+ * cholesky_precision (high: the whole-GPU updates in one TF32 pass where they would run 3xTF32);
+ * forced: the whole-GPU choices a program forces by hand (NULL: none). 0, or -1 with the reason in
+ * err (no tuned table, no entry for this shape, a configuration refused). */
 int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_config *given, size_t given_kchunk,
-                           int precision, cholesky_choice *out, char *err, size_t len);
+                           int precision, const grid_overrides *forced, cholesky_choice *out, char *err, size_t len);
 
 /* The whole-GPU group size alone, for the registered grid kernel (family_grid.c) too. A group's
- * policy is stage 03's rule (grid_policy_choose, 03_left_right_top/grid_policy.c, which reads
- * GRID_MODE / GRID_MATH to choose by hand), asked here at plan time and kept in the choice. */
+ * policy is stage 03's rule (grid_policy_choose, 03_left_right_top/grid_policy.c, with what the
+ * plan's options force), asked here at plan time and kept in the choice. */
 size_t grid_group_size(int n, size_t batch);
 
 #ifdef __cplusplus

@@ -11,9 +11,9 @@ static _Thread_local struct {
     char message[512];      /* its message; kept after the call for cholesky_last_error */
 } door;
 
-static const char *const status_words[] = {"success",    "invalid value", "misaligned pointer", "out of memory",
-                                           "CUDA error", "busy",          "not supported",      "internal error",
-                                           "no device"};
+static const char *const status_words[] = {"success",       "invalid value",  "misaligned pointer",
+                                           "out of memory", "CUDA error",     "busy",
+                                           "not supported", "internal error", "no device"};
 
 const char *cholesky_status_string(cholesky_status s)
 {

@@ -123,7 +123,7 @@ static void one_create(tally *t, pooled *pool, int *live, cholesky_plan **gone, 
     char *e = pick(5) ? err : NULL;
     memset(err, 'x', sizeof err);
     cholesky_plan *plan = (cholesky_plan *)&err, **where = pick(20) ? &plan : NULL;
-    const cholesky_internal_options in = {NULL, 0, 1};
+    const cholesky_internal_options in = {NULL, 0, 1, NULL};
     const int want = expected_create(where, n, batch, o);
     const cholesky_status st = internal ? cholesky_plan_create_internal(where, n, batch, o, &in, e, len)
                                         : cholesky_plan_create(where, n, batch, o, e, len);
@@ -188,9 +188,11 @@ static void one_execute(tally *t, const pooled *pool, int live, cholesky_plan *c
     t->calls++;
     if ((int)st != want)
         wrong(t, "execute(%s plan, in %#lx, out %#lx, info %#lx, work %#lx; needs %zu): %s, want %s",
-              is_live ? "a live" : plan ? "a destroyed" : "no", (unsigned long)in, (unsigned long)out,
-              (unsigned long)info, (unsigned long)work, need, cholesky_status_string(st),
-              cholesky_status_string((cholesky_status)want));
+              is_live ? "a live"
+              : plan  ? "a destroyed"
+                      : "no",
+              (unsigned long)in, (unsigned long)out, (unsigned long)info, (unsigned long)work, need,
+              cholesky_status_string(st), cholesky_status_string((cholesky_status)want));
 }
 
 static void one_query(tally *t, const pooled *pool, int live, cholesky_plan *const *gone, int ngone)
@@ -239,7 +241,7 @@ static void argument_tests(harness *h)
     harness_check(h, creates.calls + executes.calls + queries.calls >= CALLS, "at least 100 000 calls made",
                   "%ld creates, %ld executes, %ld queries", creates.calls, executes.calls, queries.calls);
     /* The sizes at the edge, named: the batch whose bytes are 2^60 is taken, one more is refused. */
-    const cholesky_internal_options in = {NULL, 0, 1};
+    const cholesky_internal_options in = {NULL, 0, 1, NULL};
     cholesky_plan *p = NULL;
     const size_t edge = ((size_t)1 << 60) / ((size_t)65536 * 65536 * sizeof(float));
     const cholesky_status a = cholesky_plan_create_internal(&p, 65536, edge, NULL, &in, NULL, 0);
@@ -313,7 +315,8 @@ static void *thread_body(void *arg)
 static void thread_test(harness *h, int n, size_t batch)
 {
     char name[128];
-    snprintf(name, sizeof name, "8 threads, a plan each, 50 calls x 5 rounds at %zu x %d^2: one thread's bits", batch, n);
+    snprintf(name, sizeof name, "8 threads, a plan each, 50 calls x 5 rounds at %zu x %d^2: one thread's bits", batch,
+             n);
     harness_start(h, "%s", name);
     const size_t bytes = batch * (size_t)n * n * sizeof(float);
     const gen_params p = gen_params_make(FAMILY_SPD, harness_seed(8300 + n), 0, 0);
@@ -336,7 +339,8 @@ static void thread_test(harness *h, int n, size_t batch)
         const size_t work = cholesky_plan_workspace_bytes(plan);
         ok = (!work || cudaMalloc(&d_work, work) == cudaSuccess) &&
              cholesky_execute(plan, d_in, d_check, d_info, d_work, 0) == CHOLESKY_SUCCESS &&
-             cudaDeviceSynchronize() == cudaSuccess && verify_generated_batch(&p, n, batch, 1, d_check, d_info, 2, "  lib");
+             cudaDeviceSynchronize() == cudaSuccess &&
+             verify_generated_batch(&p, n, batch, 1, d_check, d_info, 2, "  lib");
         cudaFree(d_work);
     } else ok = 0;
     cudaFree(d_check), cudaFree(d_info);
@@ -357,7 +361,8 @@ static void thread_test(harness *h, int n, size_t batch)
         }
     }
     cudaFree(d_in);
-    harness_check(h, ok && !wrong && !failed, name, "%s%d calls, %d factors differ from one thread's, %d threads failed%s%s",
+    harness_check(h, ok && !wrong && !failed, name,
+                  "%s%d calls, %d factors differ from one thread's, %d threads failed%s%s",
                   ok ? "" : "one thread's factor wrong or not made; ", calls, wrong, failed, why[0] ? ": " : "", why);
 }
 

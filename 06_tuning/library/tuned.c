@@ -279,59 +279,99 @@ int tuned_table_pick(const char *gpu, const tuned_places *pl, char *path, size_t
     return 0;
 }
 
-static void read_default(void);
+/* The table of each kind of GPU the process plans for, read once, whichever thread asks first (the
+ * library's plans may be made by several threads at once, on GPUs of different kinds). */
+#define TABLE_KINDS 8
+static struct {
+    char gpu[256]; /* the GPU's name ("" none) */
+    int state;     /* 1 read, -1 failed */
+    tuned_table table;
+    char notice[512], error[1200];
+} loaded[TABLE_KINDS];
+static int kinds;
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static char tables_dir[1024];                  /* tuned_tables_dir_set's; empty: TUNED_TABLES_DIR */
+static char named_file[1024], named_dir[1024]; /* tuned_places_set's (a program's TUNED_TABLE, TUNED_TABLES) */
+
+void tuned_tables_dir_set(const char *dir) { snprintf(tables_dir, sizeof tables_dir, "%s", dir ? dir : ""); }
+
+void tuned_places_set(const char *file, const char *dir)
+{
+    snprintf(named_file, sizeof named_file, "%s", file ? file : "");
+    snprintf(named_dir, sizeof named_dir, "%s", dir ? dir : "");
+}
+
+/* The current GPU's name ("" without one), asked once per device. */
+static void current_gpu(char *gpu, size_t len)
+{
+    static char names[64][256];
+    static int asked[64];
+    int count = 0, dev = 0;
+    gpu[0] = '\0';
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1 || cudaGetDevice(&dev) != cudaSuccess) {
+        (void)cudaGetLastError(); /* no GPU is not an error here: the course's table is read */
+        return;
+    }
+    if (dev >= 0 && dev < 64 && asked[dev]) {
+        snprintf(gpu, len, "%s", names[dev]);
+        return;
+    }
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess) snprintf(gpu, len, "%s", prop.name);
+    else (void)cudaGetLastError();
+    if (dev >= 0 && dev < 64) snprintf(names[dev], sizeof names[dev], "%s", gpu), asked[dev] = 1;
+}
+
+/* Pick and read the table of the GPU named gpu into slot k. */
+static void read_for(int k, const char *gpu)
+{
+    char path[1024];
+    const char *shipped = tables_dir[0] ? tables_dir : TUNED_TABLES_DIR;
+    const char *dir = named_dir[0] ? named_dir : shipped;
+    char course[1100];
+    DIR *there = opendir(dir);
+    if (there) closedir(there);
+    else dir = TUNED_BUILTIN; /* no such folder (an installed library): the tables compiled in */
+    snprintf(course, sizeof course, "%s%s%s", there ? shipped : TUNED_BUILTIN, there ? "/" : "", TUNED_COURSE_TABLE);
+    const tuned_places pl = {named_file, TUNED_OWN_DIR, dir, course};
+    snprintf(loaded[k].gpu, sizeof loaded[k].gpu, "%s", gpu);
+    if (tuned_table_pick(gpu, &pl, path, sizeof path, loaded[k].notice, sizeof loaded[k].notice) != 0) {
+        snprintf(loaded[k].error, sizeof loaded[k].error, "tuned table: %s: cannot open: %s", path, strerror(errno));
+        loaded[k].state = -1;
+        return;
+    }
+    char err[1100];
+    loaded[k].state = tuned_table_read(path, &loaded[k].table, err, sizeof err) == 0 ? 1 : -1;
+    if (loaded[k].state < 0) snprintf(loaded[k].error, sizeof loaded[k].error, "tuned table: %s", err);
+    else snprintf(loaded[k].table.path, sizeof loaded[k].table.path, "%s", path);
+}
+
+const tuned_table *tuned_table_load(const char **notice, const char **error)
+{
+    static const char *const too_many = "tuned table: more than 8 kinds of GPU in one process";
+    char gpu[256];
+    current_gpu(gpu, sizeof gpu);
+    pthread_mutex_lock(&load_lock);
+    int k = 0;
+    while (k < kinds && strcmp(loaded[k].gpu, gpu)) k++;
+    if (k == kinds && kinds < TABLE_KINDS) read_for(kinds++, gpu);
+    pthread_mutex_unlock(&load_lock);
+    if (k == TABLE_KINDS) {
+        if (notice) *notice = "";
+        if (error) *error = too_many;
+        return NULL;
+    }
+    if (notice) *notice = loaded[k].notice;
+    if (error) *error = loaded[k].error;
+    return loaded[k].state > 0 ? &loaded[k].table : NULL;
+}
+
 static void say_default(void)
 {
     const char *notice, *error;
     tuned_table_load(&notice, &error);
     if (notice[0]) fprintf(stderr, "%s\n", notice);
     if (error[0]) fprintf(stderr, "%s\n", error);
-}
-
-/* Read once per process, whichever thread asks first (the library's plans may be made by
- * several threads at once). */
-static tuned_table default_table;
-static int default_state; /* 1 read, -1 failed */
-static char default_notice[512], default_error[1200];
-static char tables_dir[1024]; /* tuned_tables_dir_set's; empty: TUNED_TABLES_DIR */
-
-void tuned_tables_dir_set(const char *dir) { snprintf(tables_dir, sizeof tables_dir, "%s", dir ? dir : ""); }
-
-static void read_default(void)
-{
-    char gpu[256] = "", path[1024];
-    int count = 0, dev = 0;
-    struct cudaDeviceProp prop;
-    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0 && cudaGetDevice(&dev) == cudaSuccess &&
-        cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
-        snprintf(gpu, sizeof gpu, "%s", prop.name);
-    (void)cudaGetLastError(); /* no GPU is not an error here: the course's table is read */
-    const char *tables = getenv("TUNED_TABLES"), *shipped = tables_dir[0] ? tables_dir : TUNED_TABLES_DIR;
-    char course[1100];
-    const char *dir = tables && *tables ? tables : shipped;
-    DIR *there = opendir(dir);
-    if (there) closedir(there);
-    else dir = TUNED_BUILTIN; /* no such folder (an installed library): the tables compiled in */
-    snprintf(course, sizeof course, "%s%s%s", there ? shipped : TUNED_BUILTIN, there ? "/" : "", TUNED_COURSE_TABLE);
-    const tuned_places pl = {getenv("TUNED_TABLE"), TUNED_OWN_DIR, dir, course};
-    if (tuned_table_pick(gpu, &pl, path, sizeof path, default_notice, sizeof default_notice) != 0) {
-        snprintf(default_error, sizeof default_error, "tuned table: %s: cannot open: %s", path, strerror(errno));
-        default_state = -1;
-        return;
-    }
-    char err[1100];
-    default_state = tuned_table_read(path, &default_table, err, sizeof err) == 0 ? 1 : -1;
-    if (default_state < 0) snprintf(default_error, sizeof default_error, "tuned table: %s", err);
-    else snprintf(default_table.path, sizeof default_table.path, "%s", path);
-}
-
-const tuned_table *tuned_table_load(const char **notice, const char **error)
-{
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, read_default);
-    if (notice) *notice = default_notice;
-    if (error) *error = default_error;
-    return default_state > 0 ? &default_table : NULL;
 }
 
 const tuned_table *tuned_table_default(void)

@@ -78,17 +78,24 @@ typedef struct {
 int tuned_table_pick(const char *gpu, const tuned_places *places, char *path, size_t len, char *notice, size_t nlen);
 
 /* The table the driver and the benchmark use, picked as above for the current GPU and read once
- * (its path field says which); the notice, if any, goes to stderr. NULL, with a
+ * (its path field says which); the notice, if any, goes to stderr (once). NULL, with a
  * message on stderr, when it cannot be read. */
 const tuned_table *tuned_table_default(void);
 /* The same table, printing nothing (the library): *notice the line above ("" none), *error why it
- * is NULL. Safe from several threads. */
+ * is NULL. Read once per kind of GPU (by its name: two kinds in one machine get their own), on
+ * the GPU current when it is asked. Safe from several threads. */
 const tuned_table *tuned_table_load(const char **notice, const char **error);
 
 /* Read the checked-in tables (and the course's own) from `dir` instead of TUNED_TABLES_DIR: a copy
- * shipped with the library (the Python package's). Only before the first tuned_table_load; the
- * environment's TUNED_TABLE and TUNED_TABLES still win. */
+ * shipped with the library (the Python package's). Only before the first tuned_table_load; what
+ * tuned_places_set names still wins. */
 void tuned_tables_dir_set(const char *dir);
+/* A table file taken as it is (file), and a folder of tables in place of the checked-in ones (dir),
+ * NULL or "": none. Only before the first tuned_table_load. Nothing here reads the environment: the
+ * programs pass their TUNED_TABLE and TUNED_TABLES on (tuned_env_apply, 06_tuning/tuned_env.c). */
+void tuned_places_set(const char *file, const char *dir);
+/* The programs' side: tuned_places_set from the environment's TUNED_TABLE and TUNED_TABLES. */
+void tuned_env_apply(void);
 
 /* A GPU's name as a file name: every character but letters and digits becomes '_'. */
 void tuned_gpu_slug(const char *gpu, char *slug, size_t len);

@@ -6,6 +6,7 @@
  * course_execute: the caller's device memory (a torch tensor, a cupy array) and the caller's stream,
  * as they are. Nothing is copied or allocated here and nothing waits for the GPU. A failure comes
  * back as the door's status (cholesky_status) with its message; nothing here exits or prints. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <cuda_runtime.h>
@@ -49,6 +50,8 @@ static void leave_device(int previous)
 void *course_plan_create(int device, int n, size_t batch, int unaligned, int precision, char *explain, size_t elen,
                          size_t *work_bytes, int *status, char *msg, size_t len)
 {
+    static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+    pthread_once(&env_once, tuned_env_apply); /* (also where course_tables_dir was never called) */
     cholesky_plan *plan = NULL;
     int previous;
     *status = enter_device(device, &previous, msg, len);
@@ -56,7 +59,11 @@ void *course_plan_create(int device, int n, size_t batch, int unaligned, int pre
     cholesky_options opt = CHOLESKY_OPTIONS_INIT;
     opt.unaligned = unaligned;
     opt.precision = (cholesky_precision)precision;
-    *status = (int)cholesky_plan_create(&plan, n, batch, &opt, msg, len);
+    /* The whole-GPU switches of stage 03 (GRID_MODE, GRID_MATH, ...: to compare by hand), read here,
+     * in the package's own layer, and passed to the plan as options. */
+    const grid_overrides forced = grid_overrides_env();
+    const cholesky_internal_options in = {NULL, 0, 0, &forced};
+    *status = (int)cholesky_plan_create_internal(&plan, n, batch, &opt, &in, msg, len);
     if (*status == CHOLESKY_SUCCESS) {
         snprintf(explain, elen, "%s", cholesky_plan_explain(plan));
         *work_bytes = cholesky_plan_workspace_bytes(plan);
@@ -69,7 +76,11 @@ void course_plan_destroy(void *plan) { cholesky_plan_destroy((cholesky_plan *)pl
 
 /* The tuned tables shipped inside the Python package (read before the first plan): the library's
  * own path to them is the course folder it was built in. */
-void course_tables_dir(const char *dir) { tuned_tables_dir_set(dir); }
+void course_tables_dir(const char *dir)
+{
+    tuned_tables_dir_set(dir);
+    tuned_env_apply(); /* TUNED_TABLE and TUNED_TABLES win over the package's copy (tuned_env.c) */
+}
 
 /* Factor the plan's batch from d_in into d_out (may be d_in) on GPU `device`, in the order of
  * `stream` (the framework's current stream, as it is: torch's default stream is NULL, the
