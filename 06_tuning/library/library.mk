@@ -28,7 +28,7 @@ lib-link: $(LIB_OBJS) 06_tuning/library/library.map
 	@mkdir -p $(LIB_OUT)
 	$(NVCC) -shared $(LDFLAGS) $(filter %.o %.a,$^) -o $(LIB_OUT)/libcourse_cholesky.so.$(LIB_VERSION) -lm \
 		-Xlinker -soname=$(LIB_SO_NAME) -Xlinker --version-script=06_tuning/library/library.map \
-		-Xlinker --as-needed -Xlinker -Map=$(LIB_OUT)/libcourse_cholesky.map
+		-Xlinker --as-needed -Xlinker --no-undefined -Xlinker -Map=$(LIB_OUT)/libcourse_cholesky.map
 	@bash 06_tuning/library/check_no_exit.sh --no-env $(LIB_OUT)/libcourse_cholesky.map $(COMMON_LIB) || { rm -f $(LIB_OUT)/libcourse_cholesky.so.*; exit 1; }
 	@# The static archive: one object with the same symbols made global as the shared library exports.
 	@sed -n 's/^ *\(cholesky_[a-z_]*\);$$/\1/p' 06_tuning/library/library.map > $(LIB_OUT)/public.syms
