@@ -162,7 +162,11 @@ static cholesky_status plan_device(int *device)
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count < 1) {
         (void)cudaGetLastError();
-        return door_fail(CHOLESKY_STATUS_NO_DEVICE, "no NVIDIA GPU / driver on this machine (CUDA says: %s)",
+        char older[96] = ""; /* CUDA says "insufficient driver" for none and for one too old alike */
+        if (e == cudaErrorInsufficientDriver)
+            snprintf(older, sizeof older, ", or a driver older than this library's CUDA %d.%d needs",
+                     CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+        return door_fail(CHOLESKY_STATUS_NO_DEVICE, "no NVIDIA GPU / driver on this machine%s (CUDA says: %s)", older,
                          e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA-capable device is detected");
     }
     const cudaError_t g = cudaGetDevice(device);
@@ -250,7 +254,10 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
                          (int)o.precision);
     if (o.unaligned != 0 && o.unaligned != 1)
         return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "unaligned = %d: 0 or 1", o.unaligned);
-    if (!(in && in->explain_only) && plan_device(&p->device) != CHOLESKY_SUCCESS) return CHOLESKY_STATUS_NO_DEVICE;
+    if (!(in && in->explain_only)) {
+        const cholesky_status found = plan_device(&p->device);
+        if (found != CHOLESKY_SUCCESS) return found;
+    }
     const int precision = o.precision;
     p->n = n;
     p->batch = batch;

@@ -13,7 +13,14 @@
  *     cholesky_plan_destroy(plan);
  *
  * The input: `batch` symmetric positive definite matrices of order n, float32, in the plan's
- * layout; the factor L is written in the lower triangle of the output, zeros above.
+ * layout; the factor L is written in the lower triangle of the output, zeros above. Element (i, j)
+ * of matrix b (0-based; start = b - b % chunk, w = min(chunk, batch - start)) is at
+ *     row-major (chunk 0 or 1):      b n^2 + i n + j
+ *     interleaved (chunk >= batch):  (i n + j) batch + b
+ *     chunked:                       start n^2 + (b - start) + (i n + j) w
+ * with no leading dimension or stride between matrices (pack them first). Held column-major (as
+ * LAPACK and cuSOLVER hold them), a row-major lower L is the upper factor U = L^T of that matrix:
+ * the same bytes, the other triangle's name.
  *
  * The plan decides, for the GPU current when it is made: the kernel family and its configuration
  * (the tuned table of this GPU), the layout the kernel runs in and so the conversions, and for the
@@ -28,8 +35,24 @@
  * happened (per host thread). After an error that is not sticky (a bad pointer, out of memory) the
  * next call works; after a sticky one (an illegal address) CUDA itself refuses every later call.
  * NULL where a plan or an output is expected: CHOLESKY_STATUS_INVALID_VALUE (the queries answer 0
- * or ""); a destroyed plan is refused the same way, and destroying NULL or a destroyed plan does
- * nothing. A batch whose bytes do not fit in a size_t is refused, never wrapped.
+ * or ""); a destroyed plan is refused the same way (the library keeps the list of live plans; a
+ * pointer whose address a newer plan has taken is that plan), and destroying NULL or a destroyed
+ * plan does nothing. A batch of more than 2^60 bytes is refused, never wrapped. The string of
+ * cholesky_last_error() is the thread's own and is rewritten by its next failing call.
+ *
+ * Lifetimes: destroy a plan only after the work it enqueued has finished (and no captured graph
+ * holding its calls will be launched again), and never while another thread uses it. The workspace
+ * (cholesky_plan_workspace_bytes, 256-byte aligned; at most the batch's bytes once more for a
+ * conversion and once more for `unaligned`, plus a whole-GPU plan's padded copies and split panels,
+ * each at most 512 MiB) belongs to one call at a time: calls that may overlap (other streams,
+ * threads) need workspaces of their own. Making a plan allocates no device memory (a whole-GPU plan
+ * makes streams, events and, at its first call, its graphs). The string of cholesky_plan_explain
+ * lives as long as the plan.
+ *
+ * The library carries its own CUDA runtime (linked in): the caller's CUDA calls and its own meet
+ * on the driver's terms (device pointers, streams, events, the current device are shared); an error
+ * of its launches is its return value, never the caller's cudaGetLastError(). A driver at least as
+ * new as that runtime (the CUDA it was built with) is needed; an older one reads as no device.
  *
  * Threads: plans may be made and executed from several host threads at once. A plan of the
  * whole-GPU path (n > 128) keeps streams and graphs of its own: its executes are taken one at a

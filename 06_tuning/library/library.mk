@@ -15,9 +15,16 @@ LIB_TAG := $(subst $() ,-,$(strip $(LIB_ARCHS)))
 # when LIB_ARCHS is this build's architecture, else in build/lib-objects-<archs>/.
 LIB_BUILD := $(if $(and $(filter 1,$(words $(LIB_ARCHS))),$(filter $(strip $(LIB_ARCHS)),$(SM_LIST))),build,build/lib-objects-$(LIB_TAG))
 LIB_DIR := build/lib-$(LIB_TAG)
-LIB_OBJS = $(S6)/library/check_status.o $(filter-out $(LIB_PROGRAM_OBJS),$(PLAN_OBJS)) $(COMMON_LIB)
-# What only programs link: the parts that read the environment (stage 03's grid_program.c, stage 06's tuned_env.c).
-LIB_PROGRAM_OBJS = $(BUILD)/03_left_right_top/grid_program.o $(S6)/tuned_env.o
+LIB_OBJS = $(S6)/library/check_status.o $(filter-out $(LIB_PROGRAM_OBJS),$(PLAN_OBJS)) $(S6)/library/tuned_installed.o \
+	$(COMMON_LIB)
+# What only programs link: the parts that read the environment (stage 03's grid_program.c, stage
+# 06's tuned_env.c), and tuned.o, which knows where the source tree's tables and make tune's are.
+LIB_PROGRAM_OBJS = $(BUILD)/03_left_right_top/grid_program.o $(S6)/tuned_env.o $(S6)/library/tuned.o
+# The installed library's tuned.c: no path into the source tree or the build (an installed copy
+# reads the tables compiled in, whatever the source folder holds or later make tune writes).
+$(S6)/library/tuned_installed.o: 06_tuning/library/tuned.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(CCACHE) $(CC) $(CFLAGS) -DTUNED_TABLES_DIR='""' -DTUNED_OWN_DIR='""' -MMD -MP -c $< -o $@
 LIB_SO_NAME := libcourse_cholesky.so.$(LIB_SOVERSION)
 
 # Inside the sub-make (BUILD = LIB_BUILD, ARCHS = LIB_ARCHS): link what LIB_OBJS built.
@@ -41,7 +48,8 @@ lib:
 	@$(MAKE) --no-print-directory BUILD=$(LIB_BUILD) SAN= DEBUG= ARCHS="$(LIB_ARCHS)" LIB_OUT=$(abspath $(LIB_DIR)) lib-link
 	@echo "libcourse_cholesky $(LIB_VERSION) for $(LIB_ARCHS): $(LIB_DIR)/ (make install PREFIX=dir puts it where C and CMake look)"
 
-# make install PREFIX=dir: the header, the libraries, pkg-config's course_cholesky.pc and CMake's
+# make install PREFIX=dir: the header, the libraries, pkg-config's course_cholesky.pc (and
+# course_cholesky-static.pc, the archive) and CMake's
 # CourseCholesky package (find_package(CourseCholesky) -> CourseCholesky::course_cholesky).
 PREFIX ?= /usr/local
 install: lib
@@ -52,8 +60,8 @@ install: lib
 	ln -sf libcourse_cholesky.so.$(LIB_VERSION) $$p/lib/$(LIB_SO_NAME) && \
 	ln -sf $(LIB_SO_NAME) $$p/lib/libcourse_cholesky.so && \
 	install -m 644 $(LIB_DIR)/libcourse_cholesky.a $$p/lib/ && \
-	sed -e "s|@PREFIX@|$$p|g; s|@VERSION@|$(LIB_VERSION)|g; s|@CUDA_HOME@|$(CUDA_HOME)|g" \
-		06_tuning/library/course_cholesky.pc.in > $$p/lib/pkgconfig/course_cholesky.pc && \
+	for pc in course_cholesky course_cholesky-static; do sed -e "s|@VERSION@|$(LIB_VERSION)|g; s|@CUDA_HOME@|$(CUDA_HOME)|g" \
+		06_tuning/library/$$pc.pc.in > $$p/lib/pkgconfig/$$pc.pc || exit 1; done && \
 	sed -e "s|@VERSION@|$(LIB_VERSION)|g; s|@SOVERSION@|$(LIB_SOVERSION)|g" \
 		06_tuning/library/CourseCholeskyConfig.cmake.in > $$p/lib/cmake/CourseCholesky/CourseCholeskyConfig.cmake && \
 	sed -e "s|@VERSION@|$(LIB_VERSION)|g" \

@@ -35,6 +35,10 @@ installed_tests() {
     record "the shared library exports the header's functions and nothing else" $([ -n "$api" ] && [ "$api" = "$exported" ] && echo PASS || echo FAIL) "header: $api; exported: ${exported:0:300}"
     archived=$(nm -g --defined-only $prefix/lib/libcourse_cholesky.a 2> /dev/null | awk 'NF == 3 {print $3}' | sort -u | tr '\n' ' ')
     record "the static archive's global symbols are the header's functions" $([ -n "$api" ] && [ "$api" = "$archived" ] && echo PASS || echo FAIL) "archive: ${archived:0:300}"
+    # An installed copy reads the tables compiled in: no path to the tables here or to make tune's.
+    local paths
+    paths=$(strings $prefix/lib/libcourse_cholesky.so 2> /dev/null | grep -E "^$PWD/(06_tuning/tables|build)" | sort -u | tr '\n' ' ')
+    record "the installed library names no folder of the source tree's tables or of the build" $([ -f $prefix/lib/libcourse_cholesky.so ] && [ -z "$paths" ] && echo PASS || echo FAIL) "${paths:-none}"
     local cflags="-I$prefix/include -I$cuda_home/include"
     record "the installed header alone compiles as C11" $(ok bash -c "echo '#include <course_cholesky/cholesky_plan.h>' | gcc -std=c11 -Wall -Werror $cflags -x c -c - -o /dev/null") ""
     record "the installed header alone compiles as C++11" $(ok bash -c "echo '#include <course_cholesky/cholesky_plan.h>
@@ -51,6 +55,11 @@ example_tests() {
     fi
     setup bash -c "( $build ) > '$tmp/$how.log' 2>&1"
     record "example ($how): built outside the tree" $([ -x "$bin" ] && echo PASS || echo FAIL) "$(tail -n 3 $tmp/$how.log 2> /dev/null | tr '\n' ' ')"
+    if [ "$how" = "pkg-config, static" ]; then
+        local needed
+        needed=$(readelf -d "$bin" 2> /dev/null | grep -o 'libcourse_cholesky[^]]*' | tr '\n' ' ')
+        record "example ($how): the archive inside it, no libcourse_cholesky.so needed" $([ -x "$bin" ] && [ -z "$needed" ] && echo PASS || echo FAIL) "NEEDED: ${needed:-none}"
+    fi
     local shape out rc
     for shape in "64 1024" "4096 1"; do
         if [ -x "$bin" ]; then out=$("$bin" $shape 2>&1); rc=$?; else out="not built"; rc=-1; fi

@@ -248,8 +248,9 @@ int tuned_table_pick(const char *gpu, const tuned_places *pl, char *path, size_t
     } /* asked for by name: no questions */
     tuned_gpu_slug(gpu ? gpu : "", slug, sizeof slug);
     if (gpu && *gpu) {
+        const int own = pl->own_dir && *pl->own_dir;         /* (none in an installed library) */
         snprintf(path, len, "%s/%s.tsv", pl->own_dir, slug); /* 1. make tune on this GPU, the full sweep */
-        if (table_of(path, gpu)) return 0;
+        if (own && table_of(path, gpu)) return 0;
         DIR *dir = opendir(pl->tables_dir); /* 2. the checked-in tables: the one stamped with this GPU */
         struct dirent *de;
         int found = 0;
@@ -267,7 +268,7 @@ int tuned_table_pick(const char *gpu, const tuned_places *pl, char *path, size_t
         }
         if (found) return 0;
         snprintf(path, len, "%s/%s-quick.tsv", pl->own_dir, slug); /* 3. make tune QUICK=1 on this GPU */
-        if (table_of(path, gpu)) return 0;
+        if (own && table_of(path, gpu)) return 0;
     }
     snprintf(path, len, "%s", pl->course_table); /* 4. the course's, with a word on where it came from */
     if (!table_gpu(path, stamp, sizeof stamp)) return -1;
