@@ -3,6 +3,9 @@ DEFAULT_DATASET := datasets/data/default.bin
 
 $(BUILD)/datasets/%: $(BUILD)/datasets/%.o $(COMMON_LIB)
 	$(LINK)
+# Kept (not make's intermediates): make would delete them at the end with an "rm" line, after the
+# summary that must be the last line of make test.
+.SECONDARY: $(BUILD)/datasets/gen_dataset.o $(BUILD)/datasets/dataset_check.o $(BUILD)/datasets/hp3_study.o
 
 ALL_BINS += $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check $(BUILD)/datasets/hp3_study
 
