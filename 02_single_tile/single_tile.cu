@@ -24,11 +24,11 @@ template <int NB, int PAD> __global__ void __launch_bounds__(NB *NB)
     if (tile_row() == 0 && tile_col() == 0) info[blockIdx.x] = s_info;
 }
 
-template <int NB, int PAD> static void launch(int n, float *d_A, size_t count, int *d_info)
+template <int NB, int PAD> static int launch(int n, float *d_A, size_t count, int *d_info)
 {
     /* One matrix per block; more than a grid holds go in several launches (launch_split.cuh), on
      * the default stream (stage 06's library door passes its caller's stream to its launches). */
-    launch_split(count, cudaStreamLegacy, [&](unsigned k, size_t first) {
+    return launch_split(count, cudaStreamLegacy, [&](unsigned k, size_t first) {
         potrf_single_tile_kernel<NB, PAD><<<k, dim3(1, NB, NB)>>>(d_A + first * n * n, n, d_info + first);
     });
 }
@@ -41,14 +41,14 @@ extern "C" int potrf_single_tile(int nb, int pad, int n, float *d_A, size_t coun
         return -1;
     }
     switch (nb * 2 + pad) {
-    case 8: launch<4, 0>(n, d_A, count, d_info); return 0;
-    case 9: launch<4, 1>(n, d_A, count, d_info); return 0;
-    case 16: launch<8, 0>(n, d_A, count, d_info); return 0;
-    case 17: launch<8, 1>(n, d_A, count, d_info); return 0;
-    case 32: launch<16, 0>(n, d_A, count, d_info); return 0;
-    case 33: launch<16, 1>(n, d_A, count, d_info); return 0;
-    case 64: launch<32, 0>(n, d_A, count, d_info); return 0;
-    case 65: launch<32, 1>(n, d_A, count, d_info); return 0;
+    case 8: return launch<4, 0>(n, d_A, count, d_info);
+    case 9: return launch<4, 1>(n, d_A, count, d_info);
+    case 16: return launch<8, 0>(n, d_A, count, d_info);
+    case 17: return launch<8, 1>(n, d_A, count, d_info);
+    case 32: return launch<16, 0>(n, d_A, count, d_info);
+    case 33: return launch<16, 1>(n, d_A, count, d_info);
+    case 64: return launch<32, 0>(n, d_A, count, d_info);
+    case 65: return launch<32, 1>(n, d_A, count, d_info);
     }
     course_report("potrf_single_tile: nb = %d is not compiled in (use 4, 8, 16 or 32)\n", nb);
     return -1;

@@ -82,7 +82,7 @@ static void run_update(void *p)
 {
     update_ctx *u = p;
     if (u->plan.split) grid_split_forget(u->plan.split); /* the split every time, as in a factorization */
-    launch_update_group_tasks(&u->plan, 0, u->panels, u->panels, u->plan.nt, cudaStreamLegacy);
+    CALL_CHECK(launch_update_group_tasks(&u->plan, 0, u->panels, u->panels, u->plan.nt, cudaStreamLegacy));
 }
 
 static void bench_update(int n, int panels, float *d_A, int *d_info)
@@ -98,7 +98,7 @@ static void bench_update(int n, int panels, float *d_A, int *d_info)
         printf("  update n=%d K=%d (%s): mma.sync %.3f ms = %.1f TFLOP/s", n, K, grid_math_name(maths[k]), t.median_ms,
                flops / (t.median_ms * 1e9));
         if (grid_wgmma_available()) {
-            CUDA_CHECK((cudaError_t)grid_split_create(&split, grid_split_bytes(n, 1, GRID_MAX_PANELS)));
+            CALL_CHECK(grid_split_create(&split, grid_split_bytes(n, 1, GRID_MAX_PANELS)));
             u.plan.split = &split;
             t = time_gpu(run_update, NULL, &u, 2, 10);
             printf("; warpgroup MMA %.3f ms = %.1f TFLOP/s", t.median_ms, flops / (t.median_ms * 1e9));

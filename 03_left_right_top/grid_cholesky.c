@@ -23,15 +23,15 @@ size_t grid_batched_workspace_bytes(int n, size_t batch)
 /* Everything one factorization of a batch launches, in stream order on s (and side, for the
  * look-ahead): the matrices in groups of at most GRID_MAX_BATCH (a launch's grid in y). From d_in
  * into d_out: the padded copy reads one and writes the other; without it the factor is made in
- * d_out, a copy of d_in first where they differ. */
-static void enqueue_all(const grid_policy *pol, int n, size_t batch, const float *d_in, float *d_out, float *d_work,
-                        int *d_info, grid_split *split, cudaStream_t s, cudaStream_t side, cudaEvent_t events[2])
+ * d_out, a copy of d_in first where they differ. 0, or -1 at the first failed launch (noted). */
+static int enqueue_all(const grid_policy *pol, int n, size_t batch, const float *d_in, float *d_out, float *d_work,
+                       int *d_info, grid_split *split, cudaStream_t s, cudaStream_t side, cudaEvent_t events[2])
 {
     if (split) grid_split_begin(split); /* its first user in this enqueue waits for nothing */
     const size_t N = padded_order(n), nn = (size_t)n * n;
-    CUDA_CHECK(cudaMemsetAsync(d_info, 0, batch * sizeof(int), s));
+    CUDA_TRY(cudaMemsetAsync(d_info, 0, batch * sizeof(int), s));
     if (!d_work && d_in != d_out)
-        CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, batch * nn * sizeof(float), cudaMemcpyDeviceToDevice, s));
+        CUDA_TRY(cudaMemcpyAsync(d_out, d_in, batch * nn * sizeof(float), cudaMemcpyDeviceToDevice, s));
     for (size_t first = 0; first < batch; first += GRID_MAX_BATCH) {
         const int count = (int)(batch - first < GRID_MAX_BATCH ? batch - first : GRID_MAX_BATCH);
         float *A = d_out + first * nn;
@@ -45,14 +45,15 @@ static void enqueue_all(const grid_policy *pol, int n, size_t batch, const float
                        split,
                        pol->rules};
         if (split) grid_split_forget(split); /* other matrices: what it holds is stale */
-        if (d_work) launch_copy_in(d_in + first * nn, n, p.A, p.ld, (int)N, count, s);
-        if (pol->mode == GRID_LOOKAHEAD) enqueue_lookahead(&p, s, side, events);
-        else if (pol->mode == GRID_PAIRS) enqueue_lookahead_pairs(&p, s, side, events);
-        else if (pol->mode == GRID_QUADS) enqueue_lookahead_quads(&p, s, side, events);
-        else enqueue_right_looking(&p, s);
-        if (d_work) launch_copy_out(p.A, p.ld, (int)N, A, n, count, s);
-        else launch_zero_upper(A, n, count, s);
+        if (d_work) TRY(launch_copy_in(d_in + first * nn, n, p.A, p.ld, (int)N, count, s));
+        if (pol->mode == GRID_LOOKAHEAD) TRY(enqueue_lookahead(&p, s, side, events));
+        else if (pol->mode == GRID_PAIRS) TRY(enqueue_lookahead_pairs(&p, s, side, events));
+        else if (pol->mode == GRID_QUADS) TRY(enqueue_lookahead_quads(&p, s, side, events));
+        else TRY(enqueue_right_looking(&p, s));
+        if (d_work) TRY(launch_copy_out(p.A, p.ld, (int)N, A, n, count, s));
+        else TRY(launch_zero_upper(A, n, count, s));
     }
+    return 0;
 }
 
 /* A context (grid_context_create, or the calling thread's own): its streams, the events that fork
@@ -90,7 +91,8 @@ struct grid_context {
     int panel_given;    /* 1: split.panel is the caller's (potrf_grid_execute), never freed here */
 };
 
-static void context_open(grid_context *c, int device)
+/* Its streams and events (0), or -1 on a CUDA error (noted; what it made is for context_close). */
+static int context_make(grid_context *c, int device)
 {
     memset(c, 0, sizeof *c);
     /* The critical path (POTRF, TRSM, the next column) at the GPU's highest priority, the bulk
@@ -99,59 +101,90 @@ static void context_open(grid_context *c, int device)
      * cudaGraphInstantiateFlagUseNodePriority). H100, same run: n = 8192 pairs tf32x3 7.00 ->
      * 6.34 ms, 16384 quads tf32x3 33.8 -> 30.7 ms; no change up to n = 2048 (no bulk to pass). */
     int least, greatest;
-    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    CUDA_CHECK(cudaStreamCreateWithPriority(&c->s, cudaStreamNonBlocking, greatest));
-    CUDA_CHECK(cudaStreamCreateWithPriority(&c->side, cudaStreamNonBlocking, least));
-    for (int k = 0; k < 2; k++) CUDA_CHECK(cudaEventCreateWithFlags(&c->events[k], cudaEventDisableTiming));
-    CUDA_CHECK(cudaEventCreateWithFlags(&c->fork, cudaEventDisableTiming));
-    CUDA_CHECK(cudaEventCreateWithFlags(&c->join, cudaEventDisableTiming));
-    (void)grid_split_create(&c->split, 0); /* its events; the panel when a call needs it */
+    CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    CUDA_TRY(cudaStreamCreateWithPriority(&c->s, cudaStreamNonBlocking, greatest));
+    CUDA_TRY(cudaStreamCreateWithPriority(&c->side, cudaStreamNonBlocking, least));
+    for (int k = 0; k < 2; k++) CUDA_TRY(cudaEventCreateWithFlags(&c->events[k], cudaEventDisableTiming));
+    CUDA_TRY(cudaEventCreateWithFlags(&c->fork, cudaEventDisableTiming));
+    CUDA_TRY(cudaEventCreateWithFlags(&c->join, cudaEventDisableTiming));
+    TRY(grid_split_create(&c->split, 0)); /* its events; the panel when a call needs it */
     (void)grid_tensor_cores(device);
     c->device = device + 1;
+    return 0;
+}
+
+/* What the context holds, given back (what context_make made, all of it or up to an error).
+ * Errors are not fatal here: a library's plans may be destroyed while its process ends and the
+ * CUDA runtime is already unloading (Python frees its objects then). */
+static void context_close(grid_context *c)
+{
+    for (int g = 0; g < GRID_GRAPHS; g++)
+        if (c->graphs[g].exec) (void)cudaGraphExecDestroy(c->graphs[g].exec);
+    if (c->s) (void)cudaStreamDestroy(c->s);
+    if (c->side) (void)cudaStreamDestroy(c->side);
+    for (int k = 0; k < 2; k++)
+        if (c->events[k]) (void)cudaEventDestroy(c->events[k]);
+    if (c->fork) (void)cudaEventDestroy(c->fork);
+    if (c->join) (void)cudaEventDestroy(c->join);
+    if (c->panel_given) c->split.panel = NULL; /* the caller's */
+    grid_split_destroy(&c->split);
+    (void)cudaGetLastError(); /* what those left, so that the next call does not report it */
+    memset(c, 0, sizeof *c);
+}
+
+static int context_open(grid_context *c, int device)
+{
+    if (context_make(c, device) == 0) return 0;
+    context_close(c);
+    return -1;
 }
 
 grid_context *grid_context_create(void)
 {
     grid_context *c = (grid_context *)malloc(sizeof *c);
-    if (!c) return NULL;
+    if (!c) {
+        (void)cuda_check_note("CUDA", "cudaErrorMemoryAllocation", "out of host memory", "malloc", __FILE__, __LINE__);
+        return NULL;
+    }
     int device;
-    CUDA_CHECK(cudaGetDevice(&device));
-    context_open(c, device);
+    const cudaError_t e = course_fault_due() ? COURSE_FAULT_ERROR : cudaGetDevice(&device);
+    if (e != cudaSuccess)
+        (void)cuda_check_note("CUDA", cudaGetErrorName(e), cudaGetErrorString(e), "cudaGetDevice", __FILE__, __LINE__);
+    if (e != cudaSuccess || context_open(c, device) != 0) {
+        free(c);
+        return NULL;
+    }
     return c;
 }
 
-/* Errors are not fatal here: a library's plans may be destroyed while its process ends and the
- * CUDA runtime is already unloading (Python frees its objects then). */
 void grid_context_destroy(grid_context *c)
 {
     if (!c) return;
-    for (int g = 0; g < GRID_GRAPHS; g++)
-        if (c->graphs[g].exec) (void)cudaGraphExecDestroy(c->graphs[g].exec);
-    (void)cudaStreamDestroy(c->s);
-    (void)cudaStreamDestroy(c->side);
-    for (int k = 0; k < 2; k++) (void)cudaEventDestroy(c->events[k]);
-    (void)cudaEventDestroy(c->fork);
-    (void)cudaEventDestroy(c->join);
-    if (c->panel_given) c->split.panel = NULL; /* the caller's */
-    grid_split_destroy(&c->split);
-    (void)cudaGetLastError(); /* what those left, so that the next call does not report it */
+    context_close(c);
     free(c);
 }
 
 /* The warpgroup update's workspace for this call, or NULL (the mma.sync updates): where the policy
  * has one (grid_split_workspace_bytes), the caller's, else the context's own, which grows outside a
- * capture only (cudaMalloc is not allowed in one); failing to get it is not an error: mma.sync then. */
-/* given: the caller's panel (potrf_grid_execute), used as it is; NULL: the context's own, grown
- * here outside a capture. */
-static grid_split *split_for(grid_context *c, size_t need, int capturing, float *given)
+ * capture only (cudaMalloc is not allowed in one); failing to get it is not an error: mma.sync then.
+ * given: the caller's panel (potrf_grid_execute), used as it is; NULL: the context's own, grown
+ * here outside a capture. -1: a CUDA error (noted) freeing the old one. */
+static int split_for(grid_context *c, size_t need, int capturing, float *given, grid_split **split)
 {
-    if (!need) return NULL;
+    *split = NULL;
+    if (!need) return 0;
     if (given) {
-        if (!c->panel_given && c->split.panel) CUDA_CHECK(cudaFree(c->split.panel));
+        if (!c->panel_given && c->split.panel) {
+            float *old = c->split.panel;
+            c->split.panel = NULL;
+            c->split_bytes = 0;
+            CUDA_TRY(cudaFree(old));
+        }
         c->split.panel = given;
         c->split_bytes = need;
         c->panel_given = 1;
-        return &c->split;
+        *split = &c->split;
+        return 0;
     }
     if (c->panel_given) { /* the caller's panel was for its calls only */
         c->split.panel = NULL;
@@ -159,17 +192,19 @@ static grid_split *split_for(grid_context *c, size_t need, int capturing, float 
         c->panel_given = 0;
     }
     if (need > c->split_bytes && !capturing) {
-        if (c->split.panel) CUDA_CHECK(cudaFree(c->split.panel));
+        float *old = c->split.panel;
         c->split.panel = NULL;
         c->split_bytes = 0;
+        if (old) CUDA_TRY(cudaFree(old));
         if (cudaMalloc((void **)&c->split.panel, need) != cudaSuccess) {
             (void)cudaGetLastError();
             c->split.panel = NULL;
-            return NULL;
+            return 0;
         }
         c->split_bytes = need;
     }
-    return need <= c->split_bytes ? &c->split : NULL;
+    if (need <= c->split_bytes) *split = &c->split;
+    return 0;
 }
 
 /* Per host thread (the multi-GPU driver runs one per GPU), for the calls that name no context.
@@ -218,19 +253,48 @@ static grid_policy second_policy(const grid_policy *pol)
     return hp;
 }
 
+static int add_second_chance(grid_context *c, cudaGraph_t body, const int *d_info, size_t batch);
+
+/* Our own capture on c->s of what enqueue_all launches (then the second chance's IF node around
+ * body, if any), into *graph: 0, or -1 on a CUDA error (noted; the capture is ended and its graph
+ * dropped). */
+static int capture_all(grid_context *c, const grid_policy *pol, int n, size_t batch, const float *d_in, float *d_out,
+                       float *d_work, int *d_info, grid_split *split, cudaGraph_t body, cudaGraph_t *graph)
+{
+    *graph = NULL;
+    c->capturing = 1;
+    const cudaError_t began =
+        course_fault_due() ? COURSE_FAULT_ERROR : cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal);
+    if (began != cudaSuccess) {
+        c->capturing = 0;
+        return cuda_check_note("CUDA", cudaGetErrorName(began), cudaGetErrorString(began), "cudaStreamBeginCapture",
+                               __FILE__, __LINE__);
+    }
+    int enqueued = enqueue_all(pol, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
+    if (enqueued == 0 && body) enqueued = add_second_chance(c, body, d_info, batch);
+    const cudaError_t ended = cudaStreamEndCapture(c->s, graph);
+    c->capturing = 0;
+    if (enqueued != 0 || ended != cudaSuccess) {
+        if (ended == cudaSuccess && *graph) (void)cudaGraphDestroy(*graph);
+        *graph = NULL;
+        if (enqueued == 0) /* (else the launch's error is the cause, noted already) */
+            return cuda_check_note("CUDA", cudaGetErrorName(ended), cudaGetErrorString(ended), "cudaStreamEndCapture",
+                                   __FILE__, __LINE__);
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return 0;
+}
+
 /* The fp32-accurate launches, captured on their own (our streams are in no capture yet): the body
- * of the IF node. NULL on a CUDA error. */
+ * of the IF node. NULL on a CUDA error (noted). */
 static cudaGraph_t capture_second(grid_context *c, const grid_policy *hp, int n, size_t batch, const float *d_in,
                                   float *d_out, float *d_work, int *d_info, grid_split *split)
 {
-    cudaGraph_t body = NULL;
-    c->capturing = 1;
-    CUDA_CHECK(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal));
-    enqueue_all(hp, n, batch, d_in, d_out, d_work, d_info, hp->split_bytes ? split : NULL, c->s, c->side, c->events);
-    const cudaError_t ended = cudaStreamEndCapture(c->s, &body);
-    c->capturing = 0;
-    CUDA_CHECK(ended);
-    return ended == cudaSuccess ? body : NULL;
+    cudaGraph_t body;
+    if (capture_all(c, hp, n, batch, d_in, d_out, d_work, d_info, hp->split_bytes ? split : NULL, NULL, &body) != 0)
+        return NULL;
+    return body;
 }
 
 /* On c->s, which is being captured (our graph or the caller's): the condition's kernel, then the IF
@@ -242,11 +306,9 @@ static int add_second_chance(grid_context *c, cudaGraph_t body, const int *d_inf
     const cudaGraphNode_t *deps;
     size_t count;
     cudaGraphConditionalHandle h;
-    cudaError_t e = cudaStreamGetCaptureInfo(c->s, &status, NULL, &graph, NULL, NULL, NULL);
-    if (e == cudaSuccess) e = cudaGraphConditionalHandleCreate(&h, graph, 0, cudaGraphCondAssignDefault);
-    CUDA_CHECK(e);
-    if (e != cudaSuccess) return -1;
-    launch_set_if_failed(h, d_info, batch, c->s);
+    CUDA_TRY(cudaStreamGetCaptureInfo(c->s, &status, NULL, &graph, NULL, NULL, NULL));
+    CUDA_TRY(cudaGraphConditionalHandleCreate(&h, graph, 0, cudaGraphCondAssignDefault));
+    TRY(launch_set_if_failed(h, d_info, batch, c->s));
     struct cudaGraphNodeParams params;
     memset(&params, 0, sizeof params);
     params.type = cudaGraphNodeTypeConditional;
@@ -254,30 +316,51 @@ static int add_second_chance(grid_context *c, cudaGraph_t body, const int *d_inf
     params.conditional.type = cudaGraphCondTypeIf;
     params.conditional.size = 1;
     cudaGraphNode_t node, child;
-    e = cudaStreamGetCaptureInfo(c->s, &status, NULL, &graph, &deps, NULL, &count);
-    if (e == cudaSuccess) e = cudaGraphAddNode(&node, graph, deps, NULL, count, &params);
-    if (e == cudaSuccess) e = cudaGraphAddChildGraphNode(&child, params.conditional.phGraph_out[0], NULL, 0, body);
-    if (e == cudaSuccess)
-        e = cudaStreamUpdateCaptureDependencies(c->s, &node, NULL, 1, cudaStreamSetCaptureDependencies);
-    CUDA_CHECK(e);
-    return e == cudaSuccess ? 0 : -1;
+    CUDA_TRY(cudaStreamGetCaptureInfo(c->s, &status, NULL, &graph, &deps, NULL, &count));
+    CUDA_TRY(cudaGraphAddNode(&node, graph, deps, NULL, count, &params));
+    CUDA_TRY(cudaGraphAddChildGraphNode(&child, params.conditional.phGraph_out[0], NULL, 0, body));
+    CUDA_TRY(cudaStreamUpdateCaptureDependencies(c->s, &node, NULL, 1, cudaStreamSetCaptureDependencies));
+    return 0;
 }
 
 /* The stream mode's second chance: the host reads the infos (a wait), and factors the batch again
  * if any is nonzero. */
-static void second_chance_on_host(grid_context *c, const grid_policy *hp, int n, size_t batch, const float *d_in,
-                                  float *d_out, float *d_work, int *d_info, grid_split *split)
+static int read_infos(grid_context *c, const int *d_info, size_t batch, int *infos)
 {
-    int *infos = (int *)calloc(batch, sizeof(int)); /* zeros: a failed copy refactors nothing */
-    if (!infos) return;                             /* (no memory: TF32's infos stand) */
-    CUDA_CHECK(cudaMemcpyAsync(infos, d_info, batch * sizeof(int), cudaMemcpyDeviceToHost, c->s));
-    CUDA_CHECK(cudaStreamSynchronize(c->s));
+    CUDA_TRY(cudaMemcpyAsync(infos, d_info, batch * sizeof(int), cudaMemcpyDeviceToHost, c->s));
+    CUDA_TRY(cudaStreamSynchronize(c->s));
+    return 0;
+}
+
+static int second_chance_on_host(grid_context *c, const grid_policy *hp, int n, size_t batch, const float *d_in,
+                                 float *d_out, float *d_work, int *d_info, grid_split *split)
+{
+    int *infos = (int *)calloc(batch, sizeof(int));
+    if (!infos) return 0; /* (no memory: TF32's infos stand) */
+    const int read = read_infos(c, d_info, batch, infos);
     size_t b = 0;
     while (b < batch && infos[b] == 0) b++;
     free(infos);
-    if (b < batch)
-        enqueue_all(hp, n, batch, d_in, d_out, d_work, d_info, hp->split_bytes ? split : NULL, c->s, c->side,
-                    c->events);
+    if (read != 0) return -1;
+    if (b == batch) return 0;
+    return enqueue_all(hp, n, batch, d_in, d_out, d_work, d_info, hp->split_bytes ? split : NULL, c->s, c->side,
+                       c->events);
+}
+
+/* The slot's executable graph made from `graph`: updated in place where it holds one of this shape
+ * (other_shape 0), else made anew. 0, or -1 on a CUDA error (noted; the slot then empty). */
+static int graph_into_slot(grid_graph *slot, int other_shape, cudaGraph_t graph)
+{
+    cudaGraphExecUpdateResultInfo result;
+    cudaGraphExec_t old = slot->exec;
+    if (old && !other_shape && cudaGraphExecUpdate(old, graph, &result) == cudaSuccess) return 0;
+    (void)cudaGetLastError(); /* (an update refused: made anew) */
+    slot->exec = NULL;
+    if (old) CUDA_TRY(cudaGraphExecDestroy(old));
+    cudaGraphExec_t made;
+    CUDA_TRY(cudaGraphInstantiateWithFlags(&made, graph, cudaGraphInstantiateFlagUseNodePriority));
+    slot->exec = made;
+    return 0;
 }
 
 /* The graph of this call: a kept one with the same pointers, else the least recently used one,
@@ -313,46 +396,31 @@ static cudaGraphExec_t graph_for(grid_context *c, const grid_policy *pol, int n,
         const grid_policy hp = second_policy(pol);
         if (!(body = capture_second(c, &hp, n, batch, d_in, d_out, d_work, d_info, split))) return NULL;
     }
-    c->capturing = 1;
-    CUDA_CHECK(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal));
-    enqueue_all(pol, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
-    if (body) (void)add_second_chance(c, body, d_info, batch); /* (an error shows at the end of the capture) */
-    const cudaError_t ended = cudaStreamEndCapture(c->s, &graph);
-    c->capturing = 0;
-    if (body) CUDA_CHECK(cudaGraphDestroy(body));
-    CUDA_CHECK(ended);
-    if (ended != cudaSuccess) return NULL; /* (a library's check returns; a program's has exited) */
-    cudaGraphExecUpdateResultInfo result;
-    if (slot->exec && !same_shape(slot, pol, n, batch)) { /* another shape: made anew below */
-        CUDA_CHECK(cudaGraphExecDestroy(slot->exec));
-        slot->exec = NULL;
-    }
-    if (slot->exec && cudaGraphExecUpdate(slot->exec, graph, &result) != cudaSuccess) {
-        (void)cudaGetLastError(); /* refused (another shape): made anew below */
-        CUDA_CHECK(cudaGraphExecDestroy(slot->exec));
-        slot->exec = NULL;
-    }
-    if (!slot->exec) {
-        const cudaError_t made =
-            cudaGraphInstantiateWithFlags(&slot->exec, graph, cudaGraphInstantiateFlagUseNodePriority);
-        if (made != cudaSuccess) slot->exec = NULL;
-        CUDA_CHECK(made);
-    }
-    CUDA_CHECK(cudaGraphDestroy(graph));
-    if (!slot->exec) return NULL;
+    const int captured = capture_all(c, pol, n, batch, d_in, d_out, d_work, d_info, split, body, &graph);
+    if (body) (void)cudaGraphDestroy(body); /* (the IF node holds its own copy) */
+    if (captured != 0) return NULL;
+    const int made = graph_into_slot(slot, !same_shape(slot, pol, n, batch), graph);
+    (void)cudaGraphDestroy(graph);
+    if (made != 0) return NULL;
     *slot = (grid_graph){slot->exec, ++c->calls, *pol, n, batch, d_in, d_out, d_work, d_info, split, panel};
     return slot->exec;
 }
 
 void grid_context_recover(grid_context *c, cudaStream_t stream)
 {
-    if (!c) return;
+    if (!c || !c->device) return;
     if (c->capturing) { /* our own capture, cut short: end it, drop what it held */
         cudaGraph_t graph = NULL;
         if (cudaStreamEndCapture(c->s, &graph) == cudaSuccess && graph) (void)cudaGraphDestroy(graph);
         c->capturing = 0;
     }
-    /* The caller's stream waits for whatever was enqueued (a capture of the caller's stays joined). */
+    /* The caller's stream waits for whatever was enqueued, the side stream's part included (in a
+     * capture of the caller's, a side left unjoined would fail the caller's end of capture). */
+    enum cudaStreamCaptureStatus main_state, side_state;
+    if (cudaStreamIsCapturing(c->s, &main_state) == cudaSuccess &&
+        cudaStreamIsCapturing(c->side, &side_state) == cudaSuccess && main_state == side_state &&
+        cudaEventRecord(c->events[1], c->side) == cudaSuccess)
+        (void)cudaStreamWaitEvent(c->s, c->events[1], 0);
     if (cudaEventRecord(c->join, c->s) == cudaSuccess) (void)cudaStreamWaitEvent(stream, c->join, 0);
     (void)cudaGetLastError();
 }
@@ -366,6 +434,59 @@ int grid_context_in_foreign_capture(grid_context *c, cudaStream_t stream)
     if (ours == cudaStreamCaptureStatusNone) return 0;
     if (cudaStreamGetCaptureInfo(stream, &theirs, &their_id, NULL, NULL, NULL, NULL) != cudaSuccess) return 1;
     return theirs == cudaStreamCaptureStatusNone || their_id != our_id;
+}
+
+/* The context's first stream waits for the caller's. */
+static int fork_from(grid_context *c, cudaStream_t stream)
+{
+    CUDA_TRY(cudaEventRecord(c->fork, stream));
+    CUDA_TRY(cudaStreamWaitEvent(c->s, c->fork, 0));
+    return 0;
+}
+
+/* The call on context c, from the fork off the caller's stream to the join back: 0, or -1 at the
+ * first failure (noted; the caller joins what was enqueued). */
+static int execute_on(grid_context *c, const grid_policy *policy, int n, size_t batch, const float *d_in, float *d_out,
+                      float *d_work, float *d_split, int *d_info, cudaStream_t stream)
+{
+    /* Fork: the context's streams start when the caller's stream gets here. Capturing into the
+     * caller's graph (or DEBUG=1, which synchronizes after every launch): the launches go in as
+     * they are, no graph of our own. */
+    enum cudaStreamCaptureStatus capture;
+    CUDA_TRY(cudaStreamIsCapturing(stream, &capture));
+    grid_policy pol = *policy;
+#ifdef DEBUG_SYNC
+    pol.mode = GRID_STREAM;
+#endif
+    grid_split *split;
+    TRY(split_for(c, pol.split_bytes, capture != cudaStreamCaptureStatusNone, d_split, &split));
+    const grid_policy hp = second_policy(&pol);
+    cudaGraph_t body = NULL; /* the caller's capture: the second chance's body, before our streams join it */
+    if (capture != cudaStreamCaptureStatusNone && second_chance(&pol, d_in, d_out) &&
+        !(body = capture_second(c, &hp, n, batch, d_in, d_out, d_work, d_info, split)))
+        return -1;
+    int rc = 0;
+    if (capture != cudaStreamCaptureStatusNone) {
+        rc = fork_from(c, stream);
+        if (rc == 0) rc = enqueue_all(&pol, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
+        if (rc == 0 && body) rc = add_second_chance(c, body, d_info, batch);
+        if (body) (void)cudaGraphDestroy(body); /* (the IF node holds its own copy) */
+    } else if (pol.mode == GRID_STREAM) {
+        rc = fork_from(c, stream);
+        if (rc == 0) rc = enqueue_all(&pol, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
+        if (rc == 0 && second_chance(&pol, d_in, d_out))
+            rc = second_chance_on_host(c, &hp, n, batch, d_in, d_out, d_work, d_info, split);
+    } else {
+        cudaGraphExec_t exec = graph_for(c, &pol, n, batch, d_in, d_out, d_work, d_info, split);
+        if (!exec) return -1;
+        TRY(fork_from(c, stream));
+        CUDA_TRY(cudaGraphLaunch(exec, c->s));
+    }
+    if (rc != 0) return -1;
+    /* Join: the caller's stream goes on when all of it is done. */
+    CUDA_TRY(cudaEventRecord(c->join, c->s));
+    CUDA_TRY(cudaStreamWaitEvent(stream, c->join, 0));
+    return 0;
 }
 
 int potrf_grid_execute(grid_context *ctx, const grid_policy *policy, int n, size_t batch, const float *d_in,
@@ -390,7 +511,7 @@ int potrf_grid_execute(grid_context *ctx, const grid_policy *policy, int n, size
     }
     if (!work) d_work = NULL; /* in place (in d_out) */
     int device;
-    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_TRY(cudaGetDevice(&device));
     if (grid_math_tensor(math) && !grid_tensor_cores(device)) {
         course_report("potrf_grid: the %s updates need a GPU of compute capability 8.0 or newer (use fp32)\n",
                       grid_math_name(math));
@@ -402,43 +523,9 @@ int potrf_grid_execute(grid_context *ctx, const grid_policy *policy, int n, size
             course_report("potrf_grid: the context belongs to GPU %d, the current GPU is %d\n", c->device - 1, device);
             return -1;
         }
-        context_open(c, device);
+        TRY(context_open(c, device));
     }
-    /* Fork: the context's streams start when the caller's stream gets here. Capturing into the
-     * caller's graph (or DEBUG=1, which synchronizes after every launch): the launches go in as
-     * they are, no graph of our own. */
-    enum cudaStreamCaptureStatus capture;
-    CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
-    grid_policy pol = *policy;
-#ifdef DEBUG_SYNC
-    pol.mode = GRID_STREAM;
-#endif
-    grid_split *split = split_for(c, pol.split_bytes, capture != cudaStreamCaptureStatusNone, d_split);
-    const grid_policy hp = second_policy(&pol);
-    cudaGraph_t body = NULL; /* the caller's capture: the second chance's body, before our streams join it */
-    if (capture != cudaStreamCaptureStatusNone && second_chance(&pol, d_in, d_out) &&
-        !(body = capture_second(c, &hp, n, batch, d_in, d_out, d_work, d_info, split)))
-        return -1;
-    CUDA_CHECK(cudaEventRecord(c->fork, stream));
-    CUDA_CHECK(cudaStreamWaitEvent(c->s, c->fork, 0));
-    if (capture != cudaStreamCaptureStatusNone) {
-        enqueue_all(&pol, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
-        if (body) {
-            const int added = add_second_chance(c, body, d_info, batch);
-            CUDA_CHECK(cudaGraphDestroy(body));
-            if (added != 0) return -1;
-        }
-    } else if (pol.mode == GRID_STREAM) {
-        enqueue_all(&pol, n, batch, d_in, d_out, d_work, d_info, split, c->s, c->side, c->events);
-        if (second_chance(&pol, d_in, d_out))
-            second_chance_on_host(c, &hp, n, batch, d_in, d_out, d_work, d_info, split);
-    } else {
-        cudaGraphExec_t exec = graph_for(c, &pol, n, batch, d_in, d_out, d_work, d_info, split);
-        if (!exec) return -1;
-        CUDA_CHECK(cudaGraphLaunch(exec, c->s));
-    }
-    /* Join: the caller's stream goes on when all of it is done. */
-    CUDA_CHECK(cudaEventRecord(c->join, c->s));
-    CUDA_CHECK(cudaStreamWaitEvent(stream, c->join, 0));
-    return 0;
+    if (execute_on(c, policy, n, batch, d_in, d_out, d_work, d_split, d_info, stream) == 0) return 0;
+    grid_context_recover(c, stream); /* what was enqueued before the error, joined to the caller's stream */
+    return -1;
 }

@@ -40,12 +40,32 @@ grid_mode grid_default_batched_mode(int n, size_t batch)
     return batch * nt * nt > 4096 ? GRID_PAIRS : GRID_LOOKAHEAD;
 }
 
+/* The questions the plan asks the GPU. A failure is noted (cuda_check.h) and answered with the
+ * plainest choice; the door then refuses the plan with the noted error. */
+static int ask_major(int device, int *major)
+{
+    CUDA_TRY(cudaDeviceGetAttribute(major, cudaDevAttrComputeCapabilityMajor, device));
+    return 0;
+}
+
+static int ask_device(int *device)
+{
+    CUDA_TRY(cudaGetDevice(device));
+    return 0;
+}
+
+static int ask_sm_count(int device, int *sms)
+{
+    CUDA_TRY(cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device));
+    return 0;
+}
+
 int grid_tensor_cores(int device)
 {
     static int cache[64]; /* by device: 0 not asked, 1 yes, 2 no (asked once: no query on later calls) */
     if (device >= 0 && device < 64 && cache[device]) return cache[device] == 1;
     int major;
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    if (ask_major(device, &major) != 0) return 0;
     if (device >= 0 && device < 64) cache[device] = major >= 8 ? 1 : 2;
     return major >= 8;
 }
@@ -53,8 +73,7 @@ int grid_tensor_cores(int device)
 grid_math grid_default_math(int n, size_t batch)
 {
     int device;
-    CUDA_CHECK(cudaGetDevice(&device));
-    if (!grid_tensor_cores(device)) return GRID_FP32;
+    if (ask_device(&device) != 0 || !grid_tensor_cores(device)) return GRID_FP32;
     const size_t nt = tiles_a_side(n);
     return batch * nt * nt >= 4096 ? GRID_TF32X3 : GRID_FP32;
 }
@@ -85,15 +104,14 @@ static grid_rules gpu_rules(void)
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     static grid_rules cache[64]; /* by device (sm_count 0: not yet) */
     int device;
-    CUDA_CHECK(cudaGetDevice(&device));
     grid_rules r = {0};
+    if (ask_device(&device) != 0) return r;
     pthread_mutex_lock(&lock);
     if (device >= 0 && device < 64) r = cache[device];
     pthread_mutex_unlock(&lock);
     if (r.sm_count) return r;
     int major, sms;
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    if (ask_major(device, &major) != 0 || ask_sm_count(device, &sms) != 0) return r;
     /* A chain kernel launched so that it may start before the kernel ahead of it on the stream has
      * finished (chain_wait_and_release in grid_tasks.cu), where the GPU can. */
     r.chain_overlap = major >= 9;

@@ -600,9 +600,9 @@ template <int KT, int Q> __global__ void __launch_bounds__(256)
 
 /* A kernel of the chain (see chain_wait_and_release), launched so that it may start before the
  * kernel ahead of it on the stream has finished, where the plan's rules say the GPU can. */
-template <typename... Params, typename... Args> static void launch_chain(const grid_plan *p, void (*kernel)(Params...),
-                                                                         dim3 grid, dim3 block, size_t shared,
-                                                                         cudaStream_t s, Args... args)
+template <typename... Params, typename... Args> static int launch_chain(const grid_plan *p, void (*kernel)(Params...),
+                                                                        dim3 grid, dim3 block, size_t shared,
+                                                                        cudaStream_t s, Args... args)
 {
     cudaLaunchAttribute overlap;
     overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -614,50 +614,63 @@ template <typename... Params, typename... Args> static void launch_chain(const g
     config.stream = s;
     config.attrs = &overlap;
     config.numAttrs = p->rules.chain_overlap ? 1 : 0;
-    CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, (Params)args...));
-    KERNEL_CHECK();
+    CUDA_TRY(cudaLaunchKernelEx(&config, kernel, (Params)args...));
+    KERNEL_TRY();
+    return 0;
 }
 
-template <int T> static void potrf_launch(const grid_plan *p, int k, cudaStream_t s)
+template <int T> static int potrf_launch(const grid_plan *p, int k, cudaStream_t s)
 {
-    launch_chain(p, potrf_task_kernel<T>, dim3(1, p->batch), T * TASK_Q, 0, s, p->A, p->ld, p->stride, k, p->info);
+    return launch_chain(p, potrf_task_kernel<T>, dim3(1, p->batch), T * TASK_Q, 0, s, p->A, p->ld, p->stride, k,
+                        p->info);
 }
 
-template <int T> static void trsm_launch(const grid_plan *p, int k, cudaStream_t s)
+template <int T> static int trsm_launch(const grid_plan *p, int k, cudaStream_t s)
 {
     const size_t shared = (size_t)T * task_shape<T>::LTS * sizeof(float); // 21 KiB for T = 64
     const int tiles = p->nt - k - 1, per_block = grid_trsm_tiles(p);
     auto kernel = per_block == 2 ? trsm_task_kernel<T, 2> : trsm_task_kernel<T, 1>;
     const unsigned blocks = (unsigned)((tiles + per_block - 1) / per_block);
-    launch_chain(p, kernel, dim3(blocks, p->batch), T * TASK_Q, shared, s, p->A, p->ld, p->stride, k, tiles);
+    return launch_chain(p, kernel, dim3(blocks, p->batch), T * TASK_Q, shared, s, p->A, p->ld, p->stride, k, tiles);
 }
 
 /* A kernel may use more than 48 KiB of dynamic shared memory only once allowed to, per GPU.
  * Cheap enough to ask before every launch (a host-side attribute, no GPU work). */
 typedef void (*update_kernel)(float *, size_t, size_t, int, int, int, int);
 
-static void allow_shared(update_kernel kernel, size_t bytes)
+static int allow_shared(update_kernel kernel, size_t bytes)
 {
     if (bytes > 48 * 1024)
-        CUDA_CHECK(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+        CUDA_TRY(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    return 0;
 }
 
 /* The warpgroup update (grid_wgmma.cuh) where it was built (a Hopper build: GRID_WGMMA_BUILT) and
  * the GPU is a Hopper (compute capability 9.0). Asked once per device (an int written whole: several
  * threads planning at once write the same answer). */
+#ifdef GRID_WGMMA_BUILT
+static int ask_hopper(int *yes)
+{
+    static volatile int cache[64]; /* by device: 0 not asked, 1 yes, 2 no */
+    int device, major, minor;
+    CUDA_TRY(cudaGetDevice(&device));
+    if (device < 64 && cache[device]) {
+        *yes = cache[device] == 1;
+        return 0;
+    }
+    CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    CUDA_TRY(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+    *yes = major == 9 && minor == 0;
+    if (device < 64) cache[device] = *yes ? 1 : 2;
+    return 0;
+}
+#endif
+
 extern "C" int grid_wgmma_hardware(void)
 {
 #ifdef GRID_WGMMA_BUILT
-    static volatile int cache[64]; /* by device: 0 not asked, 1 yes, 2 no */
-    int device;
-    CUDA_CHECK(cudaGetDevice(&device));
-    if (device < 64 && cache[device]) return cache[device] == 1;
-    int major, minor;
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-    const int yes = major == 9 && minor == 0;
-    if (device < 64) cache[device] = yes ? 1 : 2;
-    return yes;
+    int yes = 0;
+    return ask_hopper(&yes) == 0 && yes; /* an error (noted): no */
 #else
     return 0;
 #endif
@@ -677,22 +690,29 @@ static size_t split_stride(const grid_plan *p)
     return grid_split_bytes((int)p->ld, 1, grid_split_panels((int)p->ld, (size_t)p->batch, &p->rules)) / sizeof(float);
 }
 
-extern "C" int grid_split_create(grid_split *s, size_t bytes)
+static int split_make(grid_split *s, size_t bytes)
 {
     memset(s, 0, sizeof *s);
-    CUDA_CHECK(cudaEventCreateWithFlags(&s->written, cudaEventDisableTiming));
-    for (int r = 0; r < 2; r++) CUDA_CHECK(cudaEventCreateWithFlags(&s->read[r], cudaEventDisableTiming));
-    const cudaError_t e = bytes ? cudaMalloc((void **)&s->panel, bytes) : cudaSuccess;
-    if (e != cudaSuccess) s->panel = NULL;
-    return (int)e;
+    CUDA_TRY(cudaEventCreateWithFlags(&s->written, cudaEventDisableTiming));
+    for (int r = 0; r < 2; r++) CUDA_TRY(cudaEventCreateWithFlags(&s->read[r], cudaEventDisableTiming));
+    if (bytes) CUDA_TRY(cudaMalloc((void **)&s->panel, bytes));
+    return 0;
+}
+
+extern "C" int grid_split_create(grid_split *s, size_t bytes)
+{
+    if (split_make(s, bytes) == 0) return 0;
+    grid_split_destroy(s); /* what it made before the error */
+    return -1;
 }
 
 extern "C" void grid_split_destroy(grid_split *s)
 {
-    (void)cudaEventDestroy(s->written);
-    for (int r = 0; r < 2; r++) (void)cudaEventDestroy(s->read[r]);
+    if (s->written) (void)cudaEventDestroy(s->written);
+    for (int r = 0; r < 2; r++)
+        if (s->read[r]) (void)cudaEventDestroy(s->read[r]);
     if (s->panel) (void)cudaFree(s->panel);
-    s->panel = NULL;
+    memset(s, 0, sizeof *s);
 }
 
 extern "C" void grid_split_begin(grid_split *s)
@@ -707,31 +727,32 @@ extern "C" void grid_split_forget(grid_split *s) { s->K = 0; }
  * reused: one made for rows from a higher origin serves when it starts a whole 256 rows higher
  * (*rb0 = its row blocks above origin, even, so that a B operand's two row blocks stay inside it).
  * A new split waits for every reader of the one before. */
-static void split_for_update(const grid_plan *p, int KT, int kcol, int origin, cudaStream_t s, int *rb0)
+static int split_for_update(const grid_plan *p, int KT, int kcol, int origin, cudaStream_t s, int *rb0)
 {
     grid_split *g = p->split;
     if (g->K == KT && g->kcol == kcol && origin >= g->origin && (origin - g->origin) % 256 == 0) {
         *rb0 = (origin - g->origin) / 128;
-        return;
+        return 0;
     }
     const int N = (int)p->ld, rows = (N - origin + 127) / 128, blocks = (rows + 1) / 2 * 2, slices = KT / WG_BK;
-    for (int r = 0; r < g->readers; r++) CUDA_CHECK(cudaStreamWaitEvent(s, g->read[r], 0));
+    for (int r = 0; r < g->readers; r++) CUDA_TRY(cudaStreamWaitEvent(s, g->read[r], 0));
     auto split_kernel = p->math == GRID_TF32 ? split_panel_kernel<true> : split_panel_kernel<false>;
     split_kernel<<<dim3(blocks * slices, p->batch), 256, 0, s>>>(p->A, p->ld, p->stride, N, kcol, origin, blocks,
                                                                  slices, reinterpret_cast<uint32_t *>(g->panel),
                                                                  split_stride(p));
-    KERNEL_CHECK();
-    CUDA_CHECK(cudaEventRecord(g->written, s));
+    KERNEL_TRY();
+    CUDA_TRY(cudaEventRecord(g->written, s));
     g->readers = 0, g->kcol = kcol, g->K = KT, g->origin = origin;
     *rb0 = 0;
+    return 0;
 }
 
 /* C from `origin` on minus the panel's product (K = KT columns from kcol) on the warpgroup MMA:
  * band = 0 the trailing triangle, band > 0 that many block columns of 256 (grid_wgmma.cuh). */
-static void update_wgmma_launch(const grid_plan *p, int KT, int kcol, int origin, int band, cudaStream_t s)
+static int update_wgmma_launch(const grid_plan *p, int KT, int kcol, int origin, int band, cudaStream_t s)
 {
-    int rb0;
-    split_for_update(p, KT, kcol, origin, s, &rb0);
+    int rb0 = 0;
+    TRY(split_for_update(p, KT, kcol, origin, s, &rb0));
     grid_split *g = p->split;
     const int N = (int)p->ld, rows = (N - origin + 127) / 128, slices = KT / WG_BK;
     const int blocks = ((N - g->origin + 127) / 128 + 1) / 2 * 2; /* the split's row blocks */
@@ -739,21 +760,22 @@ static void update_wgmma_launch(const grid_plan *p, int KT, int kcol, int origin
     if (band) count = (size_t)rows * band;
     else
         for (int r = 0; r < rows; r++) count += r / 2 + 1;
-    CUDA_CHECK(cudaStreamWaitEvent(s, g->written, 0));
-    if (g->readers == 2) CUDA_CHECK(cudaStreamWaitEvent(s, g->read[1], 0)); /* a third reader: after the second */
+    CUDA_TRY(cudaStreamWaitEvent(s, g->written, 0));
+    if (g->readers == 2) CUDA_TRY(cudaStreamWaitEvent(s, g->read[1], 0)); /* a third reader: after the second */
     const bool one = p->math == GRID_TF32, narrow = grid_wgmma_narrow(p);
     auto kernel = one ? (narrow ? update_wgmma_kernel<true, true> : update_wgmma_kernel<true, false>)
                       : (narrow ? update_wgmma_kernel<false, true> : update_wgmma_kernel<false, false>);
     const size_t shared = one ? (narrow ? wg_pipe<true, true>::SHARED : wg_pipe<true>::SHARED)
                               : (narrow ? wg_pipe<false, true>::SHARED : wg_pipe<false>::SHARED);
-    CUDA_CHECK(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)shared)); /* as allow_shared, every launch */
+    CUDA_TRY(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)shared)); /* as allow_shared, every launch */
     kernel<<<dim3((unsigned)(narrow ? 2 * count : count), p->batch), WG_THREADS, shared, s>>>(
         p->A, p->ld, p->stride, N, origin, rows, blocks, slices, reinterpret_cast<const uint32_t *>(g->panel),
         split_stride(p), rb0, band);
-    KERNEL_CHECK();
-    CUDA_CHECK(cudaEventRecord(g->read[g->readers < 2 ? g->readers : 1], s));
+    KERNEL_TRY();
+    CUDA_TRY(cudaEventRecord(g->read[g->readers < 2 ? g->readers : 1], s));
     if (g->readers < 2) g->readers++;
+    return 0;
 }
 
 /* The next round's band on the warpgroup MMA where the bulk runs there and the rules allow it
@@ -763,15 +785,15 @@ static int wgmma_band(const grid_plan *p, int first, int last)
     return p->rules.wgmma_band && grid_math_tensor(p->math) && p->split && (last - first) * GRID_TILE % 256 == 0;
 }
 
-/* The update kernel for blocks of BM x BM in the plan's math, and the shared memory it asks for. */
+/* The update kernel for blocks of BM x BM in the plan's math, and the shared memory it asks for;
+ * NULL on a CUDA error (noted). */
 template <int BM, int KT> static update_kernel update_kernel_for(const grid_plan *p, size_t *shared)
 {
     if (grid_math_tensor(p->math)) {
         const update_kernel k =
             p->math == GRID_TF32 ? update_tf32x3_kernel<BM, KT, 1> : update_tf32x3_kernel<BM, KT, 3>;
         *shared = tc_shared_bytes<BM>();
-        allow_shared(k, *shared);
-        return k;
+        return allow_shared(k, *shared) == 0 ? k : NULL;
     }
     *shared = 0;
     return update_task_kernel<BM, KT>;
@@ -781,17 +803,16 @@ template <int BM, int KT> static update_kernel update_kernel_for(const grid_plan
  * One column: update_column_kernel, one or four blocks per tile down it. Up to the last column: the region's
  * lower triangle in blocks of 128 x 128. A band of columns that ends before the last one: blocks of
  * 128 x 128 down each two of them, all in one launch (one column left over: the column kernel). */
-template <int T, int KT> static void update_launch(const grid_plan *p, int k, int first, int last, cudaStream_t s)
+template <int T, int KT> static int update_launch(const grid_plan *p, int k, int first, int last, cudaStream_t s)
 {
     const int N = (int)p->ld, threads = grid_math_tensor(p->math) ? TC_THREADS : UPDATE_THREADS;
     size_t shared;
     const update_kernel kernel = update_kernel_for<128, KT>(p, &shared);
+    if (!kernel) return -1;
     if (last == p->nt && last > first + 1) { /* the trailing triangle */
         const int origin = first * T, blocks128 = (N - origin + 127) / 128;
-        if (grid_math_tensor(p->math) && p->split) { /* a split: the warpgroup MMA (grid_policy.c) */
-            update_wgmma_launch(p, KT, k * T, origin, 0, s);
-            return;
-        }
+        if (grid_math_tensor(p->math) && p->split) /* a split: the warpgroup MMA (grid_policy.c) */
+            return update_wgmma_launch(p, KT, k * T, origin, 0, s);
         const size_t triangle128 = (size_t)blocks128 * (blocks128 + 1) / 2 * p->batch;
         update_kernel triangle = kernel;
         size_t triangle_shared = shared;
@@ -801,19 +822,16 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
             if (grid_bulk_blocks_of_64(p, triangle128)) {
                 triangle = p->math == GRID_TF32 ? update_tf32x3_kernel<64, KT, 1> : update_tf32x3_kernel<64, KT, 3>;
                 triangle_shared = tc_shared_bytes<64>();
-                allow_shared(triangle, triangle_shared);
+                TRY(allow_shared(triangle, triangle_shared));
                 per_side = (N - origin + 63) / 64;
             }
         }
         triangle<<<dim3(per_side * (per_side + 1) / 2, p->batch), threads, triangle_shared, s>>>(p->A, p->ld, p->stride,
                                                                                                  N, k * T, origin, 0);
-        KERNEL_CHECK();
-        return;
+        KERNEL_TRY();
+        return 0;
     }
-    if (wgmma_band(p, first, last)) {
-        update_wgmma_launch(p, KT, k * T, first * T, (last - first) * T / 256, s);
-        return;
-    }
+    if (wgmma_band(p, first, last)) return update_wgmma_launch(p, KT, k * T, first * T, (last - first) * T / 256, s);
     if (last - first >= 2) { /* the band's pairs of columns: blocks of 128 x 128 down each, one launch */
         /* One launch for all of them, not one per pair: the blocks of a pair are fewer than the SMs,
          * and main waited for each launch before the next. H100, same run, tf32x3 quads (bands of 8
@@ -821,7 +839,7 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
          * one launch instead: 19.49-19.91 and 129.2. */
         const int pairs = (last - first) / 2, origin = first * T, rows = (N - origin + 127) / 128;
         kernel<<<dim3(rows * pairs, p->batch), threads, shared, s>>>(p->A, p->ld, p->stride, N, k * T, origin, pairs);
-        KERNEL_CHECK();
+        KERNEL_TRY();
         first += 2 * pairs;
     }
     if (first < last) { /* one column left: on the critical path, its own kernel */
@@ -830,69 +848,67 @@ template <int T, int KT> static void update_launch(const grid_plan *p, int k, in
             if (grid_column_tensor(p, KT)) {
                 const update_kernel k64 =
                     p->math == GRID_TF32 ? update_tf32x3_kernel<64, KT, 1> : update_tf32x3_kernel<64, KT, 3>;
-                allow_shared(k64, tc_shared_bytes<64>());
+                TRY(allow_shared(k64, tc_shared_bytes<64>()));
                 k64<<<dim3(p->nt - c, p->batch), TC_THREADS, tc_shared_bytes<64>(), s>>>(p->A, p->ld, p->stride, N,
                                                                                          k * T, origin, 1);
-                KERNEL_CHECK();
-                return;
+                KERNEL_TRY();
+                return 0;
             }
         }
         /* Quarter tiles where the chain is the whole time (grid_policy.c). */
         if (grid_quarter_column(p, c))
-            launch_chain(p, update_column_kernel<KT, 2>, dim3(4 * (p->nt - c), p->batch), 256, 0, s, p->A, p->ld,
-                         p->stride, k * T, origin);
-        else
-            launch_chain(p, update_column_kernel<KT, 1>, dim3(p->nt - c, p->batch), 256, 0, s, p->A, p->ld, p->stride,
-                         k * T, origin);
+            return launch_chain(p, update_column_kernel<KT, 2>, dim3(4 * (p->nt - c), p->batch), 256, 0, s, p->A, p->ld,
+                                p->stride, k * T, origin);
+        return launch_chain(p, update_column_kernel<KT, 1>, dim3(p->nt - c, p->batch), 256, 0, s, p->A, p->ld,
+                            p->stride, k * T, origin);
     }
+    return 0;
 }
 
-extern "C" void launch_potrf_task(const grid_plan *p, int k, cudaStream_t s) { potrf_launch<GRID_TILE>(p, k, s); }
+extern "C" int launch_potrf_task(const grid_plan *p, int k, cudaStream_t s) { return potrf_launch<GRID_TILE>(p, k, s); }
 
-extern "C" void launch_trsm_tasks(const grid_plan *p, int k, cudaStream_t s)
+extern "C" int launch_trsm_tasks(const grid_plan *p, int k, cudaStream_t s)
 {
-    if (k + 1 < p->nt) trsm_launch<GRID_TILE>(p, k, s);
+    return k + 1 < p->nt ? trsm_launch<GRID_TILE>(p, k, s) : 0;
 }
 
-/* The checks the update launchers share; 0 when there is nothing to do. */
+/* The checks the update launchers share: 1 to launch, 0 when there is nothing to do, -1 when the
+ * call breaks a rule of the schedule (noted as the course's own error). */
 static int update_range(const grid_plan *p, const char *who, int k, int panels, int first, int *last)
 {
-    if (panels < 1 || panels > GRID_MAX_PANELS) {
-        cuda_check_failed("course", "bad update", "panels out of 1 .. GRID_MAX_PANELS", who, __FILE__, __LINE__);
-        return 0;
-    }
+    if (panels < 1 || panels > GRID_MAX_PANELS)
+        return cuda_check_note("course", "bad update", "panels out of 1 .. GRID_MAX_PANELS", who, __FILE__, __LINE__);
     if (*last > p->nt) *last = p->nt;
     if (first >= *last) return 0;
-    if (first < k + panels || k + panels > p->nt) {
-        cuda_check_failed("course", "bad update", "the panels cannot update a column at or before them", who, __FILE__,
-                          __LINE__);
-        return 0;
-    }
+    if (first < k + panels || k + panels > p->nt)
+        return cuda_check_note("course", "bad update", "the panels cannot update a column at or before them", who,
+                               __FILE__, __LINE__);
     return 1;
 }
 
 /* K = panels T: one kernel instance per K, P = GRID_MAX_PANELS .. 1. */
 template <int P>
-static void update_for_panels(const grid_plan *p, int panels, int k, int first, int last, cudaStream_t s)
+static int update_for_panels(const grid_plan *p, int panels, int k, int first, int last, cudaStream_t s)
 {
-    if (panels == P) update_launch<GRID_TILE, P * GRID_TILE>(p, k, first, last, s);
-    else if constexpr (P > 1) update_for_panels<P - 1>(p, panels, k, first, last, s);
+    if (panels == P) return update_launch<GRID_TILE, P * GRID_TILE>(p, k, first, last, s);
+    if constexpr (P > 1) return update_for_panels<P - 1>(p, panels, k, first, last, s);
+    return 0;
 }
 
-extern "C" void launch_update_group_tasks(const grid_plan *p, int k, int panels, int first, int last, cudaStream_t s)
+extern "C" int launch_update_group_tasks(const grid_plan *p, int k, int panels, int first, int last, cudaStream_t s)
 {
-    if (!update_range(p, "launch_update_group_tasks", k, panels, first, &last)) return;
-    update_for_panels<GRID_MAX_PANELS>(p, panels, k, first, last, s);
+    const int go = update_range(p, "launch_update_group_tasks", k, panels, first, &last);
+    return go == 1 ? update_for_panels<GRID_MAX_PANELS>(p, panels, k, first, last, s) : go;
 }
 
-extern "C" void launch_update_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s)
+extern "C" int launch_update_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s)
 {
-    launch_update_group_tasks(p, k, 1, first, last, s);
+    return launch_update_group_tasks(p, k, 1, first, last, s);
 }
 
-extern "C" void launch_update_pair_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s)
+extern "C" int launch_update_pair_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s)
 {
-    launch_update_group_tasks(p, k, 2, first, last, s);
+    return launch_update_group_tasks(p, k, 2, first, last, s);
 }
 
 /* ------------------------------------------------------------------ the frame */
@@ -942,22 +958,25 @@ __global__ void zero_upper_kernel(float *A, int n)
 
 static unsigned frame_blocks(int rows) { return (unsigned)((rows + FRAME_ROWS - 1) / FRAME_ROWS); }
 
-extern "C" void launch_copy_in(const float *A, int n, float *W, size_t ld, int N, int batch, cudaStream_t s)
+extern "C" int launch_copy_in(const float *A, int n, float *W, size_t ld, int N, int batch, cudaStream_t s)
 {
     copy_in_kernel<<<dim3(frame_blocks(N), batch), 32 * FRAME_ROWS, 0, s>>>(A, n, W, ld, N);
-    KERNEL_CHECK();
+    KERNEL_TRY();
+    return 0;
 }
 
-extern "C" void launch_copy_out(const float *W, size_t ld, int N, float *A, int n, int batch, cudaStream_t s)
+extern "C" int launch_copy_out(const float *W, size_t ld, int N, float *A, int n, int batch, cudaStream_t s)
 {
     copy_out_kernel<<<dim3(frame_blocks(n), batch), 32 * FRAME_ROWS, 0, s>>>(W, ld, N, A, n);
-    KERNEL_CHECK();
+    KERNEL_TRY();
+    return 0;
 }
 
-extern "C" void launch_zero_upper(float *A, int n, int batch, cudaStream_t s)
+extern "C" int launch_zero_upper(float *A, int n, int batch, cudaStream_t s)
 {
     zero_upper_kernel<<<dim3(frame_blocks(n), batch), 32 * FRAME_ROWS, 0, s>>>(A, n);
-    KERNEL_CHECK();
+    KERNEL_TRY();
+    return 0;
 }
 
 __global__ void set_if_failed_kernel(cudaGraphConditionalHandle h, const int *info, size_t batch)
@@ -968,8 +987,9 @@ __global__ void set_if_failed_kernel(cudaGraphConditionalHandle h, const int *in
     if (threadIdx.x == 0) cudaGraphSetConditional(h, any ? 1u : 0u);
 }
 
-extern "C" void launch_set_if_failed(cudaGraphConditionalHandle h, const int *info, size_t batch, cudaStream_t s)
+extern "C" int launch_set_if_failed(cudaGraphConditionalHandle h, const int *info, size_t batch, cudaStream_t s)
 {
     set_if_failed_kernel<<<1, 256, 0, s>>>(h, info, batch);
-    KERNEL_CHECK();
+    KERNEL_TRY();
+    return 0;
 }

@@ -12,12 +12,14 @@
  * The tasks of one launch are independent; the launches of one step depend on each other in
  * this order, and step k+1 needs only column k+1 of step k's update. These launchers are the
  * building blocks of grid_schedule.c; every one is asynchronous on the stream it is given and
- * checks its launch. */
+ * checks its launch: it returns 0, or -1 with the error noted (CUDA_TRY, common/cuda_check.h), which
+ * its caller passes on (TRY) up to whoever asked for the factorization. */
 #ifndef GRID_TASKS_H
 #define GRID_TASKS_H
 
 #include <stddef.h>
 #include <cuda_runtime.h>
+#include "cuda_check.h" /* MUST_CHECK */
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,7 +56,7 @@ typedef struct {
     int readers;         /* read[] recorded since the last split (0 .. 2) */
     int kcol, K, origin; /* what it holds: columns kcol .. kcol + K - 1, rows origin ..; K = 0: nothing */
 } grid_split;
-int grid_split_create(grid_split *s, size_t bytes); /* 0, or a CUDA error (nothing then held) */
+MUST_CHECK int grid_split_create(grid_split *s, size_t bytes); /* 0, or -1: a CUDA error (noted; nothing held) */
 void grid_split_destroy(grid_split *s);
 void grid_split_begin(grid_split *s);
 void grid_split_forget(grid_split *s);
@@ -90,28 +92,28 @@ typedef struct {
 
 /* Step k's POTRF of the diagonal tile (k,k): one block of T threads per matrix. On a pivot <= 0
  * or NaN, the matrix's info becomes k T + j + 1 if it is still 0 (so the first failure wins). */
-void launch_potrf_task(const grid_plan *p, int k, cudaStream_t s);
+MUST_CHECK int launch_potrf_task(const grid_plan *p, int k, cudaStream_t s);
 
 /* Step k's TRSM of the tiles (i,k), k < i < nt, with L_kk: nt-k-1 blocks. Nothing when k = nt-1. */
-void launch_trsm_tasks(const grid_plan *p, int k, cudaStream_t s);
+MUST_CHECK int launch_trsm_tasks(const grid_plan *p, int k, cudaStream_t s);
 
 /* Step k's update of the tiles (i,j) with first <= j < last and j <= i < nt, each minus
  * L_ik L_jk^T (tile columns first..last-1 of the trailing matrix; first > k). One column
  * (last = first + 1: a block per tile or per quarter tile down it), a band of them (one block per
  * 128 x 128 down each two), or everything from column first on (last = nt: one block per 128 x 128, two tiles a side);
  * nothing when first >= last. The whole trailing matrix is first = k+1, last = nt. */
-void launch_update_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s);
+MUST_CHECK int launch_update_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s);
 
 /* The updates of steps k and k+1 in one: (i,j) -= L_ik L_jk^T + L_i,k+1 L_j,k+1^T, i.e. a product
  * with K = 2T (the two panels are adjacent columns of A). The same columns as above; first > k+1.
  * Half the reads and writes of the trailing matrix, twice the work per block. */
-void launch_update_pair_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s);
+MUST_CHECK int launch_update_pair_tasks(const grid_plan *p, int k, int first, int last, cudaStream_t s);
 /* The updates of the panels k .. k+panels-1 in one (K = panels T), 1 <= panels <= GRID_MAX_PANELS;
  * first >= k + panels. Columns: any band first..last-1 (one column: a block per tile or quarter
  * tile; more: blocks of 128 x 128 down each two of them), or everything from first on (last = nt: the triangle).
  * launch_update_tasks and launch_update_pair_tasks are this with 1 and 2 panels. */
 #define GRID_MAX_PANELS 16
-void launch_update_group_tasks(const grid_plan *p, int k, int panels, int first, int last, cudaStream_t s);
+MUST_CHECK int launch_update_group_tasks(const grid_plan *p, int k, int panels, int first, int last, cudaStream_t s);
 /* 1 when the GRID_TF32X3 bulk updates can run on Hopper's warpgroup MMA (grid_wgmma.cuh): a Hopper
  * build (sm_90a) and a GPU of compute capability 9.0. Asked when planning (grid_policy.c, which
  * also takes the caller's "never": grid_overrides.wgmma); a plan that may use it carries a split
@@ -145,13 +147,13 @@ int grid_wgmma_narrow(const grid_plan *p);
  * the identity in the padding (which factors to the identity and never touches the real part, as the remainder
  * tiles of the single-block kernel do); copy_out writes the factor back with zeros above the
  * diagonal. In place (n a multiple of T), zero_upper writes those zeros. */
-void launch_copy_in(const float *A, int n, float *W, size_t ld, int N, int batch, cudaStream_t s);
-void launch_copy_out(const float *W, size_t ld, int N, float *A, int n, int batch, cudaStream_t s);
-void launch_zero_upper(float *A, int n, int batch, cudaStream_t s);
+MUST_CHECK int launch_copy_in(const float *A, int n, float *W, size_t ld, int N, int batch, cudaStream_t s);
+MUST_CHECK int launch_copy_out(const float *W, size_t ld, int N, float *A, int n, int batch, cudaStream_t s);
+MUST_CHECK int launch_zero_upper(float *A, int n, int batch, cudaStream_t s);
 
 /* Precision high's second chance (grid_cholesky.c): set an IF node's condition to 1 when any of
  * the batch's infos is nonzero (a captured launch; the node that follows reads it). */
-void launch_set_if_failed(cudaGraphConditionalHandle h, const int *info, size_t batch, cudaStream_t s);
+MUST_CHECK int launch_set_if_failed(cudaGraphConditionalHandle h, const int *info, size_t batch, cudaStream_t s);
 
 #ifdef __cplusplus
 }

@@ -57,15 +57,15 @@ static void eight_panel_updates(grid_math math)
     CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(d_info, 0, sizeof(int)));
     grid_plan p = {d_A, (size_t)n, n / GRID_TILE, d_info, 1, (size_t)n * n, math, NULL, grid_rules_current()};
-    launch_update_group_tasks(&p, 0, 8, 8, p.nt, 0);
-    launch_update_group_tasks(&p, 0, 8, 8, 10, 0);
-    launch_update_group_tasks(&p, 0, 8, 8, 9, 0);
+    CALL_CHECK(launch_update_group_tasks(&p, 0, 8, 8, p.nt, 0));
+    CALL_CHECK(launch_update_group_tasks(&p, 0, 8, 8, 10, 0));
+    CALL_CHECK(launch_update_group_tasks(&p, 0, 8, 8, 9, 0));
     if (math == GRID_TF32X3 && grid_wgmma_available()) { /* Hopper's warpgroup update: 4 and 7 row blocks */
         grid_split split;
-        CUDA_CHECK((cudaError_t)grid_split_create(&split, grid_split_bytes(n, 1, GRID_MAX_PANELS)));
+        CALL_CHECK(grid_split_create(&split, grid_split_bytes(n, 1, GRID_MAX_PANELS)));
         p.split = &split;
-        launch_update_group_tasks(&p, 0, 8, 8, p.nt, 0);
-        launch_update_group_tasks(&p, 0, 3, 3, p.nt, 0);
+        CALL_CHECK(launch_update_group_tasks(&p, 0, 8, 8, p.nt, 0));
+        CALL_CHECK(launch_update_group_tasks(&p, 0, 3, 3, p.nt, 0));
         CUDA_CHECK(cudaDeviceSynchronize());
         printf("sanitize_tiled: warpgroup updates ran\n");
         grid_split_destroy(&split);

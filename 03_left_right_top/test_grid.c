@@ -552,11 +552,11 @@ static void check_left_looking_by_hand(harness *h, int n)
     cudaStream_t s;
     CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     for (int c = 0; c < p.nt; c++) {
-        for (int k = 0; k < c; k++) launch_update_tasks(&p, k, c, c + 1, s);
-        launch_potrf_task(&p, c, s);
-        launch_trsm_tasks(&p, c, s);
+        for (int k = 0; k < c; k++) CALL_CHECK(launch_update_tasks(&p, k, c, c + 1, s));
+        CALL_CHECK(launch_potrf_task(&p, c, s));
+        CALL_CHECK(launch_trsm_tasks(&p, c, s));
     }
-    launch_zero_upper(d_A, n, 1, s);
+    CALL_CHECK(launch_zero_upper(d_A, n, 1, s));
     CUDA_CHECK(cudaStreamSynchronize(s));
     CUDA_CHECK(cudaStreamDestroy(s));
     CUDA_CHECK(cudaMemcpy(L, d_A, bytes, cudaMemcpyDeviceToHost));
@@ -686,7 +686,7 @@ static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int 
     CUDA_CHECK(cudaMalloc((void **)&d_info, batch * sizeof(int)));
     const grid_rules rules = grid_rules_current();
     const int fits = grid_split_panels(n, batch, &rules), room = fits > panels ? fits : panels; /* one matrix */
-    CUDA_CHECK((cudaError_t)grid_split_create(&split, grid_split_bytes(n, batch, room)));
+    CALL_CHECK(grid_split_create(&split, grid_split_bytes(n, batch, room)));
     grid_plan p = {d_A,         (size_t)n, n / GRID_TILE,       d_info, (int)batch, (size_t)n * n,
                    GRID_TF32X3, NULL,      grid_rules_current()};
     p.rules.wgmma_narrow = narrow ? 2 : 1; /* blocks of 128 x 128 (two an SM) or 128 x 256, whatever the rule */
@@ -694,8 +694,8 @@ static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int 
     for (int v = 0; v < 2; v++) { /* mma.sync, then the warpgroup MMA */
         p.split = v ? &split : NULL;
         CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
-        if (band) launch_update_group_tasks(&p, 0, panels, panels, panels + band, cudaStreamLegacy);
-        launch_update_group_tasks(&p, 0, panels, panels + band, p.nt, cudaStreamLegacy);
+        if (band) CALL_CHECK(launch_update_group_tasks(&p, 0, panels, panels, panels + band, cudaStreamLegacy));
+        CALL_CHECK(launch_update_group_tasks(&p, 0, panels, panels + band, p.nt, cudaStreamLegacy));
         CUDA_CHECK(cudaDeviceSynchronize());
         CUDA_CHECK(cudaMemcpy(R, d_A, bytes, cudaMemcpyDeviceToHost));
         err[v] = update_error(n, panels * GRID_TILE, batch, A, R);

@@ -33,12 +33,13 @@ const char *looking_name(looking_order order)
     return order >= 0 && order < LOOK_COUNT ? names[order] : "?";
 }
 
-template <int NB> static void launch(looking_order order, int n, float *d_A, int *d_info)
+template <int NB> static int launch(looking_order order, int n, float *d_A, int *d_info)
 {
     if (order == LOOK_RIGHT) potrf_tiled_kernel<NB, LOOK_RIGHT><<<1, dim3(1, NB, NB)>>>(d_A, n, d_info);
     if (order == LOOK_LEFT) potrf_tiled_kernel<NB, LOOK_LEFT><<<1, dim3(1, NB, NB)>>>(d_A, n, d_info);
     if (order == LOOK_TOP) potrf_tiled_kernel<NB, LOOK_TOP><<<1, dim3(1, NB, NB)>>>(d_A, n, d_info);
-    KERNEL_CHECK();
+    KERNEL_TRY();
+    return 0;
 }
 
 extern "C" int potrf_tiled(looking_order order, int nb, int n, float *d_A, int *d_info)
@@ -48,10 +49,10 @@ extern "C" int potrf_tiled(looking_order order, int nb, int n, float *d_A, int *
         return -1;
     }
     switch (nb) {
-    case 4: launch<4>(order, n, d_A, d_info); return 0;
-    case 8: launch<8>(order, n, d_A, d_info); return 0;
-    case 16: launch<16>(order, n, d_A, d_info); return 0;
-    case 32: launch<32>(order, n, d_A, d_info); return 0;
+    case 4: return launch<4>(order, n, d_A, d_info);
+    case 8: return launch<8>(order, n, d_A, d_info);
+    case 16: return launch<16>(order, n, d_A, d_info);
+    case 32: return launch<32>(order, n, d_A, d_info);
     }
     course_report("potrf_tiled: nb = %d is not compiled in (use 4, 8, 16 or 32)\n", nb);
     return -1;

@@ -32,7 +32,7 @@ static void run_factor(void *p)
 static void run_convert(void *p)
 {
     bench_ctx *c = p;
-    c->convert(c->n, c->batch, c->chunk, c->d_in, c->d_out, cudaStreamLegacy);
+    CALL_CHECK(c->convert(c->n, c->batch, c->chunk, c->d_in, c->d_out, cudaStreamLegacy));
 }
 
 static void layout_name(size_t chunk, char *buf, size_t len)
@@ -181,8 +181,8 @@ void bench_batched(const env_stamp *e, const char *stage, const bench_case *case
                 snprintf(variant, sizeof variant, "convert%s %s -> row-major", custom ? " (tiled)" : "", lname);
                 report_row(e, stage, variant, n, batch, tb, tc.median_ms, t_copy);
             }
-            rowmajor_to_chunked_device(n, batch, chunk, d_rm, d_lay,
-                                       cudaStreamLegacy); /* the pristine input, provided converter */
+            /* the pristine input, provided converter */
+            CALL_CHECK(rowmajor_to_chunked_device(n, batch, chunk, d_rm, d_lay, cudaStreamLegacy));
             c.d_out = d_work;
             timing_stats t = time_gpu_restoring(run_factor, &c, d_work, d_lay, bytes);
             t.verified =

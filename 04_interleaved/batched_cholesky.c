@@ -160,7 +160,7 @@ int potrf_batched_on(const batched_config *cfg, int n, size_t batch, size_t chun
     const batched_kernel_ops *ops = batched_kernel_find(cfg->kernel);
     if (d_in != d_out && !(ops->uses & BATCHED_OUT_OF_PLACE)) { /* every layout is dense: batch n^2 floats */
         const size_t bytes = batch * (size_t)n * n * sizeof(float);
-        CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, stream));
+        CUDA_TRY(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, stream));
         d_in = d_out;
     }
     return ops->launch(cfg, n, batch, chunk, d_in, d_out, d_info, stream);

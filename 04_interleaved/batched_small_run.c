@@ -16,9 +16,9 @@ void small_run_batched(const batched_config *cfg, int n, size_t batch, size_t ch
     CUDA_CHECK(cudaMalloc((void **)&d_lay, bytes));
     CUDA_CHECK(cudaMalloc((void **)&d_info, batch * sizeof(int)));
     CUDA_CHECK(cudaMemcpy(d_rm, A, bytes, cudaMemcpyHostToDevice));
-    to_layout(n, batch, lay_chunk, d_rm, d_lay, cudaStreamLegacy);
+    CALL_CHECK(to_layout(n, batch, lay_chunk, d_rm, d_lay, cudaStreamLegacy));
     if (potrf_batched(cfg, n, batch, lay_chunk, d_lay, d_info) != 0) exit(2);
-    to_rowmajor(n, batch, lay_chunk, d_lay, d_rm, cudaStreamLegacy);
+    CALL_CHECK(to_rowmajor(n, batch, lay_chunk, d_lay, d_rm, cudaStreamLegacy));
     CUDA_CHECK(cudaMemcpy(L, d_rm, bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(info, d_info, batch * sizeof(int), cudaMemcpyDeviceToHost));
     char what[128], name[64];

@@ -299,7 +299,7 @@ void test_large_batch(harness *h, const char *group, const batched_config *cfg, 
     int ok = potrf_batched(cfg, n, batch, chunk, d_A, d_info) == 0;
     char detail[320] = "refused";
     if (ok) {
-        chunked_to_rowmajor_device(n, batch, chunk, d_A, d_L, cudaStreamLegacy); /* then copy out only the samples */
+        CALL_CHECK(chunked_to_rowmajor_device(n, batch, chunk, d_A, d_L, cudaStreamLegacy)); /* then the samples */
         int *info = host_alloc(batch * sizeof(int), "test buffers");
         CUDA_CHECK(cudaMemcpy(info, d_info, batch * sizeof(int), cudaMemcpyDeviceToHost));
         size_t bad = 0, first_bad = 0;

@@ -49,13 +49,13 @@ template <int NB, looking_order ORDER> __global__ void __launch_bounds__(1024)
 }
 
 template <int NB, looking_order ORDER>
-static void launch(int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info, cudaStream_t stream)
+static int launch(int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info, cudaStream_t stream)
 {
     size_t blocks = 0;
     // BEGIN SOLUTION: how many blocks of per_block matrices cover the batch
     blocks = (batch + per_block - 1) / per_block; /* ceil: the tail block runs */
     // END SOLUTION
-    launch_split(
+    return launch_split(
         blocks, stream,
         [&](unsigned k, size_t first_block) { /* past 2^31 - 1 blocks: several launches */
                                               potrf_tiles_kernel<NB, ORDER>
@@ -64,22 +64,23 @@ static void launch(int per_block, int n, size_t batch, size_t chunk, float *d_A,
         });
 }
 
-template <int NB> static void launch_order(looking_order order, int per_block, int n, size_t batch, size_t chunk,
-                                           float *d_A, int *d_info, cudaStream_t stream)
+template <int NB> static int launch_order(looking_order order, int per_block, int n, size_t batch, size_t chunk,
+                                          float *d_A, int *d_info, cudaStream_t stream)
 {
-    if (order == LOOK_RIGHT) launch<NB, LOOK_RIGHT>(per_block, n, batch, chunk, d_A, d_info, stream);
-    if (order == LOOK_LEFT) launch<NB, LOOK_LEFT>(per_block, n, batch, chunk, d_A, d_info, stream);
-    if (order == LOOK_TOP) launch<NB, LOOK_TOP>(per_block, n, batch, chunk, d_A, d_info, stream);
+    if (order == LOOK_RIGHT) return launch<NB, LOOK_RIGHT>(per_block, n, batch, chunk, d_A, d_info, stream);
+    if (order == LOOK_LEFT) return launch<NB, LOOK_LEFT>(per_block, n, batch, chunk, d_A, d_info, stream);
+    if (order == LOOK_TOP) return launch<NB, LOOK_TOP>(per_block, n, batch, chunk, d_A, d_info, stream);
+    return 0;
 }
 
 extern "C" int potrf_batched_tiles(looking_order order, int nb, int per_block, int n, size_t batch, size_t chunk,
                                    float *d_A, int *d_info, cudaStream_t stream)
 {
     switch (nb) {
-    case 4: launch_order<4>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
-    case 8: launch_order<8>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
-    case 16: launch_order<16>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
-    case 32: launch_order<32>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
+    case 4: return launch_order<4>(order, per_block, n, batch, chunk, d_A, d_info, stream);
+    case 8: return launch_order<8>(order, per_block, n, batch, chunk, d_A, d_info, stream);
+    case 16: return launch_order<16>(order, per_block, n, batch, chunk, d_A, d_info, stream);
+    case 32: return launch_order<32>(order, per_block, n, batch, chunk, d_A, d_info, stream);
     }
     course_report("potrf_batched_tiles: nb = %d is not compiled in\n", nb);
     return -1;

@@ -112,9 +112,9 @@ template <int NB, int UNROLL> __global__ void __launch_bounds__(THREAD_MAX_PER_B
 }
 
 template <int NB, int UNROLL>
-static void launch(int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info, cudaStream_t stream)
+static int launch(int per_block, int n, size_t batch, size_t chunk, float *d_A, int *d_info, cudaStream_t stream)
 {
-    launch_split((batch + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {
+    return launch_split((batch + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {
         potrf_thread_kernel<NB, UNROLL>
             <<<k, per_block, 0, stream>>>(d_A, n, batch, chunk, first_block * per_block, d_info);
     });
@@ -124,9 +124,9 @@ template <int NB> static int launch_unroll(int unroll, int per_block, int n, siz
                                            int *d_info, cudaStream_t stream)
 {
     switch (unroll) {
-    case 1: launch<NB, 1>(per_block, n, batch, chunk, d_A, d_info, stream); return 0;
-    case 2: launch<NB, 2>(per_block, n, batch, chunk, d_A, d_info, stream); return 0;
-    case 4: launch<NB, 4>(per_block, n, batch, chunk, d_A, d_info, stream); return 0;
+    case 1: return launch<NB, 1>(per_block, n, batch, chunk, d_A, d_info, stream);
+    case 2: return launch<NB, 2>(per_block, n, batch, chunk, d_A, d_info, stream);
+    case 4: return launch<NB, 4>(per_block, n, batch, chunk, d_A, d_info, stream);
     }
     course_report("potrf_batched_thread: unroll = %d is not compiled in\n", unroll);
     return -1;

@@ -58,23 +58,24 @@ __global__ void transpose_kernel(int n, size_t batch, size_t chunk, const float 
     }
 }
 
-static void launch_transpose(int n, size_t batch, size_t chunk, const float *in, float *out, int to_chunked,
-                             cudaStream_t stream)
+static int launch_transpose(int n, size_t batch, size_t chunk, const float *in, float *out, int to_chunked,
+                            cudaStream_t stream)
 {
     const size_t nn = (size_t)n * (size_t)n, etiles = (nn + TT - 1) / TT, mtiles = (batch + TT - 1) / TT;
     dim3 grid((unsigned)etiles, (unsigned)(mtiles < 65535 ? mtiles : 65535));
     transpose_kernel<<<grid, dim3(TT, TROWS), 0, stream>>>(n, batch, chunk, in, out, to_chunked);
-    KERNEL_CHECK_ON(stream);
+    KERNEL_TRY_ON(stream);
+    return 0;
 }
 
-extern "C" void rowmajor_to_chunked_tiled(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
-                                          cudaStream_t stream)
+extern "C" int rowmajor_to_chunked_tiled(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                                         cudaStream_t stream)
 {
-    launch_transpose(n, batch, chunk, d_in, d_out, 1, stream);
+    return launch_transpose(n, batch, chunk, d_in, d_out, 1, stream);
 }
 
-extern "C" void chunked_to_rowmajor_tiled(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
-                                          cudaStream_t stream)
+extern "C" int chunked_to_rowmajor_tiled(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                                         cudaStream_t stream)
 {
-    launch_transpose(n, batch, chunk, d_in, d_out, 0, stream);
+    return launch_transpose(n, batch, chunk, d_in, d_out, 0, stream);
 }

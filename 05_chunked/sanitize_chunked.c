@@ -26,9 +26,9 @@ int main(int argc, char **argv)
             CUDA_CHECK(cudaMalloc((void **)&d_rm, bytes));
             CUDA_CHECK(cudaMalloc((void **)&d_lay, bytes));
             CUDA_CHECK(cudaMemcpy(d_rm, A, bytes, cudaMemcpyHostToDevice));
-            rowmajor_to_chunked_tiled(n, batch, chunks[c], d_rm, d_lay, cudaStreamLegacy);
+            CALL_CHECK(rowmajor_to_chunked_tiled(n, batch, chunks[c], d_rm, d_lay, cudaStreamLegacy));
             CUDA_CHECK(cudaMemset(d_rm, 0, bytes));
-            chunked_to_rowmajor_tiled(n, batch, chunks[c], d_lay, d_rm, cudaStreamLegacy);
+            CALL_CHECK(chunked_to_rowmajor_tiled(n, batch, chunks[c], d_lay, d_rm, cudaStreamLegacy));
             CUDA_CHECK(cudaMemcpy(B, d_rm, bytes, cudaMemcpyDeviceToHost));
             if (memcmp(A, B, bytes) != 0) {
                 printf("FAILED round trip n=%d chunk=%zu\n", n, chunks[c]);

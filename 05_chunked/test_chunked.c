@@ -53,8 +53,8 @@ static void test_converters(harness *h)
                     const float *src = dir ? want : rm, *expect = dir ? rm : want;
                     CUDA_CHECK(cudaMemcpy(d_in, src, total * sizeof(float), cudaMemcpyHostToDevice));
                     CUDA_CHECK(cudaMemset(d_out, 0xff, (total + 64) * sizeof(float))); /* poison: NaN, and a guard */
-                    if (dir) chunked_to_rowmajor_tiled(n, batch, chunk, d_in, d_out, cudaStreamLegacy);
-                    else rowmajor_to_chunked_tiled(n, batch, chunk, d_in, d_out, cudaStreamLegacy);
+                    if (dir) CALL_CHECK(chunked_to_rowmajor_tiled(n, batch, chunk, d_in, d_out, cudaStreamLegacy));
+                    else CALL_CHECK(rowmajor_to_chunked_tiled(n, batch, chunk, d_in, d_out, cudaStreamLegacy));
                     CUDA_CHECK(cudaDeviceSynchronize());
                     CUDA_CHECK(cudaMemcpy(got, d_out, total * sizeof(float), cudaMemcpyDeviceToHost));
                     unsigned guard[64];

@@ -15,11 +15,15 @@
  * 10-microsecond factorization). */
 template <auto Kernel> static int cyclic_blocks_per_sm(int threads, size_t smem)
 {
-    static int cache[CYCLIC_MAX_BLOCK / 16 + 1][64]; /* by block size, then device */
-    return launch_per_device(cache[threads / 16], [&](int) {
-        int per_sm;
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, smem));
-        return per_sm;
+    static int cache[CYCLIC_MAX_BLOCK / 16 + 1][64];         /* by block size, then device */
+    return launch_per_device(cache[threads / 16], [&](int) { /* 0: a CUDA error, noted */
+                                                             int per_sm;
+                                                             const int failed = [&]() {
+                                                                 CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                                                     &per_sm, Kernel, threads, smem));
+                                                                 return 0;
+                                                             }();
+                                                             return failed ? 0 : per_sm;
     });
 }
 
@@ -115,7 +119,7 @@ template <int T, int A, int R> static int cyclic_launch_one(int kind, int per_bl
     const size_t smem = (size_t)per_block * cyclic_buf_floats(T, A) * sizeof(float),
                  blocks = (batch + per_block - 1) / per_block;
     const int threads = per_block * T;
-    launch_split(blocks, stream, [&](unsigned k, size_t first_block) {
+    return launch_split(blocks, stream, [&](unsigned k, size_t first_block) {
         const size_t first = first_block * per_block;
         if constexpr (cyclic_unrolled(T, R))
             if (kind == CYCLIC_UNROLLED) {
@@ -138,7 +142,6 @@ template <int T, int A, int R> static int cyclic_launch_one(int kind, int per_bl
         cyclic_launch_kernel<potrf_cyclic_kernel<T, A, R>, potrf_cyclic_kernel<T, A, R, PF>, PF>(
             k, threads, smem, stream, d_in, d_out, n, batch, chunk, first, per_block, blocks, d_info);
     });
-    return 0;
 }
 
 static int cyclic_not_compiled(int threads, int slots)

@@ -35,11 +35,13 @@ static int grid_launch(const batched_config *c, int n, size_t batch, size_t chun
     }
     const size_t one = grid_batched_workspace_bytes(n, 1), group = grid_group_size(n, batch);
     int device;
-    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_TRY(cudaGetDevice(&device));
     if (one && (grid_work.bytes < one * group || grid_work.device != device)) {
-        if (grid_work.d_work && grid_work.device == device)
-            CUDA_CHECK(cudaFree(grid_work.d_work)); /* waits for its users */
-        CUDA_CHECK(cudaMalloc((void **)&grid_work.d_work, one * group));
+        float *old = grid_work.device == device ? grid_work.d_work : NULL;
+        grid_work.d_work = NULL;
+        grid_work.bytes = 0;
+        if (old) CUDA_TRY(cudaFree(old)); /* waits for its users */
+        CUDA_TRY(cudaMalloc((void **)&grid_work.d_work, one * group));
         grid_work.bytes = one * group;
         grid_work.device = device;
     }

@@ -15,6 +15,7 @@ template <int NMAX, int T, bool FULL> static int rows_launch_one(int per_block, 
 {
     static int optin_of[64]; /* once per instance and GPU: allow all the shared memory the GPU offers a block */
     const int optin = launch_smem_optin(potrf_rows_kernel<NMAX, T, FULL>, optin_of);
+    if (!optin) return -1; /* a CUDA error, noted */
     const size_t smem = rows_smem_bytes(NMAX, T, n, per_block);
     if (smem > (size_t)optin) {
         course_report("potrf_batched_rows: %d matrices of order %d per block need %zu bytes of shared memory, this GPU "
@@ -22,11 +23,10 @@ template <int NMAX, int T, bool FULL> static int rows_launch_one(int per_block, 
                       per_block, n, smem, optin);
         return -1;
     }
-    launch_split((batch + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {
+    return launch_split((batch + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {
         potrf_rows_kernel<NMAX, T, FULL><<<k, per_block * T, smem, stream>>>(
             d_in, d_out, n, batch, chunk, first_block * per_block, per_block, d_info);
     });
-    return 0;
 }
 
 static int rows_not_compiled(int nmax, int threads)

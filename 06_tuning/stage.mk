@@ -86,10 +86,10 @@ bench-gpumode: $(S6)/bench_gpumode
 
 # make python: stage 06's auto as a shared library for Python (06_tuning/python/README.md): the
 # kernel family's objects (built position-independent) and a thin C layer, loaded with ctypes.
-# Its failed checks return a status (library/check_status.c, linked before common's archive, whose
-# check_exit.o then stays out): nothing in the library may end the caller's process. The link map
-# names every object that went in; the check fails the build if one of them references exit or abort.
-$(S6)/libcourse_cholesky.so: $(S6)/python/course_cholesky.o $(S6)/library/check_status.o $(PLAN_OBJS) $(COMMON_LIB)
+# Its failures are values returned to the door (common/cuda_check.h's CUDA_TRY): nothing in the
+# library may end the caller's process. The link map names every object that went in; the check
+# fails the build if one of them references exit, abort or longjmp.
+$(S6)/libcourse_cholesky.so: $(S6)/python/course_cholesky.o $(PLAN_OBJS) $(COMMON_LIB)
 	$(NVCC) -shared $(LDFLAGS) $(filter %.o %.a,$^) -o $@ $(LDLIBS) -Xlinker -Map=$@.map
 	@bash 06_tuning/library/check_no_exit.sh $@.map $(COMMON_LIB) || { rm -f $@; exit 1; }
 ALL_BINS += $(S6)/libcourse_cholesky.so

@@ -187,13 +187,13 @@ template <int N> static int staged_launch_one(int per_block, size_t batch, const
 {
     if constexpr (N == 1) {
         const size_t groups = (batch + 3) / 4; /* of 4 matrices, one per thread */
-        launch_split((groups + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {
+        return launch_split((groups + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {
             potrf_staged_one<<<k, per_block, 0, stream>>>(d_in, d_out, batch, first_block * per_block, d_info);
         });
-        return 0;
     }
     static int optin_of[64];
     const int optin = launch_smem_optin(potrf_staged_kernel<N>, optin_of);
+    if (!optin) return -1; /* a CUDA error, noted */
     const size_t smem = staged_smem_need(N, per_block);
     if (smem > (size_t)optin) {
         course_report(
@@ -202,10 +202,9 @@ template <int N> static int staged_launch_one(int per_block, size_t batch, const
             per_block, N, smem, optin);
         return -1;
     }
-    launch_split((batch + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {
+    return launch_split((batch + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {
         potrf_staged_kernel<N><<<k, per_block, smem, stream>>>(d_in, d_out, batch, first_block * per_block, d_info);
     });
-    return 0;
 }
 
 /* The instance for n: N = 1 .. STAGED_MAX_N, tried in turn. */

@@ -156,12 +156,12 @@ template <looking_order ORDER, int NB, int UNROLL> __global__ void __launch_boun
                                   : top_looking_thread<NB, UNROLL>(A + place.base, place.stride, n);
 }
 
-template <int NB, int UNROLL> static void launch(looking_order order, int per_block, int n, size_t batch, size_t chunk,
-                                                 float *d_A, int *d_info, cudaStream_t stream)
+template <int NB, int UNROLL> static int launch(looking_order order, int per_block, int n, size_t batch, size_t chunk,
+                                                float *d_A, int *d_info, cudaStream_t stream)
 {
     auto kernel = order == LOOK_RIGHT ? potrf_thread_order_kernel<LOOK_RIGHT, NB, UNROLL>
                                       : potrf_thread_order_kernel<LOOK_TOP, NB, UNROLL>;
-    launch_split((batch + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {
+    return launch_split((batch + per_block - 1) / per_block, stream, [&](unsigned k, size_t first_block) {
         kernel<<<k, per_block, 0, stream>>>(d_A, n, batch, chunk, first_block * per_block, d_info);
     });
 }
@@ -170,9 +170,9 @@ template <int NB> static int launch_unroll(looking_order order, int unroll, int 
                                            size_t chunk, float *d_A, int *d_info, cudaStream_t stream)
 {
     switch (unroll) {
-    case 1: launch<NB, 1>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
-    case 2: launch<NB, 2>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
-    case 4: launch<NB, 4>(order, per_block, n, batch, chunk, d_A, d_info, stream); return 0;
+    case 1: return launch<NB, 1>(order, per_block, n, batch, chunk, d_A, d_info, stream);
+    case 2: return launch<NB, 2>(order, per_block, n, batch, chunk, d_A, d_info, stream);
+    case 4: return launch<NB, 4>(order, per_block, n, batch, chunk, d_A, d_info, stream);
     }
     course_report("potrf_batched_thread_order: unroll = %d is not compiled in\n", unroll);
     return -1;

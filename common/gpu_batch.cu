@@ -77,18 +77,20 @@ extern "C" void gen_batch_device(const gen_params *p, int n, size_t first, size_
     gen_batch_device_on(p, n, first, count, chunk, d_out, cudaStreamLegacy);
 }
 
-extern "C" void rowmajor_to_chunked_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
-                                           cudaStream_t stream)
+extern "C" int rowmajor_to_chunked_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                                          cudaStream_t stream)
 {
     to_chunked_kernel<<<grid_for(batch * n * n), 256, 0, stream>>>(n, batch, chunk, d_in, d_out);
-    KERNEL_CHECK_ON(stream);
+    KERNEL_TRY_ON(stream);
+    return 0;
 }
 
-extern "C" void chunked_to_rowmajor_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
-                                           cudaStream_t stream)
+extern "C" int chunked_to_rowmajor_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                                          cudaStream_t stream)
 {
     to_rowmajor_kernel<<<grid_for(batch * n * n), 256, 0, stream>>>(n, batch, chunk, d_in, d_out);
-    KERNEL_CHECK_ON(stream);
+    KERNEL_TRY_ON(stream);
+    return 0;
 }
 
 extern "C" void copy_matrix_from_layout(int n, size_t batch, size_t chunk, const float *d_lay, size_t b, float *host,

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <cuda_runtime.h>
+#include "cuda_check.h" /* MUST_CHECK */
 #include "generator.h"
 
 #ifdef __cplusplus
@@ -19,16 +20,17 @@ void gen_batch_device_on(const gen_params *p, int n, size_t first, size_t count,
                          cudaStream_t stream);
 
 /* A conversion of `batch` matrices between row-major and the chunked layout, on `stream`
- * (cudaStreamLegacy: the default stream); in and out must not overlap; asynchronous. */
-typedef void (*layout_converter)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
-                                 cudaStream_t stream);
+ * (cudaStreamLegacy: the default stream); in and out must not overlap; asynchronous. Returns 0, or
+ * -1 when its launch failed (noted: cuda_check.h; a program checks it with CALL_CHECK). */
+typedef int (*layout_converter)(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                                cudaStream_t stream);
 
 /* Conversions on the device, one element per thread (coalesced writes, gathered reads; the
  * tiled, faster pair is stage 05's exercise). */
-void rowmajor_to_chunked_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
-                                cudaStream_t stream);
-void chunked_to_rowmajor_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
-                                cudaStream_t stream);
+MUST_CHECK int rowmajor_to_chunked_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                                          cudaStream_t stream);
+MUST_CHECK int chunked_to_rowmajor_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                                          cudaStream_t stream);
 
 /* Matrix b of a batch in the chunked layout on the device, copied row-major into host[n*n]: its
  * n^2 elements are equally spaced, so it is one strided copy (element by element past the

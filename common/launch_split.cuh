@@ -10,7 +10,8 @@
  * The lambda launches `count` blocks that stand for blocks first_block .. first_block + count - 1
  * of the whole grid, on the caller's stream (every launch of the course takes one: a library's
  * caller orders it with its own work, or captures it in a CUDA graph); every launch is followed by
- * the check of the last error (KERNEL_CHECK_ON the stream).
+ * the check of the last error (KERNEL_TRY_ON the stream): it returns 0, or -1 with the error noted
+ * (cuda_check.h), which the launcher returns.
  * Also here: values asked once per device (launch_per_device): the GPU's SM count (launch_sm_count)
  * and a kernel's shared-memory opt-in (launch_smem_optin).
  * Alone: make build/04_interleaved/cholesky_batched && build/04_interleaved/cholesky_batched --n 20 --batch 100000 */
@@ -22,22 +23,29 @@
 
 #define LAUNCH_MAX_BLOCKS ((size_t)0x7fffffff) /* gridDim.x's limit */
 
-template <typename LaunchPart> static void launch_split(size_t blocks, cudaStream_t stream, LaunchPart launch_part)
+template <typename LaunchPart>
+MUST_CHECK static int launch_split(size_t blocks, cudaStream_t stream, LaunchPart launch_part)
 {
     for (size_t first = 0; first < blocks; first += LAUNCH_MAX_BLOCKS) {
         const size_t count = blocks - first < LAUNCH_MAX_BLOCKS ? blocks - first : LAUNCH_MAX_BLOCKS;
         launch_part((unsigned)count, first);
-        KERNEL_CHECK_ON(stream);
+        KERNEL_TRY_ON(stream);
     }
+    return 0;
 }
 
 /* A value of the current device, asked once and kept in cache[device] (0: not asked yet): ask(dev)
  * is called the first time, and again only while it answers 0. Atomics: the driver may run one
- * host thread per GPU. Devices past 64 are asked every time. */
+ * host thread per GPU. Devices past 64 are asked every time. 0: a CUDA error (noted). */
 template <typename Ask> static int launch_per_device(int (&cache)[64], Ask ask)
 {
     int dev;
-    CUDA_CHECK(cudaGetDevice(&dev));
+    const cudaError_t got = course_fault_due() ? COURSE_FAULT_ERROR : cudaGetDevice(&dev);
+    if (got != cudaSuccess) {
+        (void)cuda_check_note("CUDA", cudaGetErrorName(got), cudaGetErrorString(got), "cudaGetDevice(&dev)", __FILE__,
+                              __LINE__);
+        return 0;
+    }
     int v = dev < 64 ? __atomic_load_n(&cache[dev], __ATOMIC_ACQUIRE) : 0;
     if (!v) {
         v = ask(dev);
@@ -48,25 +56,32 @@ template <typename Ask> static int launch_per_device(int (&cache)[64], Ask ask)
 
 /* Let `kernel` use all the shared memory the current GPU offers one block (past the default
  * 48 KiB), and say how much that is. The attribute belongs to the function and the device, so
- * it is set once per kernel and GPU: cache is a static int[64] of the caller's, one per kernel. */
+ * it is set once per kernel and GPU: cache is a static int[64] of the caller's, one per kernel.
+ * 0: a CUDA error (noted; the caller returns -1). */
 template <typename Kernel> static int launch_smem_optin(Kernel kernel, int (&cache)[64])
 {
     return launch_per_device(cache, [&](int dev) {
         int optin;
-        CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-        return optin;
+        const int failed = [&]() {
+            CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+            CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+            return 0;
+        }();
+        return failed ? 0 : optin;
     });
 }
 
-/* The current GPU's number of SMs, asked once per device. */
+/* The current GPU's number of SMs, asked once per device; 0: a CUDA error (noted). */
 static inline int launch_sm_count()
 {
     static int cache[64];
     return launch_per_device(cache, [](int dev) {
         int sms;
-        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        return sms;
+        const int failed = [&]() {
+            CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+            return 0;
+        }();
+        return failed ? 0 : sms;
     });
 }
 

@@ -154,10 +154,10 @@ static int run_worker(const sliced_job *job, int w, int workers, size_t slice, i
         CUDA_CHECK(cudaStreamWaitEvent(compute, e->in1, 0));
         CUDA_CHECK(cudaEventRecord(e->c0, compute));
         if (job->gen) gen_batch_device_on(job->gen, n, first, count, lay_chunk, b->d_lay, compute);
-        else if (!in_place) to_layout(n, count, lay_chunk, b->d_rm, b->d_lay, compute);
+        else if (!in_place) CALL_CHECK(to_layout(n, count, lay_chunk, b->d_rm, b->d_lay, compute));
         if (f->factor(f->self, w, first, count, lay_chunk, b->d_lay, b->d_lay, b->d_info, d_work, compute) != 0)
             status = -1;
-        if (staging && !in_place) from_layout(n, count, lay_chunk, b->d_lay, b->d_rm, compute);
+        if (staging && !in_place) CALL_CHECK(from_layout(n, count, lay_chunk, b->d_lay, b->d_rm, compute));
         CUDA_CHECK(cudaEventRecord(e->c1, compute));
 
         CUDA_CHECK(cudaStreamWaitEvent(out, e->c1, 0));

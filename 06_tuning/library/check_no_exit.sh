@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # check_no_exit.sh [--no-env] MAP ARCHIVE... - fails (exit 1) when an object the linker put into
-# stage 06's library references exit, abort, _exit or quick_exit: nothing reachable from the door may
-# end the caller's process (cholesky_plan.h). --no-env (the installed library, make lib): getenv and
+# stage 06's library references exit, abort, _exit or quick_exit (nothing reachable from the door may
+# end the caller's process: cholesky_plan.h), or longjmp and its kin (a failure is a value returned
+# to the door, never a jump past the frames that hold memory). --no-env (the installed library, make lib): getenv and
 # secure_getenv too, since its choices are plan options. MAP is the link map (-Xlinker -Map): its
 # "LOAD" lines name the objects given, its archive lines the members taken from the archives. The
-# CUDA runtime, linked statically, is NVIDIA's and not checked here.
-banned='exit|abort|_exit|quick_exit'
+# CUDA runtime (the static libcudart, linked in) is NVIDIA's and not checked here.
+banned='exit|abort|_exit|quick_exit|longjmp|_longjmp|siglongjmp|__longjmp_chk|setjmp|_setjmp|__sigsetjmp'
 [ "$1" = --no-env ] && banned="$banned|getenv|secure_getenv" && shift
 map=$1
 shift

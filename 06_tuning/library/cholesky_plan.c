@@ -123,15 +123,22 @@ static void turn_init(void)
     for (int d = 0; d < TURN_DEVICES; d++) pthread_mutex_init(&turn[d].lock, NULL);
 }
 
-static cudaError_t turn_make(int device) /* at plan time, on `device` */
+static int turn_event(int device) /* under its lock */
+{
+    if (!turn[device].made) {
+        CUDA_TRY(cudaEventCreateWithFlags(&turn[device].done, cudaEventDisableTiming));
+        turn[device].made = 1;
+    }
+    return 0;
+}
+
+static int turn_make(int device) /* at plan time, on `device`: 0, or -1 (noted) */
 {
     pthread_once(&turn_once, turn_init);
     pthread_mutex_lock(&turn[device].lock);
-    cudaError_t e = cudaSuccess;
-    if (!turn[device].made && (e = cudaEventCreateWithFlags(&turn[device].done, cudaEventDisableTiming)) == cudaSuccess)
-        turn[device].made = 1;
+    const int rc = turn_event(device);
     pthread_mutex_unlock(&turn[device].lock);
-    return e;
+    return rc;
 }
 
 static void plan_free(cholesky_plan *p)
@@ -142,7 +149,7 @@ static void plan_free(cholesky_plan *p)
     free(p);
 }
 
-/* plan_create's work; a failed CUDA check longjmps out of it (door_status.h). */
+/* plan_create's work: its failures are the door's (door_fail, or noted by what it calls and heard). */
 static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const cholesky_options *opt,
                                  const cholesky_internal_options *in);
 
@@ -183,7 +190,7 @@ static cholesky_status plan_device(int *device)
 cholesky_status cholesky_plan_create_internal(cholesky_plan **plan, int n, size_t batch, const cholesky_options *opt,
                                               const cholesky_internal_options *in, char *err, size_t len)
 {
-    door_begin(NULL);
+    door_begin();
     if (!plan) {
         door_fail(CHOLESKY_STATUS_INVALID_VALUE, "cholesky_plan_create: plan is NULL (where should the plan go?)");
         if (err && len) snprintf(err, len, "%s", cholesky_last_error());
@@ -191,15 +198,16 @@ cholesky_status cholesky_plan_create_internal(cholesky_plan **plan, int n, size_
     }
     family_init();
     *plan = NULL;
-    cholesky_plan *volatile p = calloc(1, sizeof *p); /* volatile: read after a longjmp */
-    jmp_buf trap;
+    cholesky_plan *p = calloc(1, sizeof *p);
     if (!p) door_fail(CHOLESKY_STATUS_OUT_OF_MEMORY, "out of host memory");
     else {
         p->device = -1;
-        door_begin(&trap);
-        if (setjmp(trap) == 0) make_plan(p, n, batch, opt, in);
+        door_ear ear;
+        door_listen(&ear);
+        (void)make_plan(p, n, batch, opt, in); /* (its status is the door's: door_fail, or what was heard) */
+        door_heard(&ear);
     }
-    cholesky_status status = door_end();
+    cholesky_status status = door_status_now();
     if (status == CHOLESKY_SUCCESS && !live_add(p))
         status = door_fail(CHOLESKY_STATUS_OUT_OF_MEMORY, "out of host memory");
     if (status != CHOLESKY_SUCCESS) {
@@ -296,13 +304,8 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
         /* Its streams and events on this GPU; with no GPU to make them on (a plan made to be
          * explained), execute falls back to the thread's own context (grid_cholesky.h). */
         if (p->device >= 0) {
-            if (!(p->ctx = grid_context_create()))
-                return door_fail(CHOLESKY_STATUS_OUT_OF_MEMORY, "out of host memory");
-            const cudaError_t e = turn_make(p->device);
-            if (e != cudaSuccess) {
-                (void)cudaGetLastError();
-                return door_fail(CHOLESKY_STATUS_CUDA_ERROR, "cudaEventCreate: %s", cudaGetErrorString(e));
-            }
+            if (!(p->ctx = grid_context_create())) return CHOLESKY_STATUS_CUDA_ERROR; /* (noted: heard) */
+            if (turn_make(p->device) != 0) return CHOLESKY_STATUS_CUDA_ERROR;
         }
         pthread_mutex_init(&p->grid_lock, NULL);
         append(p, "; whole GPU: %s schedule, %s updates%s%s%s", grid_mode_name(p->policy.mode),
@@ -373,8 +376,7 @@ static int run_kernel(cholesky_plan *p, const float *in, float *out, int *info, 
 {
     if (p->grid) return run_grid(p, in, out, info, pad, split, s);
     if (p->copy_first && in != out) { /* every layout is dense: batch n^2 floats */
-        CUDA_CHECK(
-            cudaMemcpyAsync(out, in, p->batch * (size_t)p->n * p->n * sizeof(float), cudaMemcpyDeviceToDevice, s));
+        CUDA_TRY(cudaMemcpyAsync(out, in, p->batch * (size_t)p->n * p->n * sizeof(float), cudaMemcpyDeviceToDevice, s));
         in = out;
     }
     return p->ops->launch(&p->cfg, p->n, p->batch, p->kchunk, in, out, info, s);
@@ -388,11 +390,11 @@ static int run_aligned(cholesky_plan *p, const float *d_in, float *d_out, int *d
     float *split = p->split_bytes ? (float *)(work + p->convert_bytes + p->pad_bytes) : NULL;
     if (!p->convert) return run_kernel(p, d_in, d_out, d_info, pad, split, s);
     /* The kernel's layout in the workspace: one pass in, the factor in place there, one pass out. */
-    if (p->chunk == 1) rowmajor_to_chunked_tiled(p->n, p->batch, p->kchunk, d_in, conv, s);
-    else chunked_to_rowmajor_tiled(p->n, p->batch, p->chunk, d_in, conv, s);
-    if (run_kernel(p, conv, conv, d_info, pad, split, s) != 0) return -1;
-    if (p->chunk == 1) chunked_to_rowmajor_tiled(p->n, p->batch, p->kchunk, conv, d_out, s);
-    else rowmajor_to_chunked_tiled(p->n, p->batch, p->chunk, conv, d_out, s);
+    if (p->chunk == 1) TRY(rowmajor_to_chunked_tiled(p->n, p->batch, p->kchunk, d_in, conv, s));
+    else TRY(chunked_to_rowmajor_tiled(p->n, p->batch, p->chunk, d_in, conv, s));
+    TRY(run_kernel(p, conv, conv, d_info, pad, split, s));
+    if (p->chunk == 1) TRY(chunked_to_rowmajor_tiled(p->n, p->batch, p->kchunk, conv, d_out, s));
+    else TRY(rowmajor_to_chunked_tiled(p->n, p->batch, p->chunk, conv, d_out, s));
     return 0;
 }
 
@@ -403,16 +405,37 @@ static int run(cholesky_plan *p, const float *d_in, float *d_out, int *d_info, c
     if (!staged) return run_aligned(p, d_in, d_out, d_info, work, s);
     float *stage = (float *)(work + workspace_bytes(p) - p->stage_bytes);
     const size_t bytes = p->batch * (size_t)p->n * p->n * sizeof(float);
-    CUDA_CHECK(cudaMemcpyAsync(stage, d_in, bytes, cudaMemcpyDeviceToDevice, s));
-    if (run_aligned(p, stage, stage, d_info, work, s) != 0) return -1;
-    CUDA_CHECK(cudaMemcpyAsync(d_out, stage, bytes, cudaMemcpyDeviceToDevice, s));
+    CUDA_TRY(cudaMemcpyAsync(stage, d_in, bytes, cudaMemcpyDeviceToDevice, s));
+    TRY(run_aligned(p, stage, stage, d_info, work, s));
+    CUDA_TRY(cudaMemcpyAsync(d_out, stage, bytes, cudaMemcpyDeviceToDevice, s));
+    return 0;
+}
+
+/* The call, in its turn on the GPU where it is a whole-GPU one: 0, or -1 (the error noted). */
+static int execute_turn(cholesky_plan *p, const float *d_in, float *d_out, int *d_info, char *work, int staged,
+                        cudaStream_t s)
+{
+    if (p->planted > 0) { /* a real CUDA error (a NULL event), for the tests of what follows one */
+        p->planted--;
+        CUDA_TRY(cudaStreamWaitEvent(s, (cudaEvent_t)0, 0));
+    }
+    enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (p->grid) { /* after the whole-GPU execute enqueued before this one, on any plan of this GPU */
+        CUDA_TRY(cudaStreamIsCapturing(s, &capture));
+        const int inside = capture == cudaStreamCaptureStatusActive;
+        CUDA_TRY(cudaStreamWaitEvent(s, turn[p->device].done, inside ? cudaEventWaitExternal : 0));
+    }
+    TRY(run(p, d_in, d_out, d_info, work, staged, s));
+    if (p->grid)
+        CUDA_TRY(cudaEventRecordWithFlags(turn[p->device].done, s,
+                                          capture == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : 0));
     return 0;
 }
 
 cholesky_status cholesky_execute(cholesky_plan *p, const float *d_in, float *d_out, int *d_info, void *d_work,
                                  cudaStream_t s)
 {
-    door_begin(NULL);
+    door_begin();
     if (!is_live(p)) return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "cholesky_execute: no plan (NULL or destroyed)");
     if (!d_in || !d_out || !d_info)
         return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "cholesky_execute: a device pointer is NULL");
@@ -440,30 +463,14 @@ cholesky_status cholesky_execute(cholesky_plan *p, const float *d_in, float *d_o
                              "(one plan per thread, or end that capture first)");
         }
     }
-    jmp_buf trap;
-    volatile int rc = -1; /* volatile: read after a longjmp */
     if (p->grid) pthread_mutex_lock(&turn[p->device].lock);
-    door_begin(&trap);
-    if (setjmp(trap) == 0) {
-        if (p->planted > 0) { /* a real CUDA error (a NULL event), for the tests of what follows one */
-            p->planted--;
-            CUDA_CHECK(cudaStreamWaitEvent(s, (cudaEvent_t)0, 0));
-        }
-        enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-        if (p->grid) { /* after the whole-GPU execute enqueued before this one, on any plan of this GPU */
-            CUDA_CHECK(cudaStreamIsCapturing(s, &capture));
-            const int inside = capture == cudaStreamCaptureStatusActive;
-            CUDA_CHECK(cudaStreamWaitEvent(s, turn[p->device].done, inside ? cudaEventWaitExternal : 0));
-        }
-        rc = run(p, d_in, d_out, d_info, (char *)d_work, staged, s);
-        if (rc == 0 && p->grid)
-            CUDA_CHECK(cudaEventRecordWithFlags(
-                turn[p->device].done, s, capture == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : 0));
-    }
+    door_ear ear;
+    door_listen(&ear);
+    const int rc = execute_turn(p, d_in, d_out, d_info, (char *)d_work, staged, s);
     if (rc != 0 && p->grid) grid_context_recover(p->ctx, s);
     if (p->grid) pthread_mutex_unlock(&turn[p->device].lock);
     if (p->grid) pthread_mutex_unlock(&p->grid_lock);
-    cholesky_status status = door_end();
+    cholesky_status status = door_heard(&ear);
     if (status == CHOLESKY_SUCCESS && rc != 0)
         status = door_fail(CHOLESKY_STATUS_INTERNAL_ERROR, "cholesky_execute: a launcher refused the plan's call");
     return status;

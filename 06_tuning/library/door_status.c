@@ -3,12 +3,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "cuda_check.h"
 #include "door_status.h"
 
 static _Thread_local struct {
-    jmp_buf *trap;          /* where a failed CUDA check goes (NULL: back to its caller) */
     cholesky_status status; /* the first failure of the call in progress */
     char message[512];      /* its message; kept after the call for cholesky_last_error */
+    char heard[512];        /* the stage code's first message while the door listens */
 } door;
 
 static const char *const status_words[] = {"success",       "invalid value",  "misaligned pointer",
@@ -22,25 +23,15 @@ const char *cholesky_status_string(cholesky_status s)
 
 const char *cholesky_last_error(void) { return door.message; }
 
-void door_begin(jmp_buf *trap)
-{
-    door.trap = trap;
-    door.status = CHOLESKY_SUCCESS;
-}
+void door_begin(void) { door.status = CHOLESKY_SUCCESS; }
 
-cholesky_status door_end(void)
-{
-    door.trap = NULL;
-    return door.status;
-}
+cholesky_status door_status_now(void) { return door.status; }
 
-cholesky_status door_record(cholesky_status status, const char *fmt, va_list ap)
+static cholesky_status record(cholesky_status status, const char *fmt, va_list ap)
 {
     if (door.status == CHOLESKY_SUCCESS) {
         door.status = status;
         vsnprintf(door.message, sizeof door.message, fmt, ap);
-        const size_t n = strlen(door.message); /* course_report's lines end in a newline: one line here */
-        if (n && door.message[n - 1] == '\n') door.message[n - 1] = 0;
     }
     return door.status;
 }
@@ -49,14 +40,27 @@ cholesky_status door_fail(cholesky_status status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    door_record(status, fmt, ap);
+    record(status, fmt, ap);
     va_end(ap);
     return status;
 }
 
-jmp_buf *door_take_trap(void)
+void door_listen(door_ear *saved)
 {
-    jmp_buf *trap = door.trap;
-    door.trap = NULL;
-    return trap;
+    course_report_captured(&saved->buf, &saved->len);
+    course_report_capture(door.heard, sizeof door.heard);
+}
+
+cholesky_status door_heard(const door_ear *saved)
+{
+    const course_note_kind kind = course_report_captured_kind();
+    course_report_capture(saved->buf, saved->len); /* (clears the caller's buffer: as a new capture) */
+    switch (kind) {
+    case COURSE_NOTE_NONE: break;
+    case COURSE_NOTE_REFUSED: door_fail(CHOLESKY_STATUS_INVALID_VALUE, "%s", door.heard); break;
+    case COURSE_NOTE_OUT_OF_MEMORY: door_fail(CHOLESKY_STATUS_OUT_OF_MEMORY, "%s", door.heard); break;
+    case COURSE_NOTE_INTERNAL: door_fail(CHOLESKY_STATUS_INTERNAL_ERROR, "%s", door.heard); break;
+    default: door_fail(CHOLESKY_STATUS_CUDA_ERROR, "%s", door.heard); break;
+    }
+    return door.status;
 }

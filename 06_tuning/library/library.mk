@@ -15,7 +15,7 @@ LIB_TAG := $(subst $() ,-,$(strip $(LIB_ARCHS)))
 # when LIB_ARCHS is this build's architecture, else in build/lib-objects-<archs>/.
 LIB_BUILD := $(if $(and $(filter 1,$(words $(LIB_ARCHS))),$(filter $(strip $(LIB_ARCHS)),$(SM_LIST))),build,build/lib-objects-$(LIB_TAG))
 LIB_DIR := build/lib-$(LIB_TAG)
-LIB_OBJS = $(S6)/library/check_status.o $(filter-out $(LIB_PROGRAM_OBJS),$(PLAN_OBJS)) $(S6)/library/tuned_installed.o \
+LIB_OBJS = $(filter-out $(LIB_PROGRAM_OBJS),$(PLAN_OBJS)) $(S6)/library/tuned_installed.o \
 	$(COMMON_LIB)
 # What only programs link: the parts that read the environment (stage 03's grid_program.c, stage
 # 06's tuned_env.c), and tuned.o, which knows where the source tree's tables and make tune's are.
@@ -71,7 +71,7 @@ install: lib
 # The library's tests (make test-library): its boundary under random arguments and threads
 # (test_library.c, linked as the installed library is), and the installed copy used by an outside
 # project (test_install.sh: make install, exported symbols, the example with pkg-config and CMake).
-$(S6)/library/test_library: $(S6)/library/test_library.o $(S6)/library/check_status.o $(PROBE_OBJS) $(PLAN_OBJS) $(COMMON_LIB)
+$(S6)/library/test_library: $(S6)/library/test_library.o $(PROBE_OBJS) $(PLAN_OBJS) $(COMMON_LIB)
 	$(LINK)
 ALL_BINS += $(S6)/library/test_library
 TEST_SUITES += library

@@ -1,5 +1,5 @@
 /* test_library.c - the library's boundary (cholesky_plan.h), linked as the installed library is
- * (check_status.c: every failure a status):
+ * (every failure a value returned to the door: common/cuda_check.h's CUDA_TRY):
  *   library arguments (no GPU needed)  100 000 seeded random calls of every function: n, batch up to
  *       SIZE_MAX, every option and its size, NULL, misaligned and destroyed-plan pointers, err
  *       buffers of every length. Never a crash, never a wrapped size, and always the status the
@@ -8,8 +8,16 @@
  *   library threads (GPU)  8 threads, each with plans of its own, 50 calls each at 1 x 4096^2 and
  *       2 x 2048^2, in 5 rounds: every factor equal bit for bit to one thread's (the header's
  *       promise: same plan, same input, same bits; the whole-GPU factorizations take turns).
+ *   library errors (GPU)  a CUDA error planted (course_fault_plant) at the first, a middle and the
+ *       last checked CUDA call of an execute (whole GPU, captured into a graph: 1 x 4096^2; padded:
+ *       3 x 300^2; a small family converted in the workspace: 1024 x 64^2), and at every one of a
+ *       plan creation's: each call returns CHOLESKY_STATUS_CUDA_ERROR with the call named, leaves
+ *       no error behind, and the next call gives the same bits as before. Under make SAN=1,
+ *       LeakSanitizer checks that nothing the failed calls took on the host is left.
  *
- *   make build/06_tuning/library/test_library && build/06_tuning/library/test_library */
+ *   make build/06_tuning/library/test_library && build/06_tuning/library/test_library [errors]
+ *   (errors: that group alone; make SAN=1 builds build-san/06_tuning/library/test_library, whose
+ *   LeakSanitizer then checks the failed calls' host memory) */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
 #include <stdarg.h>
@@ -28,6 +36,7 @@
 
 #define ARGS "library arguments"
 #define THREADS "library threads"
+#define ERRORS "library errors"
 #define CALLS 100000
 
 static unsigned long long rng;
@@ -366,21 +375,168 @@ static void thread_test(harness *h, int n, size_t batch)
                   ok ? "" : "one thread's factor wrong or not made; ", calls, wrong, failed, why[0] ? ": " : "", why);
 }
 
-int main(void)
+/* ---- planted CUDA errors: a status, nothing left behind, the next call right ---- */
+
+/* 64 outputs 256 bytes apart in one allocation: every execute gets one it has not had lately, so
+ * that the whole-GPU path captures its launches again (a kept graph is replayed: 16 are kept). */
+typedef struct {
+    cholesky_plan *plan;
+    const float *d_in;
+    float *d_outs;
+    int *d_info;
+    void *d_work;
+    cudaStream_t s;
+    size_t bytes;
+    int next;
+} error_rig;
+
+static float *fresh_out(error_rig *r) { return r->d_outs + (size_t)(r->next++ % 64) * 64; }
+
+/* One execute into a fresh output; its factor's hash in *hash when it succeeds. */
+static cholesky_status execute_fresh(error_rig *r, float *h_out, unsigned long long *hash)
 {
+    float *out = fresh_out(r);
+    const cholesky_status st = cholesky_execute(r->plan, r->d_in, out, r->d_info, r->d_work, r->s);
+    if (st == CHOLESKY_SUCCESS && hash) {
+        if (cudaMemcpyAsync(h_out, out, r->bytes, cudaMemcpyDeviceToHost, r->s) != cudaSuccess ||
+            cudaStreamSynchronize(r->s) != cudaSuccess)
+            return CHOLESKY_STATUS_CUDA_ERROR;
+        *hash = hash_bytes(h_out, r->bytes);
+    }
+    return st;
+}
+
+static void planted_execute(harness *h, error_rig *r, float *h_out, unsigned long long want, int n, size_t batch,
+                            long at, long of, const char *where)
+{
+    char name[160];
+    snprintf(name, sizeof name, "%zu x %d^2: a CUDA error at the %s checked call of an execute (%ld of %ld)", batch, n,
+             where, at, of);
+    harness_start(h, "%s", name);
+    course_fault_plant(at);
+    const cholesky_status st = execute_fresh(r, h_out, NULL);
+    course_fault_plant(0);
+    char said[256];
+    snprintf(said, sizeof said, "%s", cholesky_last_error());
+    const cudaError_t after = cudaStreamSynchronize(r->s), left = cudaGetLastError();
+    unsigned long long again = 0;
+    const cholesky_status next = execute_fresh(r, h_out, &again);
+    harness_check(h,
+                  st == CHOLESKY_STATUS_CUDA_ERROR && strstr(said, "cudaErrorNotPermitted") && after == cudaSuccess &&
+                      left == cudaSuccess && next == CHOLESKY_SUCCESS && again == want,
+                  name, "status \"%s\" (%s); then the stream %s, %s left; the next call: %s, %s",
+                  cholesky_status_string(st), said, cudaGetErrorName(after), cudaGetErrorName(left),
+                  cholesky_status_string(next), again == want ? "the same bits" : "OTHER BITS");
+}
+
+/* Plan creation with a CUDA error at each of its checked calls: a status, no plan; then a plan. */
+static void planted_creates(harness *h, int n, size_t batch)
+{
+    char name[160];
+    snprintf(name, sizeof name, "%zu x %d^2: a CUDA error at each checked call of a plan creation", batch, n);
+    harness_start(h, "%s", name);
+    cholesky_plan *plan = NULL;
+    const long before = course_fault_checks();
+    int ok = cholesky_plan_create(&plan, n, batch, NULL, NULL, 0) == CHOLESKY_SUCCESS;
+    const long checks = course_fault_checks() - before;
+    cholesky_plan_destroy(plan);
+    char why[256] = "";
+    for (long k = 1; ok && k <= checks; k++) {
+        plan = (cholesky_plan *)1;
+        course_fault_plant(k);
+        const cholesky_status st = cholesky_plan_create(&plan, n, batch, NULL, NULL, 0);
+        course_fault_plant(0);
+        if (st != CHOLESKY_STATUS_CUDA_ERROR || plan != NULL ||
+            !strstr(cholesky_last_error(), "cudaErrorNotPermitted")) {
+            snprintf(why, sizeof why, "check %ld: status \"%s\", plan %s (%s)", k, cholesky_status_string(st),
+                     plan ? "made" : "NULL", cholesky_last_error());
+            ok = 0;
+        }
+        if (plan && plan != (cholesky_plan *)1) cholesky_plan_destroy(plan);
+        plan = NULL;
+        if (ok && cholesky_plan_create(&plan, n, batch, NULL, NULL, 0) != CHOLESKY_SUCCESS) {
+            snprintf(why, sizeof why, "after check %ld: no plan (%s)", k, cholesky_last_error());
+            ok = 0;
+        }
+        cholesky_plan_destroy(plan);
+    }
+    /* (A plan of a small family makes no CUDA call once its GPU's answers are kept: nothing to plant.) */
+    harness_check(
+        h, ok && (checks > 0 || n <= 128) && cudaGetLastError() == cudaSuccess, name, "%ld checked calls%s%s%s", checks,
+        checks ? ", each refused the plan" : " (none after the first plan of this shape)", why[0] ? "; " : "", why);
+}
+
+static int error_test(harness *h, int n, size_t batch)
+{
+    const size_t bytes = batch * (size_t)n * n * sizeof(float);
+    const gen_params gp = gen_params_make(FAMILY_SPD, harness_seed(8400 + n), 0, 0);
+    error_rig r = {NULL, NULL, NULL, NULL, NULL, NULL, bytes, 0};
+    float *d_in = NULL, *h_out = malloc(bytes);
+    unsigned long long want = 0, counted = 0;
+    char why[256] = "";
+    int ok = h_out && cudaMalloc((void **)&d_in, bytes) == cudaSuccess &&
+             cudaMalloc((void **)&r.d_outs, bytes + 64 * 256) == cudaSuccess &&
+             cudaMalloc((void **)&r.d_info, batch * sizeof(int)) == cudaSuccess &&
+             cudaStreamCreateWithFlags(&r.s, cudaStreamNonBlocking) == cudaSuccess &&
+             cholesky_plan_create(&r.plan, n, batch, NULL, why, sizeof why) == CHOLESKY_SUCCESS;
+    const size_t work = ok ? cholesky_plan_workspace_bytes(r.plan) : 0;
+    ok = ok && (!work || cudaMalloc(&r.d_work, work) == cudaSuccess);
+    long checks = 0;
+    if (ok) {
+        r.d_in = d_in;
+        gen_batch_device(&gp, n, 0, batch, 1, d_in);
+        float *first = fresh_out(&r);
+        ok = cholesky_execute(r.plan, d_in, first, r.d_info, r.d_work, r.s) == CHOLESKY_SUCCESS &&
+             cudaStreamSynchronize(r.s) == cudaSuccess &&
+             verify_generated_batch(&gp, n, batch, 1, first, r.d_info, 2, "  lib") &&
+             cudaMemcpy(h_out, first, bytes, cudaMemcpyDeviceToHost) == cudaSuccess;
+        want = ok ? hash_bytes(h_out, bytes) : 0;
+        const long before = course_fault_checks();
+        ok = ok && execute_fresh(&r, h_out, &counted) == CHOLESKY_SUCCESS && counted == want;
+        checks = course_fault_checks() - before;
+        if (!ok && !why[0]) snprintf(why, sizeof why, "the calls without an error: %s", cholesky_last_error());
+    }
+    if (!ok) {
+        harness_check(h, 0, "planted errors: the rig", "%zu x %d^2: %s", batch, n, why[0] ? why : "setup failed");
+        harness_skip_rest(h, ERRORS, "the rig failed");
+    } else {
+        planted_execute(h, &r, h_out, want, n, batch, 1, checks, "first");
+        planted_execute(h, &r, h_out, want, n, batch, (checks + 1) / 2, checks, "middle");
+        planted_execute(h, &r, h_out, want, n, batch, checks, checks, "last");
+        planted_creates(h, n, batch);
+    }
+    cholesky_plan_destroy(r.plan);
+    cudaFree(d_in), cudaFree(r.d_outs), cudaFree(r.d_info), cudaFree(r.d_work);
+    if (r.s) cudaStreamDestroy(r.s);
+    free(h_out);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    /* test_library errors: that group alone (make SAN=1's LeakSanitizer run of it on a GPU). */
+    const int only_errors = argc > 1 && !strcmp(argv[1], "errors");
     harness h;
     family_init();
     harness_begin(&h, "library");
     harness_plan(&h, ARGS, harness_count(&h, argument_tests));
     harness_plan(&h, THREADS, 2);
+    harness_plan(&h, ERRORS, 12);
     harness_group(&h, ARGS);
-    argument_tests(&h);
+    if (only_errors) harness_skip_rest(&h, ARGS, "not asked for (test_library errors)");
+    else argument_tests(&h);
     harness_group(&h, THREADS);
     char reason[256], what[160];
-    if (!gpu_available(reason, sizeof reason)) harness_skip_rest(&h, THREADS, reason);
+    if (only_errors) harness_skip_rest(&h, THREADS, "not asked for (test_library errors)");
+    else if (!gpu_available(reason, sizeof reason)) harness_skip_rest(&h, THREADS, reason);
     else if (harness_requires(&h, THREADS, student_kernels_work(what, sizeof what), what)) {
         thread_test(&h, 4096, 1);
         thread_test(&h, 2048, 2);
+    }
+    harness_group(&h, ERRORS);
+    if (!gpu_available(reason, sizeof reason)) harness_skip_rest(&h, ERRORS, reason);
+    else if (harness_requires(&h, ERRORS, student_kernels_work(what, sizeof what), what)) {
+        (void)(error_test(&h, 4096, 1) && error_test(&h, 300, 3) && error_test(&h, 64, 1024));
     }
     return harness_end(&h);
 }

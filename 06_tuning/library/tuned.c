@@ -248,8 +248,8 @@ int tuned_table_pick(const char *gpu, const tuned_places *pl, char *path, size_t
     } /* asked for by name: no questions */
     tuned_gpu_slug(gpu ? gpu : "", slug, sizeof slug);
     if (gpu && *gpu) {
-        const int own = pl->own_dir && *pl->own_dir;         /* (none in an installed library) */
-        snprintf(path, len, "%s/%s.tsv", pl->own_dir, slug); /* 1. make tune on this GPU, the full sweep */
+        const int own = pl->own_dir && *pl->own_dir;                  /* (none in an installed library) */
+        if (own) snprintf(path, len, "%s/%s.tsv", pl->own_dir, slug); /* 1. make tune on this GPU, the full sweep */
         if (own && table_of(path, gpu)) return 0;
         DIR *dir = opendir(pl->tables_dir); /* 2. the checked-in tables: the one stamped with this GPU */
         struct dirent *de;

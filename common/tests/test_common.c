@@ -418,11 +418,11 @@ static void test_gpu(harness *h)
                 CUDA_CHECK(cudaMemcpy(got, d_a, total * sizeof(float), cudaMemcpyDeviceToHost));
                 int gen_ok = memcmp(got, lay, total * sizeof(float)) == 0;
                 CUDA_CHECK(cudaMemset(d_b, 0xff, total * sizeof(float)));
-                chunked_to_rowmajor_device(n, batch, chunks[c], d_a, d_b, cudaStreamLegacy);
+                CALL_CHECK(chunked_to_rowmajor_device(n, batch, chunks[c], d_a, d_b, cudaStreamLegacy));
                 CUDA_CHECK(cudaMemcpy(got, d_b, total * sizeof(float), cudaMemcpyDeviceToHost));
                 int back_ok = memcmp(got, host, total * sizeof(float)) == 0;
                 CUDA_CHECK(cudaMemset(d_a, 0xff, total * sizeof(float)));
-                rowmajor_to_chunked_device(n, batch, chunks[c], d_b, d_a, cudaStreamLegacy);
+                CALL_CHECK(rowmajor_to_chunked_device(n, batch, chunks[c], d_b, d_a, cudaStreamLegacy));
                 CUDA_CHECK(cudaMemcpy(got, d_a, total * sizeof(float), cudaMemcpyDeviceToHost));
                 int to_ok = memcmp(got, lay, total * sizeof(float)) == 0;
                 char name[96];
