@@ -9,9 +9,10 @@
 extern "C" {
 #endif
 
-/* A = L L^T for one n x n row-major matrix, in place: on return the lower triangle holds L and
+/* A = L L^T for one n x n row-major matrix, in place, from its lower triangle only (the strict
+ * upper triangle may hold anything: it is never read): on return the lower triangle holds L and
  * the strict upper triangle is zero. Returns 0, or k when the leading minor of order k is not
- * positive definite (then the matrix holds a partial result). */
+ * positive definite or its pivot is NaN (then the matrix holds a partial result). */
 int spotrf_serial(int n, float *a);
 
 /* count matrices stored one after the other (row-major), info[count]. */

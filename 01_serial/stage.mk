@@ -1,7 +1,7 @@
 # 01_serial: serial and OpenMP Cholesky on the CPU.
 S1 := $(BUILD)/01_serial
 $(S1)/%.o: CFLAGS += -I01_serial
-$(S1)/test_serial: $(S1)/test_serial.o $(S1)/cholesky_serial.o $(COMMON_LIB)
+$(S1)/test_serial: $(S1)/test_serial.o $(S1)/first_touch.o $(S1)/cholesky_serial.o $(COMMON_LIB)
 	$(LINK)
 $(S1)/bench_serial: $(S1)/bench_serial.o $(S1)/cholesky_serial.o $(S1)/serial_timing.o $(COMMON_LIB)
 	$(LINK)
