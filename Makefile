@@ -231,14 +231,14 @@ test: $(foreach s,$(TEST_SUITES),$(SUITE_DEPS_$(s)))
 bench_bins = $(filter $(BUILD)/%,$(subst ', ,$(BENCH_CMD_$(1))))
 define bench_rule
 bench-$(1): $$(call bench_bins,$(1))
-	@mkdir -p $(BUILD) && rm -f $(BUILD)/bench-$(1).csv
+	@mkdir -p $(BUILD) && rm -f $(BUILD)/bench-$(1).csv $(BUILD)/bench-$(1).csv.skipped
 	@BENCH_CSV=$(BUILD)/bench-$(1).csv $$(BENCH_CMD_$(1))
 	@python3 common/course/bench_table.py $(BUILD)/bench-$(1).csv
 endef
 $(foreach s,$(BENCH_STAGES),$(eval $(call bench_rule,$(s))))
 
 bench: all
-	@mkdir -p $(BUILD) && rm -f $(BUILD)/bench.csv
+	@mkdir -p $(BUILD) && rm -f $(BUILD)/bench.csv $(BUILD)/bench.csv.skipped
 	@$(foreach s,$(BENCH_STAGES),echo "== $(s)" && BENCH_CSV=$(BUILD)/bench.csv $(BENCH_CMD_$(s)) &&) true
 	@python3 common/course/bench_table.py $(BUILD)/bench.csv
 

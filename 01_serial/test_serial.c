@@ -328,7 +328,7 @@ int main(int argc, char **argv)
     harness_plan(&h, "failing pivots", zero_pivot_tests());
     harness_plan(&h, "openmp", FAMILY_COUNT * NSIZES + 1);
     harness_plan(&h, "openmp races", 1);
-    harness_plan(&h, "cuSOLVER agreement", FAMILY_COUNT * NSIZES);
+    harness_plan_gpu(&h, "cuSOLVER agreement", FAMILY_COUNT * NSIZES);
     char reason[256];
     int gpu = gpu_available(reason, sizeof reason);
     char race_where[512];

@@ -39,7 +39,13 @@ static void misuse(const harness *h, const char *what, const char *group)
     exit(3);
 }
 
-void harness_plan(harness *h, const char *group, int count)
+static void plan(harness *h, const char *group, int count, const char *needs);
+
+void harness_plan(harness *h, const char *group, int count) { plan(h, group, count, NULL); }
+
+void harness_plan_gpu(harness *h, const char *group, int count) { plan(h, group, count, "gpu"); }
+
+static void plan(harness *h, const char *group, int count, const char *needs)
 {
     if (find_group(h, group) >= 0) misuse(h, "group planned twice:", group);
     if (h->ngroups == HARNESS_MAX_GROUPS) misuse(h, "too many groups at", group);
@@ -50,7 +56,7 @@ void harness_plan(harness *h, const char *group, int count)
     if (h->record) {
         fprintf(h->record, "PLAN\t");
         record_clean(h->record, group);
-        fprintf(h->record, "\t%d\n", count);
+        fprintf(h->record, "\t%d%s%s\n", count, needs ? "\t" : "", needs ? needs : "");
         fflush(h->record);
     }
 }

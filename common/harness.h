@@ -48,6 +48,9 @@ typedef struct {
 
 void harness_begin(harness *h, const char *suite);
 void harness_plan(harness *h, const char *group, int count);
+/* The same for a group that runs on a GPU only: where there is none and the program stops before
+ * reaching it (a crash), its tests count as not run (SKIP) rather than failed (run_suite.py). */
+void harness_plan_gpu(harness *h, const char *group, int count);
 void harness_group(harness *h, const char *group);
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))

@@ -70,6 +70,16 @@ int bench_begin_gpu(const char *stage, env_stamp *e)
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
         printf("SKIP %s bench: %s\n", stage, reason);
+        /* Also beside BENCH_CSV, for the table's closing summary (bench_table.py). */
+        const char *csv = getenv("BENCH_CSV");
+        char path[1024];
+        if (csv && *csv && snprintf(path, sizeof path, "%s.skipped", csv) < (int)sizeof path) {
+            FILE *f = fopen(path, "a");
+            if (f) {
+                fprintf(f, "%s\t%s\n", stage, reason);
+                fclose(f);
+            }
+        }
         return 0;
     }
     env_stamp_read(e);

@@ -31,7 +31,8 @@ void env_stamp_read(env_stamp *e);
 void env_stamp_print(const env_stamp *e); /* one line "# GPU ..., CUDA ..., commit ..." */
 
 /* Start of a GPU-only benchmark: with a GPU, read and print the stamp and return 1; without
- * one, print "SKIP <stage> bench: <reason>" and return 0. */
+ * one, print "SKIP <stage> bench: <reason>" (also into $BENCH_CSV.skipped, for the closing summary
+ * of bench_table.py) and return 0. */
 int bench_begin_gpu(const char *stage, env_stamp *e);
 
 /* t_cusolver_ms / t_copy_ms <= 0 mean "not measured" (printed as '-'). A row whose t.verified is

@@ -8,7 +8,8 @@ How a suite cannot gain points by dying: each test program first writes its plan
 tests each group will run; common/harness.h), then one record per test, then END. When a
 program crashes, calls exit(), dies on a signal or runs past the suite's time limit, every
 planned test that did not report becomes a FAIL with the reason ("crashed: ...", "timed out
-after N s"); a group in POINTS.tsv that never even planned (its program died first, or never
+after N s"), except in a group planned as GPU-only (harness_plan_gpu) on a machine without a GPU,
+where those tests would have been skipped anyway: they count as not run; a group in POINTS.tsv that never even planned (its program died first, or never
 started) fails as a whole, and so does a group that planned no tests at all (a check that found
 nothing to check cannot fail, so it may not pass). The time limit (--timeout, or TEST_TIMEOUT in the environment) is
 enforced here, by killing the program's whole process group, not by the code under test.
@@ -118,17 +119,34 @@ def crash_reason(rc, tail):
     return f"crashed: {what}" + (f" ({hints[-1][:200]})" if hints else "")
 
 
+GPU_GROUPS = set()  # groups planned with harness_plan_gpu (parse_records)
+
+
+def gpu_here():
+    """1 when nvidia-smi lists a GPU on this machine."""
+    if not hasattr(gpu_here, "answer"):
+        try:
+            r = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
+            gpu_here.answer = r.returncode == 0 and "GPU" in r.stdout
+        except (OSError, subprocess.SubprocessError):
+            gpu_here.answer = False
+    return gpu_here.answer
+
+
 def parse_records(path):
     """PLAN / START / TEST / END records -> (plans, tests, ended, running); running is (group, name)
     of a test that started (harness_start) and never reported, or None."""
     plans, tests, ended, running = {}, [], False, None
     if not os.path.exists(path):
         return plans, tests, ended, running
+
     with open(path, errors="replace") as f:
         for line in f:
             p = line.rstrip("\n").split("\t")
             if p[0] == "PLAN" and len(p) >= 3:
                 plans[p[1]] = plans.get(p[1], 0) + int(p[2])
+                if len(p) >= 4 and p[3] == "gpu":  # harness_plan_gpu: runs on a GPU only
+                    GPU_GROUPS.add(p[1])
             elif p[0] == "START" and len(p) >= 3:
                 running = (p[1], p[2])
             elif p[0] == "TEST" and len(p) >= 4:
@@ -212,6 +230,11 @@ def main():
                 name = f"{g} (planned test {i + 1} of {n})"
                 if reason and g == hung_group and i == got and culprit:
                     name = culprit
+                if g in GPU_GROUPS and not gpu_here():  # it would have been skipped here: not the crash's
+                    t.append({"group": g, "name": name, "status": "SKIP",
+                              "detail": f"not run: needs a GPU, none here (and the program stopped before it: "
+                                        f"{reason or 'fewer tests reported than planned'})"})
+                    continue
                 t.append({"group": g, "name": name, "status": "FAIL",
                           "detail": f"did not run: {reason or 'the program reported fewer tests than it planned'}"})
         if reason:

@@ -195,6 +195,21 @@ harness_tests() {
     record "needs: a failed probe skips the group, saying why; a passing one runs it" \
         $(grep -q "^SKIP  n: needs your kernel to pass first (this sanity group runs your code too): at n = 33" "$tmp/needs.log" &&
             grep -q "^n: 1 passed, 0 failed, 2 skipped" "$tmp/needs.log" && echo PASS || echo FAIL) "$(tr '\n' ' ' < "$tmp/needs.log" 2>/dev/null)"
+    # A crash before a GPU-only group (harness_plan_gpu) on a machine without a GPU: its tests would
+    # have been skipped here, so they count as not run, not as the crash's failures.
+    printf 'a\t1\tgroup a\ng\t1\ta GPU group\n' > "$tmp/gpu-points.tsv"
+    cat > "$tmp/gpu-crash.sh" <<'SH'
+printf 'PLAN\ta\t2\nPLAN\tg\t3\tgpu\nTEST\ta\tx\tPASS\td\n' > "$TEST_RESULTS"
+kill -SEGV $$
+SH
+    setup python3 common/course/run_suite.py --suite gc --points "$tmp/gpu-points.tsv" --results "$tmp/gcres" "bash $tmp/gpu-crash.sh" > "$tmp/gpu-crash.log" 2>&1
+    if nvidia-smi -L > /dev/null 2>&1; then
+        record "a crash before a GPU-only group, no GPU here: its tests not run, not failed" SKIP "this machine has a GPU (the case is a machine without one)"
+    else
+        record "a crash before a GPU-only group, no GPU here: its tests not run, not failed" \
+            $(python3 -c "import json,sys; g={x['group']: x for x in json.load(open(sys.argv[1]))['groups']}; sys.exit(0 if g['a']['failed'] == 1 and g['g']['skipped'] == 3 and g['g']['failed'] == 0 else 1)" "$tmp/gcres/gc.json" && echo PASS || echo FAIL) \
+            "$(python3 -c "import json,sys; print([(x['group'], x['passed'], x['failed'], x['skipped']) for x in json.load(open(sys.argv[1]))['groups']])" "$tmp/gcres/gc.json" 2>&1)"
+    fi
 }
 
 discovery_tests() {
