@@ -11,7 +11,7 @@
 
 int spotrf_serial(int n, float *a)
 {
-    // BEGIN SOLUTION: factor A in place row by row; zero the strict upper triangle; return 0, or k for the first failing pivot
+    // BEGIN SOLUTION: factor A in place row by row, reading only its lower triangle; zero the strict upper triangle; return 0, or i + 1 when pivot i (0-based) fails
     // stub: (void)n; (void)a;
     // stub: return -1;
     for (int i = 0; i < n; i++) {

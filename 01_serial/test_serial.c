@@ -139,6 +139,25 @@ static int omp_batch_watched(int n, size_t count, const float *A, float *L, int 
     return threads;
 }
 
+/* After a failure with garbage above the diagonal: 1 when the same call on the symmetric input is
+ * right, i.e. the code reads the upper triangle (the test then says so, not just "wrong"). */
+static int reads_upper(int n, size_t count, const float *A, const int *expect, int openmp)
+{
+    const size_t elems = count * (size_t)n * n;
+    float *L = host_alloc(elems * sizeof(float), "test buffers");
+    int *info = host_alloc(count * sizeof(int), "test buffers");
+    memcpy(L, A, elems * sizeof(float));
+    if (openmp) {
+        omp_set_num_threads(OPENMP_TEST_THREADS);
+        spotrf_batch_omp(n, count, L, info);
+    } else spotrf_batch_serial(n, count, L, info);
+    factor_check first;
+    const int right = check_batch(n, count, A, L, info, expect, &first, NULL, NULL) == 0;
+    free(L);
+    free(info);
+    return right;
+}
+
 static void run_cpu(harness *h, int gpu, const char *gpu_reason)
 {
     for (int f = 0; f < FAMILY_COUNT; f++)
@@ -169,6 +188,10 @@ static void run_cpu(harness *h, int gpu, const char *gpu_reason)
                 factor_check first;
                 double mr, mf;
                 size_t bad = check_batch(n, count, A, L, info, expect, &first, &mr, &mf);
+                if (bad && reads_upper(n, count, A, expect, variant))
+                    snprintf(first.detail, sizeof first.detail,
+                             "wrong with garbage above the diagonal, right with a symmetric input: your code reads the "
+                             "upper triangle (only a[i n + j] with j <= i may be read) ");
                 char errors[64] = ""; /* none computed when every matrix failed on its info */
                 if (mr > 0 || mf > 0) snprintf(errors, sizeof errors, " max resid %.2g, max fwd %.2g", mr, mf);
                 const int judged = variant && pages >= SHARING_PAGES;
