@@ -31,6 +31,10 @@ static size_t count_for(int n) { return n <= 33 ? 37 : n <= 100 ? 9 : 3; } /* od
  * batch factored once per thread (omp parallel without for) factors L again, which is wrong. */
 #define OPENMP_TEST_THREADS 4
 
+/* OpenMP batches whose factors were wrong: "openmp races" judges only a loop that factors (the
+ * kit's stub, which does nothing, has no race either). */
+static int openmp_wrong;
+
 /* Garbage in the strict upper triangle of count matrices, which a Cholesky of the lower triangle
  * never reads (LAPACK's uplo = 'L'): NaN, or (nan = 0) values unlike the lower triangle's. */
 static void poison_upper(int n, size_t count, float *a, int nan)
@@ -195,6 +199,7 @@ static void run_cpu(harness *h, int gpu, const char *gpu_reason)
                 char errors[64] = ""; /* none computed when every matrix failed on its info */
                 if (mr > 0 || mf > 0) snprintf(errors, sizeof errors, " max resid %.2g, max fwd %.2g", mr, mf);
                 const int judged = variant && pages >= SHARING_PAGES;
+                if (variant && bad) openmp_wrong++;
                 if (variant && threads < 0 && elems * sizeof(float) >= SHARING_PAGES * 4096)
                     harness_skip(h, name, "this machine cannot show which threads touched the batch (first_touch.h)");
                 else if (judged && !bad && threads < 2)
@@ -260,9 +265,10 @@ static void run_nan(harness *h, int openmp)
     } else spotrf_batch_serial(n, count, L, info);
     factor_check first;
     size_t bad = check_batch(n, count, A, L, info, NULL, &first, NULL, NULL);
-    harness_check(h, bad == 0 && info[2] == 10 && info[0] == 0 && info[1] == 0 && info[3] == 0 && info[4] == 0, name,
-                  "infos %d %d %d %d %d (want 0 0 10 0 0) %s", info[0], info[1], info[2], info[3], info[4],
-                  bad ? first.detail : "");
+    const int right = bad == 0 && info[2] == 10 && info[0] == 0 && info[1] == 0 && info[3] == 0 && info[4] == 0;
+    if (openmp && !right) openmp_wrong++;
+    harness_check(h, right, name, "infos %d %d %d %d %d (want 0 0 10 0 0) %s", info[0], info[1], info[2], info[3],
+                  info[4], bad ? first.detail : "");
     free(A);
     free(L);
 }
@@ -328,7 +334,9 @@ static void run_race(harness *h, int race, const char *where)
 {
     harness_group(h, "openmp races");
     const char *name = "no data race between the OpenMP threads (ThreadSanitizer)";
-    if (race < 0) harness_skip(h, name, where);
+    if (openmp_wrong)
+        harness_skip(h, name, "not judged until spotrf_batch_omp factors every batch right (group openmp)");
+    else if (race < 0) harness_skip(h, name, where);
     else
         harness_check(h, race == 1, name, "%s%s",
                       race == 1 ? "test_openmp_race: none reported"
