@@ -391,6 +391,73 @@ static const size_t gpu_chunks[] = {1, 7, 32, 100, GPU_BATCH};
 #define GPU_NS (int)(sizeof gpu_ns / sizeof gpu_ns[0])
 #define GPU_CHUNKS (int)(sizeof gpu_chunks / sizeof gpu_chunks[0])
 
+/* ---- errors as values (cuda_check.h): CUDA_TRY, TRY, the notes and the planted failures ---- */
+static int calls_made; /* how many times counted_call ran */
+static cudaError_t counted_call(cudaError_t e)
+{
+    calls_made++;
+    return e;
+}
+static int try_once(cudaError_t e)
+{
+    CUDA_TRY(counted_call(e));
+    return 0;
+}
+static int try_twice(cudaError_t a, cudaError_t b)
+{
+    TRY(try_once(a));
+    TRY(try_once(b));
+    return 0;
+}
+
+static void test_error_values(harness *h)
+{
+    char said[256];
+    course_report_capture(said, sizeof said);
+    calls_made = 0;
+    int rc = try_twice(cudaSuccess, cudaSuccess);
+    harness_check(h, rc == 0 && calls_made == 2 && course_report_captured_kind() == COURSE_NOTE_NONE && !said[0],
+                  "CUDA_TRY: success goes on, notes nothing", "returned %d after %d calls, note '%s'", rc, calls_made,
+                  said);
+    course_report_capture(said, sizeof said);
+    calls_made = 0;
+    rc = try_twice(cudaErrorInvalidValue, cudaSuccess);
+    harness_check(h,
+                  rc == -1 && calls_made == 1 && course_report_captured_kind() == COURSE_NOTE_CUDA &&
+                      strstr(said, "cudaErrorInvalidValue") && strstr(said, "counted_call(e)") &&
+                      strstr(said, "test_common.c:"),
+                  "CUDA_TRY: a failure returns -1 at once, through TRY, noted with the call and file:line",
+                  "returned %d after %d calls, note '%s'", rc, calls_made, said);
+    course_report_capture(said, sizeof said);
+    rc = try_once(cudaErrorMemoryAllocation);
+    course_report("a later refusal %d\n", 1);
+    harness_check(h,
+                  rc == -1 && course_report_captured_kind() == COURSE_NOTE_OUT_OF_MEMORY &&
+                      strstr(said, "cudaErrorMemoryAllocation") && !strstr(said, "later"),
+                  "notes: out of memory is its own kind, and the first note wins", "kind %d, note '%s'",
+                  (int)course_report_captured_kind(), said);
+    course_report_capture(said, sizeof said);
+    course_report("refused: n = %d\n", 0);
+    harness_check(h, course_report_captured_kind() == COURSE_NOTE_REFUSED && !strcmp(said, "refused: n = 0"),
+                  "course_report: a refusal, captured as one line", "kind %d, note '%s'",
+                  (int)course_report_captured_kind(), said);
+    course_report_capture(said, sizeof said);
+    calls_made = 0;
+    const long before = course_fault_checks();
+    course_fault_plant(2);
+    rc = try_twice(cudaSuccess, cudaSuccess);
+    const long counted = course_fault_checks() - before;
+    harness_check(h, rc == -1 && calls_made == 1 && counted == 2 && strstr(said, "cudaErrorNotPermitted"),
+                  "course_fault_plant(2): the second check fails without making its call",
+                  "returned %d after %d calls, %ld checks, note '%s'", rc, calls_made, counted, said);
+    course_report_capture(said, sizeof said);
+    calls_made = 0;
+    rc = try_twice(cudaSuccess, cudaSuccess);
+    harness_check(h, rc == 0 && calls_made == 2, "a planted failure fires once", "returned %d after %d calls", rc,
+                  calls_made);
+    course_report_capture(NULL, 0);
+}
+
 static void test_gpu(harness *h)
 {
     char reason[256];
@@ -455,6 +522,7 @@ int main(void)
     harness_plan(&h, "layouts", harness_count(&h, test_layouts));
     harness_plan(&h, "generator", harness_count(&h, test_generator));
     harness_plan(&h, "checker", harness_count(&h, test_checker));
+    harness_plan(&h, "error values", harness_count(&h, test_error_values));
     harness_plan(&h, "device generator and converters", GPU_NS * FAMILY_COUNT * GPU_CHUNKS);
     harness_group(&h, "file format");
     test_file_format(&h);
@@ -464,6 +532,8 @@ int main(void)
     test_generator(&h);
     harness_group(&h, "checker");
     test_checker(&h);
+    harness_group(&h, "error values");
+    test_error_values(&h);
     harness_group(&h, "device generator and converters");
     test_gpu(&h);
     char cmd[300];
