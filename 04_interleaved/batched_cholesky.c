@@ -2,8 +2,9 @@
  * limits below are those of the kernels: a block has at most 1024 threads, and only the listed
  * NB and unroll values are compiled (templates, so the tile loops unroll completely).
  *
- * The kernels sit in a small table (batched_kernel_ops) so that a later stage can add its own
- * without this file knowing them. */
+ * The kernels sit in a small table (batched_kernel_ops); every function that looks one up also
+ * takes another stage's lookup (the _in versions), so a later stage runs its own kernels through
+ * this stage's checks and tests without this file knowing them. */
 #include <stdio.h>
 #include <string.h>
 #include "batched_cholesky.h"
@@ -78,7 +79,7 @@ static void thread_describe(const batched_config *c, char *buf, size_t len)
     snprintf(buf, len, "thread NB=%d x%d u%d", c->nb, c->per_block, c->unroll);
 }
 
-static const batched_kernel_ops tiles_ops = {
+const batched_kernel_ops batched_tiles_ops = {
     .name = "tiles",
     .group = "tile kernel",
     .uses = BATCHED_USES_ORDER | BATCHED_USES_NB,
@@ -87,30 +88,23 @@ static const batched_kernel_ops tiles_ops = {
     .describe = tiles_describe,
     .max_n = BATCHED_MAX_N,
 };
-static const batched_kernel_ops thread_ops = {
+const batched_kernel_ops batched_thread_ops = {
     .name = "thread",
-    .group = "thread-per-matrix kernel",
+    .group = BATCHED_THREAD_GROUP,
     .uses = BATCHED_USES_NB | BATCHED_USES_UNROLL,
     .check = thread_check,
     .launch = thread_launch,
     .describe = thread_describe,
     .max_n = BATCHED_MAX_N,
 };
-static const batched_kernel_ops *kernels[BATCHED_MAX_KERNELS] = {&tiles_ops, &thread_ops};
-
-void batched_register_kernel(batched_kernel k, const batched_kernel_ops *ops)
-{
-    if ((int)k >= 0 && (int)k < BATCHED_MAX_KERNELS) kernels[k] = ops;
-}
-
 const batched_kernel_ops *batched_kernel_find(batched_kernel k)
 {
-    return (int)k >= 0 && (int)k < BATCHED_MAX_KERNELS ? kernels[k] : NULL;
+    return k == BATCHED_TILES ? &batched_tiles_ops : k == BATCHED_THREAD ? &batched_thread_ops : NULL;
 }
 
-int batched_config_check(const batched_config *cfg, int n, char *msg, size_t len)
+int batched_config_check_in(batched_kernel_lookup kernels, const batched_config *cfg, int n, char *msg, size_t len)
 {
-    const batched_kernel_ops *ops = batched_kernel_find(cfg->kernel);
+    const batched_kernel_ops *ops = kernels(cfg->kernel);
     msg[0] = '\0';
     const int most = ops && ops->max_n ? ops->max_n : BATCHED_MAX_N;
     if (n < 1 || n > most)
@@ -121,22 +115,39 @@ int batched_config_check(const batched_config *cfg, int n, char *msg, size_t len
     return msg[0] ? -1 : 0;
 }
 
-const char *batched_config_name(const batched_config *cfg, char *buf, size_t len)
+int batched_config_check(const batched_config *cfg, int n, char *msg, size_t len)
 {
-    const batched_kernel_ops *ops = batched_kernel_find(cfg->kernel);
+    return batched_config_check_in(batched_kernel_find, cfg, n, msg, len);
+}
+
+const char *batched_config_name_in(batched_kernel_lookup kernels, const batched_config *cfg, char *buf, size_t len)
+{
+    const batched_kernel_ops *ops = kernels(cfg->kernel);
     if (ops) ops->describe(cfg, buf, len);
     else snprintf(buf, len, "kernel %d", (int)cfg->kernel);
     return buf;
 }
 
-int batched_kernel_parse(const char *s, batched_kernel *k)
+const char *batched_config_name(const batched_config *cfg, char *buf, size_t len)
 {
-    for (int id = 0; id < BATCHED_MAX_KERNELS; id++)
-        if (kernels[id] && strcmp(s, kernels[id]->name) == 0) {
+    return batched_config_name_in(batched_kernel_find, cfg, buf, len);
+}
+
+int batched_kernel_parse_in(batched_kernel_lookup kernels, const char *s, batched_kernel *k)
+{
+    for (int id = 0; id < BATCHED_MAX_KERNELS; id++) {
+        const batched_kernel_ops *ops = kernels((batched_kernel)id);
+        if (ops && strcmp(s, ops->name) == 0) {
             *k = (batched_kernel)id;
             return 0;
         }
+    }
     return -1;
+}
+
+int batched_kernel_parse(const char *s, batched_kernel *k)
+{
+    return batched_kernel_parse_in(batched_kernel_find, s, k);
 }
 
 int looking_order_parse(const char *s, looking_order *o)
@@ -149,15 +160,15 @@ int looking_order_parse(const char *s, looking_order *o)
     return -1;
 }
 
-int potrf_batched_on(const batched_config *cfg, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
-                     int *d_info, cudaStream_t stream)
+int potrf_batched_on_in(batched_kernel_lookup kernels, const batched_config *cfg, int n, size_t batch, size_t chunk,
+                        const float *d_in, float *d_out, int *d_info, cudaStream_t stream)
 {
     char msg[256];
-    if (batched_config_check(cfg, n, msg, sizeof msg) != 0 || batch < 1 || chunk < 1) {
+    if (batched_config_check_in(kernels, cfg, n, msg, sizeof msg) != 0 || batch < 1 || chunk < 1) {
         course_report("potrf_batched: %s\n", msg[0] ? msg : "batch and chunk must be >= 1");
         return -1;
     }
-    const batched_kernel_ops *ops = batched_kernel_find(cfg->kernel);
+    const batched_kernel_ops *ops = kernels(cfg->kernel);
     if (d_in != d_out && !(ops->uses & BATCHED_OUT_OF_PLACE)) { /* every layout is dense: batch n^2 floats */
         const size_t bytes = batch * (size_t)n * n * sizeof(float);
         CUDA_TRY(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, stream));
@@ -166,7 +177,19 @@ int potrf_batched_on(const batched_config *cfg, int n, size_t batch, size_t chun
     return ops->launch(cfg, n, batch, chunk, d_in, d_out, d_info, stream);
 }
 
+int potrf_batched_on(const batched_config *cfg, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                     int *d_info, cudaStream_t stream)
+{
+    return potrf_batched_on_in(batched_kernel_find, cfg, n, batch, chunk, d_in, d_out, d_info, stream);
+}
+
+int potrf_batched_in(batched_kernel_lookup kernels, const batched_config *cfg, int n, size_t batch, size_t chunk,
+                     float *d_A, int *d_info)
+{
+    return potrf_batched_on_in(kernels, cfg, n, batch, chunk, d_A, d_A, d_info, cudaStreamLegacy);
+}
+
 int potrf_batched(const batched_config *cfg, int n, size_t batch, size_t chunk, float *d_A, int *d_info)
 {
-    return potrf_batched_on(cfg, n, batch, chunk, d_A, d_A, d_info, cudaStreamLegacy);
+    return potrf_batched_in(batched_kernel_find, cfg, n, batch, chunk, d_A, d_info);
 }

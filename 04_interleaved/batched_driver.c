@@ -4,27 +4,25 @@
 #include "cli.h"
 #include "batched_driver.h"
 
-const char *batched_options_synopsis(int with_auto, int with_threads)
+const char *batched_options_synopsis(batched_kernel_lookup kernels, int with_auto, int with_threads)
 {
     static char text[320];
-    char kernels[128] = "";
+    char names[128] = "";
     for (int k = 0; k < BATCHED_MAX_KERNELS; k++) {
-        const batched_kernel_ops *ops = batched_kernel_find((batched_kernel)k);
-        if (ops)
-            snprintf(kernels + strlen(kernels), sizeof kernels - strlen(kernels), "%s%s", kernels[0] ? "|" : "",
-                     ops->name);
+        const batched_kernel_ops *ops = kernels((batched_kernel)k);
+        if (ops) snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? "|" : "", ops->name);
     }
     snprintf(text, sizeof text, "[--kernel %s%s] [--order left|right|top] [--nb NB] [--per-block M] [--unroll U]%s",
-             with_auto ? "auto|" : "", kernels, with_threads ? " [--threads T]" : "");
+             with_auto ? "auto|" : "", names, with_threads ? " [--threads T]" : "");
     return text;
 }
 
-const char *batched_options_help(const char *extra, int with_auto)
+const char *batched_options_help(batched_kernel_lookup kernels, const char *extra, int with_auto)
 {
     static char text[3072];
     char order[128] = "", unroll[128] = "", nb[128] = "";
     for (int k = 0; k < BATCHED_MAX_KERNELS; k++) {
-        const batched_kernel_ops *ops = batched_kernel_find((batched_kernel)k);
+        const batched_kernel_ops *ops = kernels((batched_kernel)k);
         if (!ops) continue;
         if (ops->uses & BATCHED_USES_ORDER)
             snprintf(order + strlen(order), sizeof order - strlen(order), " %s", ops->name);
@@ -43,7 +41,8 @@ const char *batched_options_help(const char *extra, int with_auto)
     return text;
 }
 
-void batched_options_validate(const char *prog, int with_auto, const char *opt, const char *value)
+void batched_options_validate(batched_kernel_lookup kernels, const char *prog, int with_auto, const char *opt,
+                              const char *value)
 {
     if (!strcmp(opt, "--order")) {
         looking_order o;
@@ -51,28 +50,29 @@ void batched_options_validate(const char *prog, int with_auto, const char *opt, 
         return;
     }
     batched_kernel k;
-    if ((with_auto && !strcmp(value, "auto")) || batched_kernel_parse(value, &k) == 0) return;
-    char kernels[192] = "";
-    snprintf(kernels, sizeof kernels, "one of %s", with_auto ? "auto" : "");
+    if ((with_auto && !strcmp(value, "auto")) || batched_kernel_parse_in(kernels, value, &k) == 0) return;
+    char names[192] = "";
+    snprintf(names, sizeof names, "one of %s", with_auto ? "auto" : "");
     for (int i = 0; i < BATCHED_MAX_KERNELS; i++) {
-        const batched_kernel_ops *ops = batched_kernel_find((batched_kernel)i);
+        const batched_kernel_ops *ops = kernels((batched_kernel)i);
         if (ops)
-            snprintf(kernels + strlen(kernels), sizeof kernels - strlen(kernels), "%s%s",
-                     strlen(kernels) > strlen("one of ") ? ", " : "", ops->name);
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                     strlen(names) > strlen("one of ") ? ", " : "", ops->name);
     }
-    cli_bad_value(prog, opt, value, kernels);
+    cli_bad_value(prog, opt, value, names);
 }
 
-int batched_config_from_args(const batch_kernel_args *a, int n, void (*defaults)(batched_config *cfg, size_t *chunk),
-                             batched_config *cfg, size_t *chunk, char *msg, size_t len)
+int batched_config_from_args(batched_kernel_lookup kernels, const batch_kernel_args *a, int n,
+                             void (*defaults)(batched_config *cfg, size_t *chunk), batched_config *cfg, size_t *chunk,
+                             char *msg, size_t len)
 {
     *cfg = batched_config_default();
-    if (a->kernel && batched_kernel_parse(a->kernel, &cfg->kernel) != 0) {
+    if (a->kernel && batched_kernel_parse_in(kernels, a->kernel, &cfg->kernel) != 0) {
         snprintf(msg, len, "bad value for --kernel: '%s'", a->kernel);
         return -1;
     }
     if (a->order) looking_order_parse(a->order, &cfg->order);
-    const batched_kernel_ops *ops = batched_kernel_find(cfg->kernel);
+    const batched_kernel_ops *ops = kernels(cfg->kernel);
     const char *refused = NULL;
     if (a->order && !(ops->uses & BATCHED_USES_ORDER))
         refused = cfg->kernel == BATCHED_THREAD
@@ -101,7 +101,7 @@ int batched_config_from_args(const batch_kernel_args *a, int n, void (*defaults)
     if (a->per_block > 0) cfg->per_block = (int)a->per_block;
     if (a->unroll >= 0) cfg->unroll = (int)a->unroll;
     if (a->threads > 0) cfg->threads = (int)a->threads;
-    return batched_config_check(cfg, n, msg, len);
+    return batched_config_check_in(kernels, cfg, n, msg, len);
 }
 
 const char *batched_layout_words(size_t chunk, char *buf, size_t len)

@@ -9,7 +9,7 @@
 #include "gpu_batch.h" /* layout_converter */
 
 /* chunk 0: the simple interleaved layout. */
-void small_run_batched(const batched_config *cfg, int n, size_t batch, size_t chunk, layout_converter to_layout,
-                       layout_converter to_rowmajor);
+void small_run_batched(batched_kernel_lookup kernels, const batched_config *cfg, int n, size_t batch, size_t chunk,
+                       layout_converter to_layout, layout_converter to_rowmajor);
 
 #endif

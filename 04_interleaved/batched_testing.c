@@ -140,7 +140,7 @@ static int sample_matrices(size_t batch, size_t *which)
     return k;
 }
 
-int layout_run_check(layout_run *r, const batched_config *cfg, char *detail, size_t len)
+int layout_run_check(batched_kernel_lookup kernels, layout_run *r, const batched_config *cfg, char *detail, size_t len)
 {
     const test_batch *t = r->t;
     const int n = t->n;
@@ -150,7 +150,7 @@ int layout_run_check(layout_run *r, const batched_config *cfg, char *detail, siz
     CUDA_CHECK(cudaMemset(r->d_A + elems, GUARD_BYTE, GUARD * sizeof(float)));
     CUDA_CHECK(cudaMemset(r->d_info, POISON_BYTE, t->batch * sizeof(int)));
     CUDA_CHECK(cudaMemset(r->d_info + t->batch, GUARD_BYTE, GUARD * sizeof(int)));
-    if (potrf_batched(cfg, n, t->batch, r->chunk, r->d_A, r->d_info) != 0) {
+    if (potrf_batched_in(kernels, cfg, n, t->batch, r->chunk, r->d_A, r->d_info) != 0) {
         snprintf(detail, len, "the configuration was refused");
         return 0;
     }
@@ -180,19 +180,21 @@ int layout_run_check(layout_run *r, const batched_config *cfg, char *detail, siz
     return 1;
 }
 
-static void configs_run(harness *h, const char *prefix, const batched_config *cfgs, int ncfg, const int *ns, int nn,
-                        const size_t *batches, int nb, const size_t *chunks, int nc, int chunk_groups);
+static void configs_run(harness *h, batched_kernel_lookup kernels, const char *prefix, const batched_config *cfgs,
+                        int ncfg, const int *ns, int nn, const size_t *batches, int nb, const size_t *chunks, int nc,
+                        int chunk_groups);
 
-void test_configs(harness *h, const char *prefix, const batched_config *cfgs, int ncfg, const int *ns, int nn,
-                  const size_t *batches, int nb, const size_t *chunks, int nc)
+void test_configs(harness *h, batched_kernel_lookup kernels, const char *prefix, const batched_config *cfgs, int ncfg,
+                  const int *ns, int nn, const size_t *batches, int nb, const size_t *chunks, int nc)
 {
-    configs_run(h, prefix, cfgs, ncfg, ns, nn, batches, nb, chunks, nc, 0);
+    configs_run(h, kernels, prefix, cfgs, ncfg, ns, nn, batches, nb, chunks, nc, 0);
 }
 
-void test_configs_on_chunks(harness *h, const char *prefix, const batched_config *cfgs, int ncfg, const int *ns, int nn,
-                            const size_t *batches, int nb, const size_t *chunks, int nc)
+void test_configs_on_chunks(harness *h, batched_kernel_lookup kernels, const char *prefix, const batched_config *cfgs,
+                            int ncfg, const int *ns, int nn, const size_t *batches, int nb, const size_t *chunks,
+                            int nc)
 {
-    configs_run(h, prefix, cfgs, ncfg, ns, nn, batches, nb, chunks, nc, 1);
+    configs_run(h, kernels, prefix, cfgs, ncfg, ns, nn, batches, nb, chunks, nc, 1);
 }
 
 const char *batched_chunks_group_name(batched_kernel k)
@@ -202,8 +204,9 @@ const char *batched_chunks_group_name(batched_kernel k)
                                  : NULL;
 }
 
-static void configs_run(harness *h, const char *prefix, const batched_config *cfgs, int ncfg, const int *ns, int nn,
-                        const size_t *batches, int nb, const size_t *chunks, int nc, int chunk_groups)
+static void configs_run(harness *h, batched_kernel_lookup kernels, const char *prefix, const batched_config *cfgs,
+                        int ncfg, const int *ns, int nn, const size_t *batches, int nb, const size_t *chunks, int nc,
+                        int chunk_groups)
 {
     for (int a = 0; a < nn; a++)
         for (int bi = 0; bi < nb; bi++) {
@@ -226,14 +229,15 @@ static void configs_run(harness *h, const char *prefix, const batched_config *cf
                     char cname[64];
                     if (chunks[ci])
                         snprintf(name, sizeof name, "%s %s n=%d batch=%zu chunk=%zu", prefix,
-                                 batched_config_name(&cfgs[c], cname, sizeof cname), ns[a], batches[bi], chunk);
+                                 batched_config_name_in(kernels, &cfgs[c], cname, sizeof cname), ns[a], batches[bi],
+                                 chunk);
                     else
                         snprintf(name, sizeof name, "%s %s n=%d batch=%zu", prefix,
-                                 batched_config_name(&cfgs[c], cname, sizeof cname), ns[a], batches[bi]);
+                                 batched_config_name_in(kernels, &cfgs[c], cname, sizeof cname), ns[a], batches[bi]);
                     harness_group(h, chunk_groups && chunk < t.batch ? batched_chunks_group_name(cfgs[c].kernel)
-                                                                     : batched_group_name(cfgs[c].kernel));
+                                                                     : batched_group_name(kernels, cfgs[c].kernel));
                     harness_start(h, "%s", name); /* a kernel that hangs or crashes is named by it */
-                    int ok = layout_run_check(&r, &cfgs[c], detail, sizeof detail);
+                    int ok = layout_run_check(kernels, &r, &cfgs[c], detail, sizeof detail);
                     harness_check(h, ok, name, "%s", detail);
                 }
                 layout_run_end(&r);
@@ -256,9 +260,9 @@ void add_hidden_sizes(int *ns, int *nn, size_t *batches, int *nb, size_t *chunks
     cfgs[(*ncfg)++] = thread7;
 }
 
-const char *batched_group_name(batched_kernel k)
+const char *batched_group_name(batched_kernel_lookup kernels, batched_kernel k)
 {
-    const batched_kernel_ops *ops = batched_kernel_find(k);
+    const batched_kernel_ops *ops = kernels(k);
     return ops ? ops->group : "unknown kernel";
 }
 
@@ -269,15 +273,15 @@ int count_kernel_configs(const batched_config *cfgs, int ncfg, batched_kernel k)
     return count;
 }
 
-void test_large_batch(harness *h, const char *group, const batched_config *cfg, int n, size_t chunk, size_t bytes,
-                      int samples)
+void test_large_batch(harness *h, batched_kernel_lookup kernels, const char *group, const batched_config *cfg, int n,
+                      size_t chunk, size_t bytes, int samples)
 {
     harness_group(h, group);
     size_t nn = (size_t)n * n, batch = (bytes + nn * sizeof(float) - 1) / (nn * sizeof(float)), elems = batch * nn;
     char name[160], cname[64];
     snprintf(name, sizeof name, "%.1f GiB batch (%zu matrices, %.2g floats) %s n=%d chunk=%zu, sampled",
              (double)elems * sizeof(float) / (1 << 30), batch, (double)elems,
-             batched_config_name(cfg, cname, sizeof cname), n, chunk ? chunk : batch);
+             batched_config_name_in(kernels, cfg, cname, sizeof cname), n, chunk ? chunk : batch);
     if (!chunk) chunk = batch;
     size_t free_b, total_b, need = 2 * elems * sizeof(float) + batch * sizeof(int) + (256u << 20);
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
@@ -296,7 +300,7 @@ void test_large_batch(harness *h, const char *group, const batched_config *cfg, 
     CUDA_CHECK(cudaMalloc((void **)&d_info, batch * sizeof(int)));
     CUDA_CHECK(cudaMemset(d_info, POISON_BYTE, batch * sizeof(int)));
     gen_batch_device(&p, n, 0, batch, chunk, d_A);
-    int ok = potrf_batched(cfg, n, batch, chunk, d_A, d_info) == 0;
+    int ok = potrf_batched_in(kernels, cfg, n, batch, chunk, d_A, d_info) == 0;
     char detail[320] = "refused";
     if (ok) {
         CALL_CHECK(chunked_to_rowmajor_device(n, batch, chunk, d_A, d_L, cudaStreamLegacy)); /* then the samples */
@@ -345,14 +349,14 @@ void test_large_batch(harness *h, const char *group, const batched_config *cfg, 
     CUDA_CHECK(cudaFree(d_info));
 }
 
-int batched_kernel_works(const batched_config *cfg, int n)
+int batched_kernel_works(batched_kernel_lookup kernels, const batched_config *cfg, int n)
 {
     test_batch t;
     layout_run r;
     char detail[256];
     test_batch_mixed(&t, n, 60, 4242);
     layout_run_begin(&r, &t, 1); /* row-major: every kernel reads it */
-    const int ok = layout_run_check(&r, cfg, detail, sizeof detail);
+    const int ok = layout_run_check(kernels, &r, cfg, detail, sizeof detail);
     layout_run_end(&r);
     test_batch_free(&t);
     return ok;

@@ -51,28 +51,29 @@ void layout_run_begin_at(layout_run *r, const test_batch *t, size_t chunk, size_
  * end, every info equal to cuSOLVER's, every factor within tolerance of cuSOLVER's with a zero
  * upper part, and a sample of matrices against the float64 reference. 1 if all hold; else 0
  * and the first problem in detail. */
-int layout_run_check(layout_run *r, const batched_config *cfg, char *detail, size_t len);
+int layout_run_check(batched_kernel_lookup kernels, layout_run *r, const batched_config *cfg, char *detail, size_t len);
 void layout_run_end(layout_run *r);
 
 /* A batch of at least `bytes` generated on the GPU straight into the layout, factored with cfg,
  * and checked by sampling: every info must be 0, and `samples` matrices spread over the batch
  * (first and last included) are regenerated on the host and checked against the float64
  * reference and cuSOLVER. Adds its test to h; skips when the GPU lacks the memory. */
-void test_large_batch(harness *h, const char *group, const batched_config *cfg, int n, size_t chunk, size_t bytes,
-                      int samples);
+void test_large_batch(harness *h, batched_kernel_lookup kernels, const char *group, const batched_config *cfg, int n,
+                      size_t chunk, size_t bytes, int samples);
 
 /* Every cfg in cfgs over every n in ns x batch in batches, in layout chunk (0: interleaved,
  * i.e. chunk = batch), each one harness test named "<prefix> <cfg> n=.. batch=..", in the
  * group of its kernel (batched_group_name); per (n, batch) one more test, in the group
  * "cuSOLVER agreement", that cuSOLVER finds the planted infos. */
-void test_configs(harness *h, const char *prefix, const batched_config *cfgs, int ncfg, const int *ns, int nn,
-                  const size_t *batches, int nb, const size_t *chunks, int nc);
+void test_configs(harness *h, batched_kernel_lookup kernels, const char *prefix, const batched_config *cfgs, int ncfg,
+                  const int *ns, int nn, const size_t *batches, int nb, const size_t *chunks, int nc);
 
 /* The same, with every run whose chunk is smaller than its batch in the group of its kernel "on
  * chunks" (batched_chunks_group_name): stage 04 grades there that a kernel finds its matrix through
  * chunked_place (one that hard-codes the interleaved index passes every chunk = batch run). */
-void test_configs_on_chunks(harness *h, const char *prefix, const batched_config *cfgs, int ncfg, const int *ns, int nn,
-                            const size_t *batches, int nb, const size_t *chunks, int nc);
+void test_configs_on_chunks(harness *h, batched_kernel_lookup kernels, const char *prefix, const batched_config *cfgs,
+                            int ncfg, const int *ns, int nn, const size_t *batches, int nb, const size_t *chunks,
+                            int nc);
 const char *batched_chunks_group_name(batched_kernel k); /* "tile kernel on chunks", ... */
 
 /* The sizes the stage 04 and 05 tests run: n, batch (and chunk) lists, extended by the hidden
@@ -91,10 +92,10 @@ void add_hidden_sizes(int *ns, int *nn, size_t *batches, int *nb, size_t *chunks
 /* 1 if cfg factors a small mixed batch of order n right (60 matrices, row-major, checked as
  * layout_run_check does): the probe with which a sanity group that runs a student's kernel decides
  * whether to run (harness_requires). */
-int batched_kernel_works(const batched_config *cfg, int n);
+int batched_kernel_works(batched_kernel_lookup kernels, const batched_config *cfg, int n);
 
 /* "tile kernel" or "thread-per-matrix kernel": the test group (learning goal) of a kernel. */
-const char *batched_group_name(batched_kernel k);
+const char *batched_group_name(batched_kernel_lookup kernels, batched_kernel k);
 
 /* How many configurations of cfgs use kernel k (for the test plans). */
 int count_kernel_configs(const batched_config *cfgs, int ncfg, batched_kernel k);

@@ -17,7 +17,7 @@ typedef struct {
 static void validate(void *self, const char *opt, const char *value)
 {
     (void)self;
-    batched_options_validate("cholesky_batched", 0, opt, value);
+    batched_options_validate(batched_kernel_find, "cholesky_batched", 0, opt, value);
 }
 
 static int prepare(void *self, const batch_kernel_args *a, int n, size_t batch, size_t *chunk, char *what,
@@ -27,7 +27,7 @@ static int prepare(void *self, const batch_kernel_args *a, int n, size_t batch, 
     (void)notes_len;
     stage4_kernels *s = self;
     char msg[256], layout[64], name[64];
-    if (batched_config_from_args(a, n, NULL, &s->cfg, chunk, msg, sizeof msg) != 0) {
+    if (batched_config_from_args(batched_kernel_find, a, n, NULL, &s->cfg, chunk, msg, sizeof msg) != 0) {
         fprintf(stderr, "cholesky_batched: %s\n", msg);
         return 2;
     }
@@ -52,8 +52,8 @@ int main(int argc, char **argv)
 {
     static stage4_kernels s;
     const batch_kernels kernels = {.prog = "cholesky_batched",
-                                   .synopsis = batched_options_synopsis(0, 0),
-                                   .help = batched_options_help(NULL, 0),
+                                   .synopsis = batched_options_synopsis(batched_kernel_find, 0, 0),
+                                   .help = batched_options_help(batched_kernel_find, NULL, 0),
                                    .validate = validate,
                                    .prepare = prepare,
                                    .factorizer = {factor, NULL, &s}};

@@ -90,13 +90,14 @@ int main(void)
             if (g != 4) harness_skip_rest(&h, groups[g], reason);
         return harness_end(&h);
     }
-    test_configs(&h, "interleaved", configs, ncfg, ns, nn, batches, nb, interleaved, 1);
-    test_configs_on_chunks(&h, "interleaved", configs, ncfg, chunk_ns, HARNESS_LEN(chunk_ns), chunk_batches,
-                           HARNESS_LEN(chunk_batches), chunk32, 1);
+    test_configs(&h, batched_kernel_find, "interleaved", configs, ncfg, ns, nn, batches, nb, interleaved, 1);
+    test_configs_on_chunks(&h, batched_kernel_find, "interleaved", configs, ncfg, chunk_ns, HARNESS_LEN(chunk_ns),
+                           chunk_batches, HARNESS_LEN(chunk_batches), chunk32, 1);
     const batched_config fast = THREAD_CONFIG(4, 64, 2), tiles = TILES_CONFIG(LOOK_TOP, 8, 8);
     /* 2.4e9 floats: past 32-bit offsets. Needs ~19 GiB: on a smaller GPU it is skipped, so its
      * group is worth 0 points (a grade must not depend on the GPU's memory). */
-    if (harness_needs(&h, groups[3], groups[1])) test_large_batch(&h, groups[3], &fast, 20, 0, (size_t)9 << 30, 64);
-    test_large_batch(&h, groups[0], &tiles, 33, 0, (size_t)1 << 30, 32);
+    if (harness_needs(&h, groups[3], groups[1]))
+        test_large_batch(&h, batched_kernel_find, groups[3], &fast, 20, 0, (size_t)9 << 30, 64);
+    test_large_batch(&h, batched_kernel_find, groups[0], &tiles, 33, 0, (size_t)1 << 30, 32);
     return harness_end(&h);
 }

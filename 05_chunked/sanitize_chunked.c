@@ -41,10 +41,11 @@ int main(int argc, char **argv)
         }
     batched_config thread = THREAD_CONFIG(4, 32, 2), left = TILES_CONFIG(LOOK_LEFT, 8, 4),
                    right = TILES_CONFIG(LOOK_RIGHT, 4, 8), top = TILES_CONFIG(LOOK_TOP, 16, 2);
-    small_run_batched(&thread, 33, batch, 17, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
-    small_run_batched(&thread, 7, batch, 32, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
-    small_run_batched(&left, 33, batch, 17, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
-    small_run_batched(&right, 7, batch, 32, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
-    small_run_batched(&top, 20, batch, 64, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
+    small_run_batched(batched_kernel_find, &thread, 33, batch, 17, rowmajor_to_chunked_tiled,
+                      chunked_to_rowmajor_tiled);
+    small_run_batched(batched_kernel_find, &thread, 7, batch, 32, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
+    small_run_batched(batched_kernel_find, &left, 33, batch, 17, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
+    small_run_batched(batched_kernel_find, &right, 7, batch, 32, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
+    small_run_batched(batched_kernel_find, &top, 20, batch, 64, rowmajor_to_chunked_tiled, chunked_to_rowmajor_tiled);
     return small_runs_end("sanitize_chunked") || wrong;
 }

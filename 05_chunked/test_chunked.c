@@ -107,7 +107,8 @@ int main(void)
     /* Stage 04's kernels (yours, graded there) on chunks: only those that factor a small batch right
      * run here, so that a bug of stage 04 fails only stage 04's graded tests. */
     const batched_config fast = THREAD_CONFIG(4, 64, 2), tiles = TILES_CONFIG(LOOK_LEFT, 8, 16);
-    const int tiles_ok = batched_kernel_works(&tiles, 33), thread_ok = batched_kernel_works(&fast, 33);
+    const int tiles_ok = batched_kernel_works(batched_kernel_find, &tiles, 33),
+              thread_ok = batched_kernel_works(batched_kernel_find, &fast, 33);
     harness_requires(&h, groups[1], tiles_ok, "your stage 04 tile kernel");
     harness_requires(&h, groups[2], thread_ok, "your stage 04 thread kernel");
     harness_requires(&h, groups[4], thread_ok, "your stage 04 thread kernel");
@@ -115,10 +116,10 @@ int main(void)
     int nworking = 0;
     for (int c = 0; c < ncfg; c++)
         if (configs[c].kernel == BATCHED_TILES ? tiles_ok : thread_ok) working[nworking++] = configs[c];
-    test_configs(&h, "chunked", working, nworking, ns, nn, batches, nb, chunks, nc);
+    test_configs(&h, batched_kernel_find, "chunked", working, nworking, ns, nn, batches, nb, chunks, nc);
     if (thread_ok)
-        test_large_batch(&h, groups[4], &fast, 20, 64, (size_t)9 << 30,
+        test_large_batch(&h, batched_kernel_find, groups[4], &fast, 20, 64, (size_t)9 << 30,
                          64); /* past 32-bit offsets; 0 points (memory) */
-    if (tiles_ok) test_large_batch(&h, groups[1], &tiles, 100, 16, (size_t)1 << 30, 32);
+    if (tiles_ok) test_large_batch(&h, batched_kernel_find, groups[1], &tiles, 100, 16, (size_t)1 << 30, 32);
     return harness_end(&h);
 }

@@ -150,7 +150,7 @@ static void bench_shape(const env_stamp *e, const tuned_table *t, int n, size_t 
                       : TIMING_WRONG;
     report_row(e, "gpumode", batch == 1 ? "cusolverDnSpotrf" : "cusolverDnSpotrfBatched", n, batch, tc, tc.median_ms,
                t_copy);
-    snprintf(variant, sizeof variant, "auto (row-major) %s%s", batched_config_name(cfg, name, sizeof name),
+    snprintf(variant, sizeof variant, "auto (row-major) %s%s", family_config_name(cfg, name, sizeof name),
              kchunk == 1 ? "" : " converted");
     report_row(e, "gpumode", variant, n, batch, ta, tc.median_ms, t_copy);
     /* Precision high, where it changes what runs (the whole-GPU shapes with tensor-core updates). */
@@ -170,7 +170,7 @@ static void bench_shape(const env_stamp *e, const tuned_table *t, int n, size_t 
         printf("  precision high: ||A - L L^T||_1 / ||A||_1 = %.3g (bound 20 n eps = %.3g), %.2fx the fp32-accurate "
                "time\n",
                worst, NORMWISE_BOUND(n), th.median_ms / ta.median_ms);
-        snprintf(variant, sizeof variant, "precision high (row-major) %s", batched_config_name(cfg, name, sizeof name));
+        snprintf(variant, sizeof variant, "precision high (row-major) %s", family_config_name(cfg, name, sizeof name));
         report_row(e, "gpumode", variant, n, batch, th, tc.median_ms, t_copy);
         if (fast_work) CUDA_CHECK(cudaFree(fast_work));
     }
@@ -192,7 +192,6 @@ int main(int argc, char **argv)
 {
     tuned_env_apply(); /* TUNED_TABLE, TUNED_TABLES: the tuned table by hand (tuned_env.c) */
     cli_no_arguments(argc, argv, USAGE);
-    family_init();
     env_stamp e;
     if (!bench_begin_gpu("gpumode", &e)) return 0;
     const tuned_table *t = tuned_table_default();

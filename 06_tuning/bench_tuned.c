@@ -41,7 +41,8 @@ typedef struct {
 static void run_factor(void *p)
 {
     run_ctx *c = p;
-    if (potrf_batched(c->cfg, c->n, c->batch, c->chunk, c->d_work, c->d_info) != 0) exit(2);
+    if (family_launch(c->cfg, c->n, c->batch, c->chunk, c->d_work, c->d_work, c->d_info, cudaStreamLegacy) != 0)
+        exit(2);
 }
 
 /* auto, as a user runs it: through the one door (cholesky_plan.h), in place on d_work, on the
@@ -256,7 +257,6 @@ int main(int argc, char **argv)
 {
     tuned_env_apply(); /* TUNED_TABLE, TUNED_TABLES: the tuned table by hand (tuned_env.c) */
     cli_no_arguments(argc, argv, USAGE);
-    family_init();
     env_stamp e;
     if (!bench_begin_gpu("stage-6", &e)) return 0;
     const tuned_table *t = tuned_table_default();

@@ -73,7 +73,7 @@ static void defaults(batched_config *cfg, size_t *chunk)
 static void validate(void *self, const char *opt, const char *value)
 {
     (void)self;
-    batched_options_validate(PROG, 1, opt, value);
+    batched_options_validate(family_ops, PROG, 1, opt, value);
 }
 
 static int prepare(void *self, const batch_kernel_args *a, int n, size_t batch, size_t *chunk, char *what,
@@ -107,7 +107,7 @@ static int prepare(void *self, const batch_kernel_args *a, int n, size_t batch, 
         s->cfg = *cholesky_plan_config(whole, &s->kchunk);
     } else {
         size_t given = 0;
-        if (batched_config_from_args(a, n, defaults, &s->cfg, &given, msg, sizeof msg) != 0) {
+        if (batched_config_from_args(family_ops, a, n, defaults, &s->cfg, &given, msg, sizeof msg) != 0) {
             fprintf(stderr, PROG ": %s\n", msg);
             return 2;
         }
@@ -123,7 +123,7 @@ static int prepare(void *self, const batch_kernel_args *a, int n, size_t batch, 
     const size_t shown = s->kchunk >= batch && s->kchunk > 1 ? 0 : s->kchunk;
     snprintf(what, what_len, "%s%s, kernel %s", batched_layout_words(shown, layout, sizeof layout),
              s->kchunk == 1 ? "" : " (converted from row-major on the GPU)",
-             batched_config_name(&s->cfg, name, sizeof name));
+             family_config_name(&s->cfg, name, sizeof name));
     snprintf(notes, notes_len, "  %s: %s\n", automatic ? "--kernel auto" : "plan", cholesky_plan_explain(whole));
     s->whole = whole; /* kept: it factors the batch when one slice on this GPU takes it all */
     s->batch = batch;
@@ -195,12 +195,11 @@ static const char *family_help(void)
 int main(int argc, char **argv)
 {
     tuned_env_apply(); /* TUNED_TABLE, TUNED_TABLES: the tuned table by hand (tuned_env.c) */
-    family_init();
     static stage6_kernels s;
     const batch_kernels kernels = {.prog = PROG,
                                    .options = BATCH_OPT_THREADS | BATCH_OPT_EXPLAIN | BATCH_OPT_PRECISION,
-                                   .synopsis = batched_options_synopsis(1, 1),
-                                   .help = batched_options_help(family_help(), 1),
+                                   .synopsis = batched_options_synopsis(family_ops, 1, 1),
+                                   .help = batched_options_help(family_ops, family_help(), 1),
                                    .validate = validate,
                                    .prepare = prepare,
                                    .factorizer = {factor, workspace_bytes, &s},

@@ -45,8 +45,6 @@ static const batched_kernel_ops cyclic_ops = {
     .max_n = BATCHED_MAX_N,
 };
 
-static const batched_kernel_ops *cyclic_register(void) { return &cyclic_ops; }
-
 /* Every grid that takes n, with as many matrices a block as fit 32 .. 256 threads; row-major only
  * (its threads read their rows straight from memory). Each as its rules pick the variant (0), and
  * in the full sweep every variant compiled for n besides, so that the table can hold one the rules
@@ -69,7 +67,7 @@ static int cyclic_search(int n, int quick, batched_config *cfg, size_t *chunk, i
 
 const family_kernel family_cyclic = {
     .id = BATCHED_CYCLIC,
-    .ops = cyclic_register,
+    .ops = &cyclic_ops,
     .defaults = CYCLIC_CONFIG(64, 1),
     .default_chunk = 1,
     .help = "  --kernel cyclic: --threads 16, 32, 64 (default), 128 or 256 (a 4 x 4 .. 16 x 16 grid), --per-block M "

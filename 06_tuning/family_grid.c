@@ -73,8 +73,6 @@ static const batched_kernel_ops grid_ops = {
     .max_n = GRID_MAX_N,
 };
 
-static const batched_kernel_ops *grid_register(void) { return &grid_ops; }
-
 /* Past the register kernels (n > 128), row-major. */
 static int grid_search(int n, int quick, batched_config *cfg, size_t *chunk, int room)
 {
@@ -85,7 +83,7 @@ static int grid_search(int n, int quick, batched_config *cfg, size_t *chunk, int
 
 const family_kernel family_grid = {
     .id = BATCHED_GRID,
-    .ops = grid_register,
+    .ops = &grid_ops,
     .defaults = GRID_CONFIG(1),
     .default_chunk = 1,
     .help = "  --kernel grid: stage 03's whole-GPU tile tasks for the batch (any n; row-major: chunk 1)\n",

@@ -61,8 +61,6 @@ static const batched_kernel_ops rows_ops = {
     .max_n = BATCHED_MAX_N,
 };
 
-static const batched_kernel_ops *rows_register(void) { return &rows_ops; }
-
 /* The smallest instance that takes n, each of its thread counts, 32 .. 256 threads a block, the
  * steps written out or a loop; in chunks of a block's matrices (the coalesced case), and, in the
  * full sweep, on row-major data too (the same block on data as users hold them). */
@@ -91,7 +89,7 @@ static int rows_search(int n, int quick, batched_config *cfg, size_t *chunk, int
 
 const family_kernel family_rows = {
     .id = BATCHED_ROWS,
-    .ops = rows_register,
+    .ops = &rows_ops,
     .defaults = ROWS_CONFIG(32, 2, 1),
     .default_chunk = 1,
     .help =

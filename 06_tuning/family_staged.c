@@ -48,8 +48,6 @@ static const batched_kernel_ops staged_ops = {
     .max_n = STAGED_MAX_N,
 };
 
-static const batched_kernel_ops *staged_register(void) { return &staged_ops; }
-
 /* 32 .. STAGED_MAX_BLOCK matrices (= threads) a block, row-major; the quick sweep 64 and 128. */
 static int staged_search(int n, int quick, batched_config *cfg, size_t *chunk, int room)
 {
@@ -63,7 +61,7 @@ static int staged_search(int n, int quick, batched_config *cfg, size_t *chunk, i
 
 const family_kernel family_staged = {
     .id = BATCHED_STAGED,
-    .ops = staged_register,
+    .ops = &staged_ops,
     .defaults = STAGED_CONFIG(64),
     .default_chunk = 1,
     .help =

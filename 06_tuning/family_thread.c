@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include "family.h"
 
-static const batched_kernel_ops *stage4_thread; /* stage 04's left-looking kernel: its check and launcher */
+static const batched_kernel_ops *const stage4_thread = &batched_thread_ops; /* left-looking: its check, launcher */
 
 static int thread_check(const batched_config *c, int n, char *msg, size_t len)
 {
@@ -29,24 +29,15 @@ static void thread_describe(const batched_config *c, char *buf, size_t len)
     else snprintf(buf, len, "thread %s NB=%d x%d u%d", looking_name(c->order), c->nb, c->per_block, c->unroll);
 }
 
-static batched_kernel_ops thread_ops = {
+static const batched_kernel_ops thread_ops = {
     .name = "thread",
-    .group = NULL, /* stage 04's */
+    .group = BATCHED_THREAD_GROUP, /* stage 04's: graded in the same group */
     .uses = BATCHED_USES_ORDER | BATCHED_USES_NB | BATCHED_USES_UNROLL,
     .check = thread_check,
     .launch = thread_launch,
     .describe = thread_describe,
     .max_n = BATCHED_MAX_N,
 };
-
-static const batched_kernel_ops *thread_register(void)
-{
-    if (!stage4_thread) {
-        stage4_thread = batched_kernel_find(BATCHED_THREAD);
-        thread_ops.group = stage4_thread->group;
-    }
-    return &thread_ops;
-}
 
 /* Every order, NB and unroll, 32 or 64 matrices a block in chunks of as many (a block's matrices
  * one contiguous range: the coalesced case); up to n = 128 (one thread per matrix: seconds per run
@@ -71,7 +62,7 @@ static int thread_search(int n, int quick, batched_config *cfg, size_t *chunk, i
 
 const family_kernel family_thread = {
     .id = BATCHED_THREAD,
-    .ops = thread_register,
+    .ops = &thread_ops,
     .defaults = THREAD_CONFIG(4, 64, 2),
     .default_chunk = 0,
     .help = NULL,

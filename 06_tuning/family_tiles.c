@@ -1,5 +1,5 @@
 /* family_tiles.c - stage 04's tile kernel (the stage 02 helpers in the stage 03 orders, NB x NB
- * threads per matrix) as a family descriptor (family.h): registered by stage 04 as it is; here its
+ * threads per matrix) as a family descriptor (family.h): stage 04's ops as they are; here its
  * defaults and its place in make tune's search. */
 #include "family.h"
 
@@ -25,7 +25,7 @@ static int tiles_search(int n, int quick, batched_config *cfg, size_t *chunk, in
 
 const family_kernel family_tiles = {
     .id = BATCHED_TILES,
-    .ops = NULL,
+    .ops = &batched_tiles_ops,
     .defaults = TILES_CONFIG(LOOK_LEFT, 8, 8),
     .default_chunk = 0,
     .help = NULL,

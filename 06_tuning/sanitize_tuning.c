@@ -18,7 +18,6 @@ int main(int argc, char **argv)
 {
     cli_no_arguments(argc, argv,
                      "usage: sanitize_tuning   (small runs of every stage 06 kernel, for compute-sanitizer)\n");
-    family_init();
     const size_t batch = 37; /* not a multiple of any block or chunk below */
     int below = 0;
     for (int s = 0; s < ROWS_NSIZES; s++) {
@@ -31,10 +30,10 @@ int main(int argc, char **argv)
             for (int unroll = n <= ROWS_FULL_N ? 0 : 1; unroll < 2; unroll++) {
                 const int per_block = T >= 32 ? 2 - (T == 128) : 32 / T;
                 batched_config cfg = ROWS_CONFIG(T, per_block, unroll);
-                small_run_batched(&cfg, n, batch, (size_t)per_block, rowmajor_to_chunked_device,
+                small_run_batched(family_ops, &cfg, n, batch, (size_t)per_block, rowmajor_to_chunked_device,
                                   chunked_to_rowmajor_device);
                 if (unroll == (n <= ROWS_FULL_N ? 0 : 1)) /* row-major, n = NMAX: the 16-byte road */
-                    small_run_batched(&cfg, rows_sizes[s].nmax, batch, 1, rowmajor_to_chunked_device,
+                    small_run_batched(family_ops, &cfg, rows_sizes[s].nmax, batch, 1, rowmajor_to_chunked_device,
                                       chunked_to_rowmajor_device);
             }
         }
@@ -45,15 +44,15 @@ int main(int argc, char **argv)
                       n = cyclic_grids[s].cols * cyclic_grids[s].slots[k] - 1; /* the instance's largest n, less one */
             const int per_block = T == 16 ? 4 : T <= 64 ? 3 : 1;
             batched_config cfg = CYCLIC_CONFIG(T, per_block);
-            small_run_batched(&cfg, n, per_block == 1 ? 3 : 2 * per_block + 1, 1, rowmajor_to_chunked_device,
-                              chunked_to_rowmajor_device);
+            small_run_batched(family_ops, &cfg, n, per_block == 1 ? 3 : 2 * per_block + 1, 1,
+                              rowmajor_to_chunked_device, chunked_to_rowmajor_device);
         }
     for (int n = 1; n <= STAGED_MAX_N; n++) {
         batched_config cfg = STAGED_CONFIG(32);
-        small_run_batched(&cfg, n, batch, 1, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
+        small_run_batched(family_ops, &cfg, n, batch, 1, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
     }
     batched_config right = THREAD_ORDER_CONFIG(LOOK_RIGHT, 4, 32, 2), top = THREAD_ORDER_CONFIG(LOOK_TOP, 8, 32, 1);
-    small_run_batched(&right, 33, batch, 17, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
-    small_run_batched(&top, 20, batch, 32, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
+    small_run_batched(family_ops, &right, 33, batch, 17, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
+    small_run_batched(family_ops, &top, 20, batch, 32, rowmajor_to_chunked_device, chunked_to_rowmajor_device);
     return small_runs_end("sanitize_tuning");
 }

@@ -3,14 +3,14 @@ S6 := $(BUILD)/06_tuning
 $(S6)/%.o: CFLAGS += -I06_tuning -I06_tuning/library -I05_chunked -I04_interleaved -I03_left_right_top
 # Where the tuned tables are: absolute paths, given only to the two files that use them.
 $(S6)/library/tuned.o $(S6)/tune.o: CFLAGS += -DTUNED_TABLES_DIR='"$(CURDIR)/06_tuning/tables"' -DTUNED_OWN_DIR='"$(abspath $(BUILD))/tune"'
-$(S6)/%.o $(S6)/%.res: NVCCFLAGS += -I06_tuning -I04_interleaved -I03_left_right_top
+$(S6)/%.o $(S6)/%.res: NVCCFLAGS += -I06_tuning -I06_tuning/library -I04_interleaved -I03_left_right_top
 # The checked-in tuned tables, compiled in (an installed library reads no file of the source tree).
 $(S6)/library/tables_builtin.c: 06_tuning/library/embed_tables.py $(wildcard 06_tuning/tables/*.tsv)
 	@mkdir -p $(@D)
 	python3 06_tuning/library/embed_tables.py $@ $(wildcard 06_tuning/tables/*.tsv)
 $(S6)/library/tables_builtin.o: $(S6)/library/tables_builtin.c $(FLAGS_STAMP)
 	$(CCACHE) $(CC) $(CFLAGS) -c $< -o $@
-FAMILY_OBJS := $(S6)/library/cholesky_policy.o $(S6)/family.o $(patsubst 06_tuning/%.c,$(S6)/%.o,$(wildcard 06_tuning/family_*.c)) $(S6)/library/tuned.o $(S6)/tuned_env.o $(S6)/library/tables_builtin.o $(S6)/thread_orders.o $(S6)/rows_dispatch.o  \
+FAMILY_OBJS := $(S6)/library/cholesky_policy.o $(S6)/library/family.o $(patsubst 06_tuning/%.c,$(S6)/%.o,$(wildcard 06_tuning/family_*.c)) $(S6)/library/tuned.o $(S6)/tuned_env.o $(S6)/library/tables_builtin.o $(S6)/thread_orders.o $(S6)/rows_dispatch.o  \
 	$(S6)/cyclic_dispatch.o $(S6)/staged_kernel.o $(S3_GRID) \
 	$(patsubst 06_tuning/%.cu,$(S6)/%.o,$(wildcard 06_tuning/rows_part*.cu 06_tuning/cyclic_part*.cu)) $(BATCHED_OBJS)
 # The one door (cholesky_plan.h) and what it launches: every program of the product links these.

@@ -274,7 +274,7 @@ static int family_case(const family_kernel *f, int use_search, plan_case *c)
         batched_config cfg[64];
         size_t chunk[64];
         const int k = f->search(ns[i], 0, cfg, chunk, 64);
-        if (k < 1 || batched_config_check(&f->defaults, ns[i], msg, sizeof msg) != 0) continue;
+        if (k < 1 || family_config_check(&f->defaults, ns[i], msg, sizeof msg) != 0) continue;
         *c = (plan_case){ns[i], 999, 1, use_search ? cfg[0] : f->defaults, use_search ? chunk[0] : f->default_chunk};
         if (!c->kernel_chunk) c->kernel_chunk = c->batch; /* 0: interleaved */
         return 1;
@@ -377,7 +377,6 @@ static void decision_tests(harness *h)
 int main(void)
 {
     harness h;
-    family_init();
     harness_begin(&h, "stage-6");
     static const int graph_ns[] = {64, 300, 1000};
     static const size_t graph_batches[] = {1000, 3, 2};
@@ -398,7 +397,7 @@ int main(void)
         for (int in_place = 1; in_place >= 0; in_place--) {
             const plan_case *c = &cases[k];
             char cfg[96] = "auto";
-            if ((int)c->cfg.kernel >= 0) batched_config_name(&c->cfg, cfg, sizeof cfg);
+            if ((int)c->cfg.kernel >= 0) family_config_name(&c->cfg, cfg, sizeof cfg);
             snprintf(name, sizeof name, "%s n=%d batch=%zu chunk=%zu %s", cfg, c->n, c->batch, c->chunk,
                      in_place ? "in place" : "out of place");
             harness_start(&h, "%s", name);
@@ -411,8 +410,8 @@ int main(void)
             plan_case c;
             char cfg[96] = "?";
             const int found = family_case(fk, use_search, &c);
-            if (found) batched_config_name(&c.cfg, cfg, sizeof cfg);
-            snprintf(name, sizeof name, "family %s: its %s (%s) n=%d through a plan", batched_kernel_find(fk->id)->name,
+            if (found) family_config_name(&c.cfg, cfg, sizeof cfg);
+            snprintf(name, sizeof name, "family %s: its %s (%s) n=%d through a plan", family_ops(fk->id)->name,
                      use_search ? "first searched configuration" : "defaults", cfg, found ? c.n : 0);
             harness_start(&h, "%s", name);
             detail[0] = '\0';

@@ -116,7 +116,7 @@ static void load_csv(const char *path, const char *gpu)
         r.cls = -1;
         for (int c = 0; c < TUNE_CLASSES; c++)
             if (!strcmp(cls, tune_class_names[c])) r.cls = c;
-        if (r.cls < 0 || batched_kernel_parse(kernel, &r.cand.cfg.kernel) ||
+        if (r.cls < 0 || family_kernel_parse(kernel, &r.cand.cfg.kernel) ||
             looking_order_parse(order, &r.cand.cfg.order))
             continue;
         if (strcmp(verified, "yes") != 0) r.median_ms = INFINITY; /* measured, wrong: never chosen, not retried */
@@ -140,7 +140,8 @@ typedef struct {
 static void run_factor(void *p)
 {
     run_ctx *c = p;
-    if (potrf_batched(c->cfg, c->n, c->batch, c->chunk, c->d_work, c->d_info) != 0) exit(2);
+    if (family_launch(c->cfg, c->n, c->batch, c->chunk, c->d_work, c->d_work, c->d_info, cudaStreamLegacy) != 0)
+        exit(2);
 }
 
 static void restore(void *p)
@@ -231,7 +232,7 @@ static void measure_class(sweep *sw, int n, int cls, const candidate *cand, int 
         r.cusolver_ms = t_cus;
         add_row(&r);
         if (r.median_ms < best) best = r.median_ms;
-        const batched_kernel_ops *ops = batched_kernel_find(cand[k].cfg.kernel);
+        const batched_kernel_ops *ops = family_ops(cand[k].cfg.kernel);
         fprintf(sw->csv, "%d,%s,%zu,%s,%s,%d,%d,%d,%d,%zu,%s,%.6g,%.6g,%d,%.6g,%.6g,%.2f,%.3f,%s,%s,%s\n", n,
                 tune_class_names[cls], batch, ops->name, looking_name(cand[k].cfg.order), cand[k].cfg.nb,
                 cand[k].cfg.per_block, cand[k].cfg.unroll, cand[k].cfg.threads, cand[k].chunk, names[k], t.median_ms,
@@ -281,7 +282,7 @@ static int finalists(int n, int cls, const int *explored, int nexp, candidate *o
             if (a >= 3 && per_kernel[c->cfg.kernel]) continue;
             per_kernel[c->cfg.kernel] = 1;
             char msg[256];
-            if (batched_config_check(&c->cfg, n, msg, sizeof msg) != 0) continue;
+            if (family_config_check(&c->cfg, n, msg, sizeof msg) != 0) continue;
             int dup = 0;
             for (int d = 0; d < k; d++) dup |= !memcmp(&out[d].cfg, &c->cfg, sizeof c->cfg) && out[d].chunk == c->chunk;
             if (!dup && k < MAX_CANDIDATES) out[k++] = *c;
@@ -365,7 +366,6 @@ int main(int argc, char **argv)
         return 2;
     }
     const int given_ns = nexp > 0;
-    family_init();
     env_stamp e;
     if (!bench_begin_gpu("tune", &e)) return 0;
     if (!given_ns) {

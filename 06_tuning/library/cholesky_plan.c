@@ -196,7 +196,6 @@ cholesky_status cholesky_plan_create_internal(cholesky_plan **plan, int n, size_
         if (err && len) snprintf(err, len, "%s", cholesky_last_error());
         return CHOLESKY_STATUS_INVALID_VALUE;
     }
-    family_init();
     *plan = NULL;
     cholesky_plan *p = calloc(1, sizeof *p);
     if (!p) door_fail(CHOLESKY_STATUS_OUT_OF_MEMORY, "out of host memory");
@@ -278,7 +277,7 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
     p->cfg = c.cfg;
     p->kchunk = c.kchunk;
     snprintf(why, sizeof why, "%s", c.why);
-    p->ops = batched_kernel_find(p->cfg.kernel);
+    p->ops = family_ops(p->cfg.kernel);
     p->copy_first = !(p->ops->uses & BATCHED_OUT_OF_PLACE);
     p->convert = p->kchunk != p->chunk;
     /* The converted batch, rounded up so that the padded copies after it start 256-byte aligned

@@ -17,7 +17,6 @@ size_t grid_group_size(int n, size_t batch)
 int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_config *given, size_t given_kchunk,
                            int precision, const grid_overrides *forced, cholesky_choice *out, char *err, size_t len)
 {
-    family_init();
     out->why[0] = '\0';
     if (given) {
         out->cfg = *given;
@@ -38,10 +37,10 @@ int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_conf
     /* The layout: 0 in the table means interleaved; a kernel that reads row-major only gets it; data
      * already in a layout of their own are factored in it (no conversion there and back). */
     if (out->kchunk == 0 || out->kchunk > batch) out->kchunk = batch;
-    const batched_kernel_ops *ops = batched_kernel_find(out->cfg.kernel);
+    const batched_kernel_ops *ops = family_ops(out->cfg.kernel);
     if (ops && (ops->uses & BATCHED_ROWMAJOR_ONLY)) out->kchunk = 1;
     else if (chunk != 1 && out->kchunk != chunk) out->kchunk = chunk;
-    if (batched_config_check(&out->cfg, n, err, len) != 0) return -1;
+    if (family_config_check(&out->cfg, n, err, len) != 0) return -1;
     /* The cyclic kernel's variant, when not given: its rules' choice for this batch. */
     if (out->cfg.kernel == BATCHED_CYCLIC && out->cfg.unroll == 0)
         out->cfg.unroll = cyclic_variant_choose(out->cfg.threads, out->cfg.per_block, n, batch);

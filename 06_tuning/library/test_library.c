@@ -517,7 +517,6 @@ int main(int argc, char **argv)
     /* test_library errors: that group alone (make SAN=1's LeakSanitizer run of it on a GPU). */
     const int only_errors = argc > 1 && !strcmp(argv[1], "errors");
     harness h;
-    family_init();
     harness_begin(&h, "library");
     harness_plan(&h, ARGS, harness_count(&h, argument_tests));
     harness_plan(&h, THREADS, 2);

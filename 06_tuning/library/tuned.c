@@ -26,7 +26,7 @@ size_t tune_class_batch(int cls, int n)
 void tuned_format(const batched_config *cfg, size_t chunk, char *buf, size_t len)
 {
     char name[64];
-    batched_config_name(cfg, name, sizeof name);
+    family_config_name(cfg, name, sizeof name);
     if (chunk) snprintf(buf, len, "%s c=%zu", name, chunk);
     else snprintf(buf, len, "%s interleaved", name);
 }
@@ -49,8 +49,8 @@ int tuned_table_write(const char *path, const tuned_table *t, char *err, size_t 
     for (int k = 0; k < t->count; k++) {
         const tuned_entry *e = &t->e[k];
         fprintf(f, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%zu\t%.6g\t%.1f\t%s\n", e->n, tune_class_names[e->cls],
-                batched_kernel_find(e->cfg.kernel)->name, looking_name(e->cfg.order), e->cfg.nb, e->cfg.per_block,
-                e->cfg.unroll, e->cfg.threads, e->chunk, e->ms, e->pct_roofline, e->rowmajor ? "rowmajor" : "layout");
+                family_ops(e->cfg.kernel)->name, looking_name(e->cfg.order), e->cfg.nb, e->cfg.per_block, e->cfg.unroll,
+                e->cfg.threads, e->chunk, e->ms, e->pct_roofline, e->rowmajor ? "rowmajor" : "layout");
     }
     if (fclose(f) != 0) {
         snprintf(err, len, "%s: write error: %s", path, strerror(errno));
@@ -86,7 +86,6 @@ static FILE *open_table(const char *path)
 int tuned_table_read(const char *path, tuned_table *t, char *err, size_t len)
 {
     memset(t, 0, sizeof *t);
-    family_init();
     FILE *f = open_table(path);
     if (!f) {
         snprintf(err, len, "%s: cannot open: %s", path, strerror(errno));
@@ -133,14 +132,14 @@ int tuned_table_read(const char *path, tuned_table *t, char *err, size_t len)
             if (!strcmp(cls, tune_class_names[c])) e.cls = c;
         char msg[256] = "";
         if (e.cls < 0) snprintf(msg, sizeof msg, "unknown batch class '%s' (1024, 16384 or 1GiB)", cls);
-        else if (batched_kernel_parse(kernel, &e.cfg.kernel) != 0)
+        else if (family_kernel_parse(kernel, &e.cfg.kernel) != 0)
             snprintf(msg, sizeof msg, "unknown kernel '%s'", kernel);
         else if (looking_order_parse(order, &e.cfg.order) != 0) snprintf(msg, sizeof msg, "unknown order '%s'", order);
         else if (strcmp(data, "layout") && strcmp(data, "rowmajor"))
             snprintf(msg, sizeof msg, "unknown data '%s' (layout or rowmajor)", data);
         else if (!strcmp(data, "rowmajor") && e.chunk != 1)
             snprintf(msg, sizeof msg, "a rowmajor entry has chunk 1, not %zu", e.chunk);
-        else batched_config_check(&e.cfg, e.n, msg, sizeof msg);
+        else family_config_check(&e.cfg, e.n, msg, sizeof msg);
         e.rowmajor = !strcmp(data, "rowmajor");
         if (msg[0]) {
             snprintf(err, len, "%s:%d: %s", path, lineno, msg);
@@ -189,7 +188,7 @@ int tuned_choose(const tuned_table *t, int n, size_t batch, int rowmajor, batche
     for (int k = 0; k < t->count; k++) {
         const tuned_entry *e = &t->e[k];
         char msg[256];
-        if (e->rowmajor != want || batched_config_check(&e->cfg, n, msg, sizeof msg) != 0) continue;
+        if (e->rowmajor != want || family_config_check(&e->cfg, n, msg, sizeof msg) != 0) continue;
         const double class_dist = fabs(log((double)batch) - log((double)tune_class_batch(e->cls, n)));
         const double score = class_dist * 1000 + abs(e->n - n); /* the class first, then n */
         /* Halfway between two classes (a batch of 4096 in log scale), the larger one: its entry is

@@ -1,5 +1,7 @@
-/* family.h - stage 06's kernel family, registered with stage 04's potrf_batched so that every
- * test, benchmark and driver of stages 04-05 runs it through the same batched_config:
+/* family.h - the library's kernel families: the list the plan, the policy, the tuned tables and
+ * make tune choose from, and the lookup (family_ops) with which stage 04's checks, tests and driver
+ * run them through the same batched_config. Stage 04 knows only its own two kernels; nothing is
+ * registered anywhere at run time. The families:
  *   rows    T threads per matrix (threads = T: 4 .. 128), rows in registers (rows_kernel.cuh);
  *           per_block matrices per block
  *   cyclic  GR x GC threads per matrix (threads = 16, 32, 64, 128, 256), each holding the lower triangle of
@@ -67,10 +69,10 @@ extern "C" {
  * need to know about it, in its own file (family_rows.c, family_cyclic.c, ...). Adding a family is
  * that file plus one line in family.c's list. */
 typedef struct {
-    batched_kernel id; /* its slot in stage 04's kernel table */
-    /* What potrf_batched knows (name, test group, fields it reads, check, launch, describe, limit):
-     * the ops it registers, or NULL for a stage 04 kernel taken as it is (tiles). */
-    const batched_kernel_ops *(*ops)(void);
+    batched_kernel id; /* its kernel id in batched_config */
+    /* What potrf_batched_in needs (name, test group, fields it reads, check, launch, describe,
+     * limit); stage 04's own for the tile kernel, taken as it is. */
+    const batched_kernel_ops *ops;
     batched_config defaults; /* a kernel named on the command line starts from this (kernel and order kept) */
     size_t default_chunk;    /* and runs in this layout when --chunk is not given (0: interleaved, 1: row-major) */
     const char *help;        /* its --kernel lines in the stage 06 driver's usage (NULL: stage 04's driver has them) */
@@ -79,16 +81,23 @@ typedef struct {
     int (*search)(int n, int quick, batched_config *cfg, size_t *chunk, int room);
 } family_kernel;
 
-/* The families, in registration order, and the one of a kernel id (NULL: none). */
+/* The families, in the order the driver's help and make tune list them, and the one of a kernel
+ * id (NULL: none). */
 extern const family_kernel *const family_list[];
 extern const int family_count;
 const family_kernel *family_find(batched_kernel id);
 
+/* The families as a batched_kernel_lookup (batched_cholesky.h): the ops of kernel id k, or NULL.
+ * What stage 04's functions do with its lookup, for the families: */
+const batched_kernel_ops *family_ops(batched_kernel k);
+int family_config_check(const batched_config *cfg, int n, char *msg, size_t len); /* batched_config_check */
+const char *family_config_name(const batched_config *cfg, char *buf, size_t len); /* batched_config_name */
+int family_kernel_parse(const char *name, batched_kernel *k);                     /* batched_kernel_parse */
+int family_launch(const batched_config *cfg, int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
+                  int *d_info, cudaStream_t stream); /* potrf_batched_on: checked, then launched on stream */
+
 /* The families' descriptors (one file each). */
 extern const family_kernel family_thread, family_tiles, family_rows, family_cyclic, family_grid, family_staged;
-
-/* Register the families (idempotent). Call before parsing or launching any configuration. */
-void family_init(void);
 
 /* For the search functions: append (cfg, chunk) when cfg can run at order n and there is room. */
 int family_offer(int n, const batched_config *cfg, size_t chunk, batched_config *out, size_t *chunks, int k, int room);
