@@ -56,35 +56,38 @@ extern "C" int potrf_single_tile(int nb, int pad, int n, float *d_A, size_t coun
 
 /* ---- unit-test kernel: every helper, every NB from 1 to 32 ---------------------------------- */
 
-template <int NB> __global__ void helper_test_kernel(int op, const float *in, float *out, int *info)
+template <int NB>
+__global__ void helper_test_kernel(int op, int base, int preset, const float *in, float *out, int *info)
 {
     constexpr int LD = tile_ld<NB, 1>();
     __shared__ float T[3][NB * LD];
     __shared__ int s_info;
     const int tx = tile_col(), ty = tile_row();
     for (int t = 0; t < 3; t++) T[t][ty * LD + tx] = in[t * NB * NB + ty * NB + tx];
-    if (tx == 0 && ty == 0) s_info = 0;
+    if (tx == 0 && ty == 0) s_info = preset;
     __syncthreads();
-    if (op == 0) spotrf_tile<NB, LD>(T[0], &s_info, 0);
+    if (op == 0) spotrf_tile<NB, LD>(T[0], &s_info, base);
     if (op == 1) strsm_tile<NB, LD>(T[0], T[1]);
-    if (op == 2) ssyrk_tile<NB, LD>(T[0], T[1]);
-    if (op == 3) sgemm_tile<NB, LD>(T[0], T[1], T[2]);
-    out[ty * NB + tx] = T[0][ty * LD + tx];
+    if (op == 2 || op == 4) ssyrk_tile<NB, LD>(T[0], T[1]);
+    if (op == 3 || op == 5) sgemm_tile<NB, LD>(T[0], T[1], T[2]);
+    if (op >= 4) sgemm_tile<NB, LD>(T[2], T[1], T[0]); // reads rows of T0 that other threads wrote
+    out[ty * NB + tx] = T[op >= 4 ? 2 : 0][ty * LD + tx];
     if (tx == 0 && ty == 0) *info = s_info;
 }
 
-template <int NB> static int helper_dispatch(int nb, int op, const float *d_in, float *d_out, int *d_info)
+template <int NB>
+static int helper_dispatch(int nb, int op, int base, int preset, const float *d_in, float *d_out, int *d_info)
 {
-    if (nb != NB) return helper_dispatch<NB - 1>(nb, op, d_in, d_out, d_info);
-    helper_test_kernel<NB><<<1, dim3(1, NB, NB)>>>(op, d_in, d_out, d_info);
+    if (nb != NB) return helper_dispatch<NB - 1>(nb, op, base, preset, d_in, d_out, d_info);
+    helper_test_kernel<NB><<<1, dim3(1, NB, NB)>>>(op, base, preset, d_in, d_out, d_info);
     KERNEL_CHECK();
     return 0;
 }
 
-template <> int helper_dispatch<0>(int, int, const float *, float *, int *) { return -1; }
+template <> int helper_dispatch<0>(int, int, int, int, const float *, float *, int *) { return -1; }
 
-extern "C" int tile_helper_test(int nb, int op, const float *d_in, float *d_out, int *d_info)
+extern "C" int tile_helper_test(int nb, int op, int base, int preset, const float *d_in, float *d_out, int *d_info)
 {
-    if (op < 0 || op > 3 || nb < 1 || nb > 32) return -1;
-    return helper_dispatch<32>(nb, op, d_in, d_out, d_info);
+    if (op < 0 || op >= TILE_HELPER_OPS || nb < 1 || nb > 32) return -1;
+    return helper_dispatch<32>(nb, op, base, preset, d_in, d_out, d_info);
 }

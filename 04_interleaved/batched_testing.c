@@ -25,13 +25,23 @@ void test_batch_mixed(test_batch *t, int n, size_t batch, uint64_t seed)
     t->planted = host_alloc(batch * sizeof(int), "test buffers");
     t->cinfo = host_alloc(batch * sizeof(int), "test buffers");
     t->tol = host_alloc(batch * sizeof(double), "test buffers");
+    t->nan_pivot = host_alloc(batch, "test buffers");
+    memset(t->nan_pivot, 0, batch);
     gen_params spd = gen_params_make(FAMILY_SPD, seed, 0, 0), ill = gen_params_make(FAMILY_ILLCOND, seed + 1, 1e4, 0),
                bad = gen_params_make(FAMILY_NONSPD, seed + 2, 0, 0);
     _Pragma("omp parallel for schedule(dynamic, 64)")
     for (long long b = 0; b < (long long)batch; b++) {
-        if (b % 6 == 1) { /* a pivot of exactly zero, in turn first, middle and last: info k + 1 */
-            const int k = gen_zero_pivot_place(n, (int)(b / 6 % 3));
-            gen_zero_pivot_host(n, k, gen_mix64(seed + 3 + (uint64_t)b), t->A + (size_t)b * nn);
+        if (b % 6 == 1) { /* a failing pivot k: info k + 1; in turn a pivot of exactly zero and a NaN
+                             pivot (an SPD matrix with a_kk = NaN), each first, middle and last */
+            const uint64_t turn = (uint64_t)b / 6;
+            const int k = gen_zero_pivot_place(n, (int)(turn / 2 % 3));
+            float *a = t->A + (size_t)b * nn;
+            if (turn % 2 == 0) gen_zero_pivot_host(n, k, gen_mix64(seed + 3 + (uint64_t)b), a);
+            else {
+                gen_batch_host(&spd, n, (size_t)b, 1, a);
+                a[(size_t)k * n + k] = NAN;
+                t->nan_pivot[b] = 1;
+            }
             t->planted[b] = k + 1;
             continue;
         }
@@ -55,6 +65,8 @@ void test_batch_mixed(test_batch *t, int n, size_t batch, uint64_t seed)
         t->cusolver_nan_info = t->cinfo[t->nan_matrix];
         t->cinfo[t->nan_matrix] = t->planted[t->nan_matrix];
     }
+    for (size_t b = 0; b < batch; b++)
+        if (t->nan_pivot[b]) t->cinfo[b] = t->planted[b];
     compare_tolerances(n, batch, t->A, t->tol);
 }
 
@@ -65,6 +77,7 @@ void test_batch_free(test_batch *t)
     free(t->planted);
     free(t->cinfo);
     free(t->tol);
+    free(t->nan_pivot);
 }
 
 static size_t independent_index(int n, size_t batch, size_t chunk, size_t b, int i, int j)

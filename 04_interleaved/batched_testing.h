@@ -8,9 +8,10 @@
 #include "batched_cholesky.h"
 #include "harness.h"
 
-/* A batch of families mixed matrix by matrix (b mod 6): spd (0, 2, 4), a pivot of exactly zero
- * (1: gen_zero_pivot_host, at the first, a middle and the last place in turn), illcond (3, kappa
- * 1e4), nonspd (5: a planted negative pivot) and, from 3 matrices on, one matrix with a NaN. */
+/* A batch of families mixed matrix by matrix (b mod 6): spd (0, 2, 4), a failing pivot (1: in turn
+ * a pivot of exactly zero, gen_zero_pivot_host, and a NaN pivot, each at the first, a middle and
+ * the last place), illcond (3, kappa 1e4), nonspd (5: a planted negative pivot) and, from 3
+ * matrices on, one matrix with a NaN in its last row. */
 typedef struct {
     int n;
     size_t batch;
@@ -18,9 +19,10 @@ typedef struct {
     int *planted; /* the info the generator planted: 0, the failing minor, or n for the NaN */
     float *C;     /* cusolverDnSpotrfBatched's factors (strict upper set to zero) and infos */
     int *cinfo;
-    double *tol;           /* per matrix: how far our factor may be from cuSOLVER's (compare_tolerances) */
-    size_t nan_matrix;     /* the matrix holding a NaN ((size_t)-1: none); cinfo there is set to */
-    int cusolver_nan_info; /* the LAPACK answer n, and this is what cuSOLVER said (0: see .c) */
+    double *tol;              /* per matrix: how far our factor may be from cuSOLVER's (compare_tolerances) */
+    unsigned char *nan_pivot; /* per matrix: 1 where a NaN pivot was planted (cinfo set as below) */
+    size_t nan_matrix;        /* the matrix holding a NaN ((size_t)-1: none); cinfo there is set to */
+    int cusolver_nan_info;    /* the LAPACK answer n, and this is what cuSOLVER said (0: see .c) */
 } test_batch;
 
 void test_batch_mixed(test_batch *t, int n, size_t batch, uint64_t seed);
