@@ -88,9 +88,11 @@ bench-gpumode: $(S6)/bench_gpumode
 # kernel family's objects (built position-independent) and a thin C layer, loaded with ctypes.
 # Its failures are values returned to the door (common/cuda_check.h's CUDA_TRY): nothing in the
 # library may end the caller's process. The link map names every object that went in; the check
-# fails the build if one of them references exit, abort or longjmp.
-$(S6)/libcourse_cholesky.so: $(S6)/python/course_cholesky.o $(PLAN_OBJS) $(COMMON_LIB)
-	$(NVCC) -shared $(LDFLAGS) $(filter %.o %.a,$^) -o $@ $(LDLIBS) -Xlinker -Map=$@.map
+# fails the build if one of them references exit, abort or longjmp. It exports only what the
+# package loads (python/course_cholesky.map).
+$(S6)/libcourse_cholesky.so: $(S6)/python/course_cholesky.o $(PLAN_OBJS) $(COMMON_LIB) 06_tuning/python/course_cholesky.map
+	$(NVCC) -shared $(LDFLAGS) $(filter %.o %.a,$^) -o $@ $(LDLIBS) -Xlinker -Map=$@.map \
+		-Xlinker --version-script=06_tuning/python/course_cholesky.map
 	@bash 06_tuning/library/check_no_exit.sh $@.map $(COMMON_LIB) || { rm -f $@; exit 1; }
 ALL_BINS += $(S6)/libcourse_cholesky.so
 .PHONY: python

@@ -75,7 +75,7 @@ $(S6)/library/test_library: $(S6)/library/test_library.o $(PROBE_OBJS) $(PLAN_OB
 	$(LINK)
 ALL_BINS += $(S6)/library/test_library
 TEST_SUITES += library
-SUITE_DEPS_library := $(S6)/library/test_library $(S6)/test_student_kernels $(LIB_OBJS)
+SUITE_DEPS_library := $(S6)/library/test_library $(S6)/test_student_kernels $(LIB_OBJS) $(S6)/libcourse_cholesky.so
 SUITE_CMDS_library := $(S6)/library/test_library "bash 06_tuning/library/test_install.sh"
 SUITE_POINTS_library := 06_tuning/library/points.tsv
 SUITE_TIMEOUT_library := 900

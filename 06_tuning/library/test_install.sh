@@ -35,6 +35,11 @@ installed_tests() {
     record "the shared library exports the header's functions and nothing else" $([ -n "$api" ] && [ "$api" = "$exported" ] && echo PASS || echo FAIL) "header: $api; exported: ${exported:0:300}"
     archived=$(nm -g --defined-only $prefix/lib/libcourse_cholesky.a 2> /dev/null | awk 'NF == 3 {print $3}' | sort -u | tr '\n' ' ')
     record "the static archive's global symbols are the header's functions" $([ -n "$api" ] && [ "$api" = "$archived" ] && echo PASS || echo FAIL) "archive: ${archived:0:300}"
+    # The Python package's library (make python): its ctypes layer and the test hook, nothing else.
+    local want_py got_py
+    want_py=$(sed -nE 's/^ +([a-z_]+);$/\1/p' 06_tuning/python/course_cholesky.map | sort -u | tr '\n' ' ')
+    got_py=$(nm -D --defined-only ${BUILD:-build}/06_tuning/libcourse_cholesky.so 2> /dev/null | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort -u | tr '\n' ' ')
+    record "the Python package's library exports its ctypes layer and nothing else" $([ -n "$want_py" ] && [ "$want_py" = "$got_py" ] && echo PASS || echo FAIL) "map: $want_py; exported: ${got_py:0:300}"
     # An installed copy reads the tables compiled in: no path to the tables here or to make tune's.
     local paths
     paths=$(strings $prefix/lib/libcourse_cholesky.so 2> /dev/null | grep -E "^$PWD/(06_tuning/tables|build)" | sort -u | tr '\n' ' ')
