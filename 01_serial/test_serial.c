@@ -35,18 +35,6 @@ static size_t count_for(int n) { return n <= 33 ? 37 : n <= 100 ? 9 : 3; } /* od
  * kit's stub, which does nothing, has no race either). */
 static int openmp_wrong;
 
-/* Garbage in the strict upper triangle of count matrices, which a Cholesky of the lower triangle
- * never reads (LAPACK's uplo = 'L'): NaN, or (nan = 0) values unlike the lower triangle's. */
-static void poison_upper(int n, size_t count, float *a, int nan)
-{
-    for (size_t b = 0; b < count; b++)
-        for (int i = 0; i < n; i++)
-            for (int j = i + 1; j < n; j++) {
-                float *x = a + (b * n + i) * (size_t)n + j;
-                *x = nan ? NAN : 2.0f * x[(size_t)(j - i) * n - (j - i)] + 1.0f; /* 2 a_ji + 1 */
-            }
-}
-
 /* Expected infos: the planted minor for nonspd; NULL (= the reference's) for the others. */
 static int *planted(const gen_params *p, int n, size_t count)
 {
@@ -126,7 +114,7 @@ static int omp_batch_watched(int n, size_t count, const float *A, float *L, int 
     *pages = 0;
     if (W) {
         memcpy(W, A, bytes);
-        poison_upper(n, count, W, 0);
+        poison_strict_upper(n, count, W, UPPER_UNEQUAL);
         omp_set_num_threads(OPENMP_TEST_THREADS);
         if (first_touch_arm(W, bytes) == 0) {
             spotrf_batch_omp(n, count, W, info);
@@ -136,7 +124,7 @@ static int omp_batch_watched(int n, size_t count, const float *A, float *L, int 
         first_touch_free(W, bytes);
     } else {
         memcpy(L, A, bytes);
-        poison_upper(n, count, L, 0);
+        poison_strict_upper(n, count, L, UPPER_UNEQUAL);
         omp_set_num_threads(OPENMP_TEST_THREADS);
         spotrf_batch_omp(n, count, L, info);
     }
@@ -186,7 +174,7 @@ static void run_cpu(harness *h, int gpu, const char *gpu_reason)
                 size_t pages = 0;
                 if (variant == 0) {
                     memcpy(L, A, elems * sizeof(float));
-                    poison_upper(n, count, L, 1); /* NaN: read, it spreads into the factor */
+                    poison_strict_upper(n, count, L, UPPER_NAN); /* NaN: read, it spreads into the factor */
                     spotrf_batch_serial(n, count, L, info);
                 } else threads = omp_batch_watched(n, count, A, L, info, &pages);
                 factor_check first;
@@ -257,7 +245,7 @@ static void run_nan(harness *h, int openmp)
     harness_start(h, "%s", name);
     A[2 * nn + 9 * n + 4] = A[2 * nn + 4 * n + 9] = NAN; /* matrix 2, element (9, 4) */
     memcpy(L, A, count * nn * sizeof(float));
-    poison_upper(n, count, L, 0);
+    poison_strict_upper(n, count, L, UPPER_UNEQUAL);
     for (size_t b = 0; b < count; b++) info[b] = -99; /* poison */
     if (openmp) {
         omp_set_num_threads(OPENMP_TEST_THREADS);
@@ -308,7 +296,7 @@ static void run_zero_pivots(harness *h)
                 if (nan) A[nn + (size_t)k * n + k] = NAN;
                 gen_zero_pivot_host(n, -1, seed + 2, A + 2 * nn);
                 memcpy(L, A, count * nn * sizeof(float));
-                poison_upper(n, count, L, 1);
+                poison_strict_upper(n, count, L, UPPER_NAN);
                 int info[3] = {-99, -99, -99}, expect[3] = {0, k + 1, 0};
                 spotrf_batch_serial(n, count, L, info);
                 factor_check first;

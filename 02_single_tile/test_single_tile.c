@@ -6,7 +6,8 @@
  *    wrote: a missing closing barrier may show here (and always under racecheck: test_barriers.sh).
  * 3. The single-tile kernel (n <= NB) against cusolverDnSpotrf / cusolverDnSpotrfBatched, for
  *    NB in {4, 8, 16, 32}, with and without padding, on spd, illcond and nonspd matrices (the
- *    nonspd batches hold a pivot of exactly zero and a NaN pivot too).
+ *    nonspd batches hold a pivot of exactly zero and a NaN pivot too). Every input's strict upper
+ *    triangle holds garbage (NaN, or values unlike the lower triangle's): only the lower one is read.
  * 4. Unsupported arguments are refused with a message. */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "cuda_check.h"
 #include "cusolver_oracle.h"
 #include "generator.h"
+#include "gpu_batch.h"
 #include "harness.h"
 #include "single_tile.h"
 #include "host_alloc.h"
@@ -244,6 +246,8 @@ static void test_kernel(harness *h)
                     CUDA_CHECK(cudaMalloc((void **)&d_A, elems * sizeof(float)));
                     CUDA_CHECK(cudaMalloc((void **)&d_info, count * sizeof(int)));
                     CUDA_CHECK(cudaMemcpy(d_A, A, elems * sizeof(float), cudaMemcpyHostToDevice));
+                    /* garbage above the diagonal (A keeps the symmetric matrices for the checks) */
+                    poison_strict_upper_device(n, count, 1, d_A, UPPER_MIXED, cudaStreamLegacy);
                     CUDA_CHECK(cudaMemset(d_info, 0x7f, count * sizeof(int))); /* poison */
                     char name[96];
                     snprintf(name, sizeof name, "single tile NB=%d pad=%d %s n=%d", nb, pad, family_name(fams[f]), n);

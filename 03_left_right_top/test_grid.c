@@ -21,7 +21,8 @@
  *     one column back to back on the chain, which the reference schedules never launch.
  *   - on a Hopper, the warpgroup bulk update alone (K = 64 .. 1024) against a float64 product.
  *   - bad arguments refused with a message.
- * Outputs are poisoned (info, the workspace) before every run and the input reloaded. */
+ * Outputs are poisoned (info, the workspace) before every run and the input reloaded, with garbage
+ * in its strict upper triangle (NaN, or values unlike the lower one's): only the lower one is read. */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <math.h>
@@ -59,6 +60,8 @@ static int run_grid(grid_mode mode, grid_math math, int n, const float *A, float
         CUDA_CHECK(cudaMemset(d_work, 0xff, work)); /* NaN everywhere: nothing may read it unwritten */
     }
     CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
+    /* garbage above the diagonal, NaN or unequal in turn: only the lower triangle is read */
+    poison_strict_upper_device(n, 1, 1, d_A, (n + mode) % 2 ? UPPER_UNEQUAL : UPPER_NAN, cudaStreamLegacy);
     CUDA_CHECK(cudaMemset(d_info, 0x7f, sizeof(int)));
     if (potrf_grid_math(mode, math, n, 1, d_A, d_work, d_info) != 0) info = -999;
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -318,6 +321,7 @@ static void check_batched(harness *h, grid_mode mode, grid_math math, int n, siz
     for (size_t e = 0; e < total; e++) L[e] = GUARD_VALUE; /* the guards, then the batch between them */
     memcpy(L + nn, A, batch * nn * sizeof(float));
     CUDA_CHECK(cudaMemcpy(d_A, L, total * sizeof(float), cudaMemcpyHostToDevice));
+    poison_strict_upper_device(n, batch, 1, d_A + nn, UPPER_MIXED, cudaStreamLegacy); /* only the lower is read */
     CUDA_CHECK(cudaMemset(d_info, 0x7f, (batch + 2) * sizeof(int)));
     int ok = potrf_grid_math(mode, math, n, batch, d_A + nn, d_work, d_info + 1) == 0;
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -384,6 +388,7 @@ static void check_wide_batch(harness *h)
     CUDA_CHECK(cudaMalloc((void **)&d_A, batch * bytes));
     CUDA_CHECK(cudaMalloc((void **)&d_info, batch * sizeof(int)));
     CUDA_CHECK(cudaMemcpy(d_A, A, batch * bytes, cudaMemcpyHostToDevice));
+    poison_strict_upper_device(n, batch, 1, d_A, UPPER_MIXED, cudaStreamLegacy); /* only the lower is read */
     CUDA_CHECK(cudaMemset(d_info, 0x7f, batch * sizeof(int)));
     int ok = potrf_grid_math(mode, math, n, batch, d_A, NULL, d_info) == 0;
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -397,6 +402,7 @@ static void check_wide_batch(harness *h)
         factor_check r;
         check_factor(n, A + b * nn, L + b * nn, info[b], &r);
         CUDA_CHECK(cudaMemcpy(d_A, A + b * nn, bytes, cudaMemcpyHostToDevice));
+        poison_strict_upper_device(n, 1, 1, d_A, UPPER_UNEQUAL, cudaStreamLegacy);
         CUDA_CHECK(cudaMemset(d_info, 0x7f, sizeof(int)));
         ok = potrf_grid_math(mode, math, n, 1, d_A, NULL, d_info) == 0;
         CUDA_CHECK(cudaDeviceSynchronize());
@@ -547,6 +553,7 @@ static void check_left_looking_by_hand(harness *h, int n)
     CUDA_CHECK(cudaMalloc((void **)&d_A, bytes));
     CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
     CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
+    poison_strict_upper_device(n, 1, 1, d_A, UPPER_NAN, cudaStreamLegacy); /* only the lower is read */
     CUDA_CHECK(cudaMemset(d_info, 0, sizeof(int)));
     grid_plan p = {d_A, (size_t)n, n / GRID_TILE, d_info, 1, nn, GRID_FP32, NULL, grid_rules_current()};
     cudaStream_t s;
@@ -738,29 +745,33 @@ static const struct {
 #define N_HIGH_TESTS (N_HIGH_CASES + 1 + N_SECOND_TESTS)
 
 /* Out of place (potrf_grid_run, d_in != d_out): the factor into L; returns info, or -999 when the
- * call refused or the input was changed. */
+ * call refused or the input (with garbage above its diagonal) was changed. */
 static int run_grid_out_of_place(grid_mode mode, grid_math math, int n, const float *A, float *L)
 {
     const size_t bytes = (size_t)n * n * sizeof(float), work = grid_workspace_bytes(n);
-    float *d_in, *d_out, *d_work = NULL, *back = host_alloc(bytes, "test buffers");
+    float *d_in, *d_out, *d_work = NULL, *back = host_alloc(bytes, "test buffers"),
+                         *given = host_alloc(bytes, "test buffers");
     int *d_info, info = -999;
     CUDA_CHECK(cudaMalloc((void **)&d_in, bytes));
     CUDA_CHECK(cudaMalloc((void **)&d_out, bytes));
     CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
     if (work) CUDA_CHECK(cudaMalloc((void **)&d_work, work));
     CUDA_CHECK(cudaMemcpy(d_in, A, bytes, cudaMemcpyHostToDevice));
+    poison_strict_upper_device(n, 1, 1, d_in, n % 2 ? UPPER_UNEQUAL : UPPER_NAN, cudaStreamLegacy);
+    CUDA_CHECK(cudaMemcpy(given, d_in, bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemset(d_out, 0xff, bytes));
     const int rc = potrf_grid_run(NULL, mode, math, n, 1, d_in, d_out, d_work, d_info, cudaStreamLegacy);
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(L, d_out, bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(back, d_in, bytes, cudaMemcpyDeviceToHost));
-    if (rc == 0 && memcmp(back, A, bytes) == 0)
+    if (rc == 0 && memcmp(back, given, bytes) == 0)
         CUDA_CHECK(cudaMemcpy(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(d_in));
     CUDA_CHECK(cudaFree(d_out));
     CUDA_CHECK(cudaFree(d_info));
     if (d_work) CUDA_CHECK(cudaFree(d_work));
     free(back);
+    free(given);
     return info;
 }
 

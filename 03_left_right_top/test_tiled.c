@@ -3,7 +3,7 @@
  * spd / illcond / nonspd, each against the float64 reference and cusolverDnSpotrf on the same
  * matrix (same info; factors within the bound); a matrix in the seed project's text format; bad
  * arguments. Outputs are poisoned where the kernel must write (info) and the input is reloaded
- * for every variant. */
+ * for every variant, with garbage in its strict upper triangle (only the lower one is read). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +14,7 @@
 #include "cusolver_oracle.h"
 #include "dataset_io.h"
 #include "generator.h"
+#include "gpu_batch.h"
 #include "harness.h"
 #include "tiled_cholesky.h"
 #include "host_alloc.h"
@@ -66,6 +67,8 @@ static void check_all_variants(harness *h, const char *what, int n, const float 
             }
             harness_start(h, "%s", name); /* a kernel that hangs or crashes is named by it */
             CUDA_CHECK(cudaMemcpy(d_A, A, bytes, cudaMemcpyHostToDevice));
+            /* garbage above the diagonal, NaN or unequal in turn: only the lower triangle is read */
+            poison_strict_upper_device(n, 1, 1, d_A, (o + a) % 2 ? UPPER_UNEQUAL : UPPER_NAN, cudaStreamLegacy);
             CUDA_CHECK(cudaMemset(d_info, 0x7f, sizeof(int)));
             int rc = potrf_tiled((looking_order)o, nbs[a], n, d_A, d_info);
             CUDA_CHECK(cudaDeviceSynchronize());

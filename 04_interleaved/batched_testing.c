@@ -68,11 +68,15 @@ void test_batch_mixed(test_batch *t, int n, size_t batch, uint64_t seed)
     for (size_t b = 0; b < batch; b++)
         if (t->nan_pivot[b]) t->cinfo[b] = t->planted[b];
     compare_tolerances(n, batch, t->A, t->tol);
+    t->in = host_alloc(batch * nn * sizeof(float), "test buffers");
+    memcpy(t->in, t->A, batch * nn * sizeof(float));
+    poison_strict_upper(n, batch, t->in, UPPER_MIXED);
 }
 
 void test_batch_free(test_batch *t)
 {
     free(t->A);
+    free(t->in);
     free(t->C);
     free(t->planted);
     free(t->cinfo);
@@ -115,7 +119,7 @@ void layout_run_begin_at(layout_run *r, const test_batch *t, size_t chunk, size_
     r->out = host_alloc((elems + GUARD) * sizeof(float), "test buffers");
     r->L = host_alloc(elems * sizeof(float), "test buffers");
     r->info = host_alloc((t->batch + GUARD) * sizeof(int), "test buffers");
-    pack_chunked_independent(t->n, t->batch, chunk, t->A, r->packed);
+    pack_chunked_independent(t->n, t->batch, chunk, t->in, r->packed);
     CUDA_CHECK(cudaMalloc((void **)&r->d_base, (offset + elems + GUARD) * sizeof(float)));
     r->d_A = r->d_base + offset;
     CUDA_CHECK(cudaMalloc((void **)&r->d_info, (t->batch + GUARD) * sizeof(int)));
@@ -313,6 +317,7 @@ void test_large_batch(harness *h, batched_kernel_lookup kernels, const char *gro
     CUDA_CHECK(cudaMalloc((void **)&d_info, batch * sizeof(int)));
     CUDA_CHECK(cudaMemset(d_info, POISON_BYTE, batch * sizeof(int)));
     gen_batch_device(&p, n, 0, batch, chunk, d_A);
+    poison_strict_upper_device(n, batch, chunk, d_A, UPPER_MIXED, cudaStreamLegacy); /* only the lower one is read */
     int ok = potrf_batched_in(kernels, cfg, n, batch, chunk, d_A, d_info) == 0;
     char detail[320] = "refused";
     if (ok) {

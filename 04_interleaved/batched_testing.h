@@ -11,11 +11,13 @@
 /* A batch of families mixed matrix by matrix (b mod 6): spd (0, 2, 4), a failing pivot (1: in turn
  * a pivot of exactly zero, gen_zero_pivot_host, and a NaN pivot, each at the first, a middle and
  * the last place), illcond (3, kappa 1e4), nonspd (5: a planted negative pivot) and, from 3
- * matrices on, one matrix with a NaN in its last row. */
+ * matrices on, one matrix with a NaN in its last row. The kernels factor a copy whose strict upper
+ * triangles hold garbage (NaN, or values unlike the lower triangle's): only the lower one is read. */
 typedef struct {
     int n;
     size_t batch;
-    float *A;     /* row-major input */
+    float *A;     /* row-major input, symmetric: what the checks compare with */
+    float *in;    /* what the kernels get: A with garbage in each strict upper triangle (UPPER_MIXED) */
     int *planted; /* the info the generator planted: 0, the failing minor, or n for the NaN */
     float *C;     /* cusolverDnSpotrfBatched's factors (strict upper set to zero) and infos */
     int *cinfo;

@@ -115,6 +115,8 @@ static int run_case(const plan_case *c, int k, int in_place, char *detail, size_
     if (work) CUDA_CHECK(cudaMalloc(&d_work, work));
     const gen_params p = seeded(k);
     gen_batch_device(&p, c->n, 0, c->batch, c->chunk, d_in);
+    /* garbage above the diagonal: only the lower triangle is read, and out of place it stays */
+    poison_strict_upper_device(c->n, c->batch, c->chunk, d_in, UPPER_MIXED, cudaStreamLegacy);
     CUDA_CHECK(cudaMemcpy(d_keep, d_in, bytes, cudaMemcpyDeviceToDevice));
     CUDA_CHECK(cudaMemset(d_out, 0xff, bytes)); /* NaN */
     CUDA_CHECK(cudaMemset(d_info, 0x7f, c->batch * sizeof(int)));
@@ -173,6 +175,7 @@ static int run_graph(int n, size_t batch, char *detail, size_t len)
     CUDA_CHECK(cudaStreamEndCapture(s, &graph));
     CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     gen_batch_device(&second, n, 0, batch, 1, d_in);
+    poison_strict_upper_device(n, batch, 1, d_in, UPPER_MIXED, cudaStreamLegacy);
     CUDA_CHECK(cudaMemset(d_out, 0xff, bytes));
     CUDA_CHECK(cudaMemset(d_info, 0x7f, batch * sizeof(int)));
     CUDA_CHECK(cudaDeviceSynchronize());

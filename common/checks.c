@@ -282,6 +282,16 @@ void zero_strict_upper(int n, size_t count, float *L)
             for (int j = i + 1; j < n; j++) L[b * (size_t)n * n + (size_t)i * n + j] = 0.0f;
 }
 
+void poison_strict_upper(int n, size_t count, float *a, upper_garbage kind)
+{
+    for (size_t b = 0; b < count; b++)
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++) {
+                float *m = a + b * (size_t)n * n;
+                m[(size_t)i * n + j] = upper_garbage_value(kind, b, m[(size_t)j * n + i]);
+            }
+}
+
 /* ---- verifying a benchmark's result ------------------------------------------------------- */
 
 static size_t sample_index(size_t count, int s) { return (size_t)((double)(count - 1) * s / 3); }

@@ -24,6 +24,8 @@
 #define CHECKS_H
 
 #include <float.h>
+#include <math.h>
+#include "portable.h" /* HD */
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -83,6 +85,18 @@ size_t compare_factors_tol(int n, size_t count, const double *tol, const float *
 /* Set the strict upper triangle of count row-major matrices to zero (for cuSOLVER's output,
  * which leaves that part as it was). */
 void zero_strict_upper(int n, size_t count, float *L);
+
+/* Only the lower triangle of an input is read (LAPACK's uplo = 'L', cuSOLVER and torch alike): the
+ * tests put garbage in the strict upper triangle of the copy a kernel gets, and keep the symmetric
+ * A for the checks. `kind` UPPER_NAN: NaN (read, it spreads into the factor); UPPER_UNEQUAL: 2 a_ji
+ * + 1 (a kernel that reads it factors another matrix); UPPER_MIXED: NaN in even matrices, unequal
+ * in odd ones. */
+typedef enum { UPPER_NAN = 0, UPPER_UNEQUAL = 1, UPPER_MIXED = 2 } upper_garbage;
+void poison_strict_upper(int n, size_t count, float *a, upper_garbage kind);
+HD static inline float upper_garbage_value(upper_garbage kind, size_t b, float a_ji)
+{
+    return kind == UPPER_NAN || (kind == UPPER_MIXED && b % 2 == 0) ? NAN : 2.0f * a_ji + 1.0f;
+}
 
 /* Benchmarks check what they timed before they report it (report.h). These sample 4 matrices of
  * a row-major batch (first, last and two between) and run check_factor on each: A and L on the

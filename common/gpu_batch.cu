@@ -58,6 +58,19 @@ __global__ void to_rowmajor_kernel(int n, size_t batch, size_t chunk, const floa
     }
 }
 
+/* One thread per element; only the strict upper ones change, each from its mirror below. */
+__global__ void poison_upper_kernel(int n, size_t batch, size_t chunk, float *a, upper_garbage kind)
+{
+    const size_t nn = (size_t)n * (size_t)n, total = batch * nn;
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < total; k += (size_t)gridDim.x * blockDim.x) {
+        const int i = (int)(k % nn / n), j = (int)(k % nn % n);
+        if (j <= i) continue;
+        const matrix_place p = chunked_place(n, chunk, batch, k / nn);
+        a[p.base + ((size_t)i * n + j) * p.stride] =
+            upper_garbage_value(kind, k / nn, a[p.base + ((size_t)j * n + i) * p.stride]);
+    }
+}
+
 /* A grid-stride loop with enough blocks to fill any GPU; capped so the grid size stays legal. */
 static unsigned grid_for(size_t total)
 {
@@ -75,6 +88,13 @@ extern "C" void gen_batch_device_on(const gen_params *p, int n, size_t first, si
 extern "C" void gen_batch_device(const gen_params *p, int n, size_t first, size_t count, size_t chunk, float *d_out)
 {
     gen_batch_device_on(p, n, first, count, chunk, d_out, cudaStreamLegacy);
+}
+
+extern "C" void poison_strict_upper_device(int n, size_t batch, size_t chunk, float *d_a, upper_garbage kind,
+                                           cudaStream_t stream)
+{
+    poison_upper_kernel<<<grid_for(batch * n * n), 256, 0, stream>>>(n, batch, chunk, d_a, kind);
+    KERNEL_CHECK_ON(stream);
 }
 
 extern "C" int rowmajor_to_chunked_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,

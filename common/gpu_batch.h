@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 #include "cuda_check.h" /* MUST_CHECK */
 #include "generator.h"
+#include "checks.h" /* upper_garbage */
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,6 +32,10 @@ MUST_CHECK int rowmajor_to_chunked_device(int n, size_t batch, size_t chunk, con
                                           cudaStream_t stream);
 MUST_CHECK int chunked_to_rowmajor_device(int n, size_t batch, size_t chunk, const float *d_in, float *d_out,
                                           cudaStream_t stream);
+
+/* poison_strict_upper (checks.h) on the device: garbage of `kind` in the strict upper triangle of
+ * the `batch` matrices at d_a in the chunked layout with `chunk` (1: row-major), on `stream`. */
+void poison_strict_upper_device(int n, size_t batch, size_t chunk, float *d_a, upper_garbage kind, cudaStream_t stream);
 
 /* Matrix b of a batch in the chunked layout on the device, copied row-major into host[n*n]: its
  * n^2 elements are equally spaced, so it is one strided copy (element by element past the

@@ -431,6 +431,22 @@ static int execute_turn(cholesky_plan *p, const float *d_in, float *d_out, int *
     return 0;
 }
 
+/* [a, a + na) and [b, b + nb) share a byte (addresses far below 2^63: no wrap). */
+static int ranges_meet(uintptr_t a, size_t na, uintptr_t b, size_t nb) { return na && nb && a < b + nb && b < a + na; }
+
+/* A partial overlap would factor half-written data silently: the four arrays must be apart, except
+ * d_out == d_in exactly (in place). */
+static int buffers_overlap(const cholesky_plan *p, const float *d_in, const float *d_out, const int *d_info,
+                           const void *d_work)
+{
+    const size_t bytes = p->batch * (size_t)p->n * p->n * sizeof(float), infos = p->batch * sizeof(int),
+                 work = workspace_bytes(p);
+    const uintptr_t in = (uintptr_t)d_in, out = (uintptr_t)d_out, info = (uintptr_t)d_info, w = (uintptr_t)d_work;
+    return (in != out && ranges_meet(in, bytes, out, bytes)) || ranges_meet(in, bytes, info, infos) ||
+           ranges_meet(out, bytes, info, infos) || ranges_meet(in, bytes, w, work) ||
+           ranges_meet(out, bytes, w, work) || ranges_meet(info, infos, w, work);
+}
+
 cholesky_status cholesky_execute(cholesky_plan *p, const float *d_in, float *d_out, int *d_info, void *d_work,
                                  cudaStream_t s)
 {
@@ -451,6 +467,10 @@ cholesky_status cholesky_execute(cholesky_plan *p, const float *d_in, float *d_o
     if ((uintptr_t)d_info % sizeof(int) || (uintptr_t)d_work % 256)
         return door_fail(CHOLESKY_STATUS_MISALIGNED,
                          "cholesky_execute: info must be int-aligned and the workspace 256-byte aligned");
+    if (buffers_overlap(p, d_in, d_out, d_info, d_work))
+        return door_fail(CHOLESKY_STATUS_INVALID_VALUE,
+                         "cholesky_execute: input, output, info and workspace overlap (only d_out == d_in, in place, "
+                         "may share memory)");
     if (p->device < 0) /* (after the argument checks, which the tests of the arguments reach without a GPU) */
         return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "cholesky_execute: the plan was made to be explained only");
     if (p->grid) {

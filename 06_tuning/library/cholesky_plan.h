@@ -153,8 +153,11 @@ const char *cholesky_plan_explain(const cholesky_plan *plan);
 
 /* Factor the plan's batch from d_in into d_out (the plan's layout; d_out == d_in: in place, else
  * d_in is left as it was), d_info[batch] as cuSOLVER's (0, or k > 0: the leading minor of order k is not positive
- * definite, a pivot <= 0 or NaN), on `stream`. L in the lower triangle, zeros above. Returns CHOLESKY_SUCCESS, or a status (cholesky_last_error() says why): a bad
- * pointer is refused before anything is enqueued. */
+ * definite, a pivot <= 0 or NaN), on `stream`. Only the lower triangle of each input matrix is read
+ * (LAPACK's uplo = 'L': the strict upper one may hold anything, NaN included); L in the lower
+ * triangle, zeros above. d_in, d_out, d_info and d_work must not overlap, except d_out == d_in.
+ * Returns CHOLESKY_SUCCESS, or a status (cholesky_last_error() says why): a bad
+ * pointer or an overlap is refused (CHOLESKY_STATUS_INVALID_VALUE) before anything is enqueued. */
 cholesky_status cholesky_execute(cholesky_plan *plan, const float *d_in, float *d_out, int *d_info, void *d_work,
                                  cudaStream_t stream);
 

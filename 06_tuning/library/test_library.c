@@ -101,7 +101,11 @@ static int expected_create(cholesky_plan **plan, int n, size_t batch, const chol
 typedef struct {
     cholesky_plan *plan;
     int unaligned, explain_only;
+    size_t bytes, infos; /* the batch's and its infos' sizes: the fake arrays may overlap */
 } pooled;
+
+/* [a, a + na) and [b, b + nb) share a byte: the header's rule, computed here on its own */
+static int overlap(uintptr_t a, size_t na, uintptr_t b, size_t nb) { return na && nb && a < b + nb && b < a + na; }
 
 typedef struct {
     long calls, failures;
@@ -164,7 +168,7 @@ static void one_create(tally *t, pooled *pool, int *live, cholesky_plan **gone, 
         if (pool[slot].plan && *ngone < 4096) gone[(*ngone)++] = pool[slot].plan;
         cholesky_plan_destroy(pool[slot].plan);
     }
-    pool[slot] = (pooled){plan, o && o->unaligned == 1, internal};
+    pool[slot] = (pooled){plan, o && o->unaligned == 1, internal, bytes, batch * sizeof(int)};
 }
 
 /* One execute with fake pointers, whose answer the arguments decide before anything launches. */
@@ -173,12 +177,15 @@ static void one_execute(tally *t, const pooled *pool, int live, cholesky_plan *c
     int k = live ? pick(live) : -1;
     cholesky_plan *plan = k >= 0 ? pool[k].plan : NULL;
     int is_live = k >= 0, unaligned = k >= 0 && pool[k].unaligned, explain_only = k >= 0 && pool[k].explain_only;
+    size_t bytes = k >= 0 ? pool[k].bytes : 0, nbinfo = k >= 0 ? pool[k].infos : 0;
     const int which = pick(8);
     if (which == 0) plan = NULL, is_live = 0;
     if (which == 1 && ngone) { /* (its address may be a new plan's now: then that one) */
         plan = gone[pick(ngone)], is_live = 0;
         for (int m = 0; m < live; m++)
-            if (pool[m].plan == plan) is_live = 1, unaligned = pool[m].unaligned, explain_only = pool[m].explain_only;
+            if (pool[m].plan == plan)
+                is_live = 1, unaligned = pool[m].unaligned, explain_only = pool[m].explain_only, bytes = pool[m].bytes,
+                nbinfo = pool[m].infos;
     }
     const uintptr_t ins[] = {0, 0x100000, 0x100004, 0x100001, 0x100010};
     const uintptr_t infos[] = {0, 0x200000, 0x200002};
@@ -189,6 +196,10 @@ static void one_execute(tally *t, const pooled *pool, int live, cholesky_plan *c
     if (!is_live || !in || !out || !info || (need && !work)) want = CHOLESKY_STATUS_INVALID_VALUE;
     else if (((in | out) % CHOLESKY_ALIGNMENT && !unaligned) || info % sizeof(int) || work % 256)
         want = CHOLESKY_STATUS_MISALIGNED;
+    else if ((in != out && overlap(in, bytes, out, bytes)) || overlap(in, bytes, info, nbinfo) ||
+             overlap(out, bytes, info, nbinfo) || overlap(in, bytes, work, need) || overlap(out, bytes, work, need) ||
+             overlap(info, nbinfo, work, need))
+        want = CHOLESKY_STATUS_INVALID_VALUE; /* only in == out may share memory */
     else if (explain_only) want = CHOLESKY_STATUS_INVALID_VALUE;
     else return; /* it would launch on fake pointers: never made */
     (void)have_gpu;
@@ -241,7 +252,8 @@ static void argument_tests(harness *h)
     for (int k = 0; k < live; k++) cholesky_plan_destroy(pool[k].plan);
     harness_check(h, !creates.failures, "create: random arguments, the documented status", "%ld calls, %ld wrong%s%s",
                   creates.calls, creates.failures, creates.failures ? "; first: " : "", creates.first);
-    harness_check(h, !executes.failures, "execute: NULL, misaligned, destroyed, no workspace: refused as documented",
+    harness_check(h, !executes.failures,
+                  "execute: NULL, misaligned, overlapping, destroyed, no workspace: refused as documented",
                   "%ld calls, %ld wrong%s%s", executes.calls, executes.failures, executes.failures ? "; first: " : "",
                   executes.first);
     harness_check(h, !queries.failures, "queries and destroy of NULL and destroyed plans: 0, \"\", nothing",
@@ -335,6 +347,7 @@ static void thread_test(harness *h, int n, size_t batch)
         return;
     }
     gen_batch_device(&p, n, 0, batch, 1, d_in);
+    poison_strict_upper_device(n, batch, 1, d_in, UPPER_MIXED, cudaStreamLegacy); /* only the lower is read */
     /* One thread's factor, checked against the float64 reference, and its hash. */
     thread_job one = {n, batch, d_in, NULL, 1, 0, 0, ""};
     unsigned long long want = 0;
@@ -485,6 +498,7 @@ static int error_test(harness *h, int n, size_t batch)
     if (ok) {
         r.d_in = d_in;
         gen_batch_device(&gp, n, 0, batch, 1, d_in);
+        poison_strict_upper_device(n, batch, 1, d_in, UPPER_MIXED, cudaStreamLegacy); /* only the lower is read */
         float *first = fresh_out(&r);
         ok = cholesky_execute(r.plan, d_in, first, r.d_info, r.d_work, r.s) == CHOLESKY_SUCCESS &&
              cudaStreamSynchronize(r.s) == cudaSuccess &&

@@ -24,7 +24,9 @@ OTHER = ["leading dims (3, 5)", "out of place equals in place, bit for bit", "in
          "a side stream: waits for the stream's work, and the stream for it",
          "a CUDA graph captured around the call replays with new matrices",
          "two threads, two streams: the factors of one", "choice() says what runs and why",
-         "cupy: agrees with cupy.linalg.cholesky", "1 GiB batch, n = 64: infos 0, sampled matrices against float64"]
+         "cupy: agrees with cupy.linalg.cholesky", "1 GiB batch, n = 64: infos 0, sampled matrices against float64",
+         "garbage above the diagonal (NaN, unequal): the lower triangle's factor, the input left as it was",
+         "upper=True, garbage below the diagonal: the upper triangle's factor, the input left as it was"]
 SHAPES = [(4096, 32), (1024, 64), (256, 128), (64, 256), (16, 512), (640, 512), (4, 1024), (60, 1024),
           (2, 2048), (8, 2048), (1, 4096), (2, 4096), (1, 8192), (1, 16384), (1, 32768)]
 FAMILIES = ["dense covariance", "planted spectrum 1e5", "diagonal", "damped low rank", "scaled rows and columns",
@@ -79,6 +81,39 @@ def main():
             L, info = cc.cholesky_ex(A)
             ok, why = agree(A, L, info)
             rec(f"n = {n}, batch = {batch}", ok, f"{why}; {cc.choice(n, batch)}")
+
+    def garbage(A, above):
+        """A copy of A with NaN (even matrices) or 2 a_ji + 1 (odd) in the strict upper (above) or lower
+        triangle: LAPACK, cuSOLVER and torch read only the other one, and so must we."""
+        G = A.clone()
+        mask = torch.ones(A.shape[-2:], dtype=torch.bool, device=A.device)
+        mask = torch.triu(mask, 1) if above else torch.tril(mask, -1)
+        junk = 2 * A.transpose(-1, -2) + 1
+        junk[0::2] = float("nan")
+        G[..., mask] = junk[..., mask]
+        return G
+
+    def bits(x):
+        return x.contiguous().view(torch.int32)  # NaN compares unequal; its bits do not
+
+    results = []
+    for n in (1, 20, 33, 64, 100, 129, 300, 1000):  # the families and the whole-GPU path
+        A = spd((6 if n < 1000 else 2,), n, 40 + n)
+        for above in (True, False):
+            G = garbage(A, above)
+            keep = bits(G).clone()
+            L, info = cc.cholesky_ex(G, upper=not above)
+            if above:
+                ok, why = agree(A, L, info)
+            else:
+                Ut, _ = torch.linalg.cholesky_ex(A, upper=True)
+                d = float((L - Ut).abs().amax() / Ut.abs().amax())
+                ok = d < 1e-4 * n and int((info != 0).sum()) == 0 and bool(torch.isfinite(L).all())
+                why = f"vs torch {d:.1e}, infos nonzero {int((info != 0).sum())}"
+            results.append((above, n, ok and torch.equal(bits(G), keep), why))
+    for above, index in ((True, 21), (False, 22)):
+        bad = [f"n = {n}: {why}" for a, n, ok, why in results if a == above and not ok]
+        rec(OTHER[index], not bad, "; ".join(bad) or "n = 1, 20, 33, 64, 100, 129, 300, 1000")
 
     A = spd((3, 5), 20, 7)
     L, info = cc.cholesky_ex(A)

@@ -365,6 +365,25 @@ static void test_checker(harness *h)
         snprintf(name, sizeof name, "checker: %s", cases[c].name);
         harness_check(h, r.ok == cases[c].want_ok, name, "%s", r.detail[0] ? r.detail : "ok");
     }
+    /* The tests' garbage above the diagonal: the lower triangle (diagonal included) kept bit for bit,
+     * each strict upper element NaN or 2 a_ji + 1 as the kind says (two matrices: MIXED alternates). */
+    static float G[2 * 20 * 20];
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < 2 * n * n; i++) G[i] = A[i % (n * n)];
+        poison_strict_upper(n, 2, G, (upper_garbage)k);
+        int kept = 1, junk = 1;
+        for (int b = 0; b < 2; b++)
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++) {
+                    const float g = G[(b * n + i) * n + j], a = A[i * n + j];
+                    const int nan = k == UPPER_NAN || (k == UPPER_MIXED && b == 0);
+                    if (j <= i) kept &= memcmp(&g, &a, sizeof g) == 0;
+                    else junk &= nan ? isnan(g) : g == 2.0f * A[j * n + i] + 1.0f && g != a;
+                }
+        char name[64];
+        snprintf(name, sizeof name, "poison_strict_upper kind %d: lower kept, upper garbage", k);
+        harness_check(h, kept && junk, name, "lower kept %d, upper as the kind says %d", kept, junk);
+    }
     /* The normwise residual: the exact factor well within the bound, rows 0, 3, 6, .. too; L rounded
      * to 8 bits (an error of about 2^-9 in every entry) past it; a NaN past it. */
     for (int i = 0; i < n * n; i++) L[i] = (float)L64[i];
@@ -492,11 +511,17 @@ static void test_gpu(harness *h)
                 CALL_CHECK(rowmajor_to_chunked_device(n, batch, chunks[c], d_b, d_a, cudaStreamLegacy));
                 CUDA_CHECK(cudaMemcpy(got, d_a, total * sizeof(float), cudaMemcpyDeviceToHost));
                 int to_ok = memcmp(got, lay, total * sizeof(float)) == 0;
+                poison_strict_upper(n, batch, host, UPPER_MIXED); /* the device's garbage equals the host's */
+                rowmajor_to_chunked_host(n, batch, chunks[c], host, lay);
+                poison_strict_upper_device(n, batch, chunks[c], d_a, UPPER_MIXED, cudaStreamLegacy);
+                CUDA_CHECK(cudaMemcpy(got, d_a, total * sizeof(float), cudaMemcpyDeviceToHost));
+                to_ok &= memcmp(got, lay, total * sizeof(float)) == 0;
                 char name[96];
-                snprintf(name, sizeof name, "device generator + converters %s n=%d chunk=%zu", family_name((family_t)f),
-                         n, chunks[c]);
+                snprintf(name, sizeof name, "device generator + converters + garbage %s n=%d chunk=%zu",
+                         family_name((family_t)f), n, chunks[c]);
                 harness_check(h, gen_ok && back_ok && to_ok, name,
-                              "generated bit-identical %d, to row-major %d, to chunked %d", gen_ok, back_ok, to_ok);
+                              "generated bit-identical %d, to row-major %d, to chunked and garbage above %d", gen_ok,
+                              back_ok, to_ok);
             }
             CUDA_CHECK(cudaFree(d_a));
             CUDA_CHECK(cudaFree(d_b));
