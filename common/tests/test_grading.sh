@@ -137,6 +137,13 @@ planted_tests() {
     rc=$?
     record "stage 1: wrong arithmetic with the right info, and half an OpenMP batch, each lose half a group" \
         $([ $rc -eq 0 ] && grep -q "^caught .*wrong arithmetic" "$tmp/planted-1.log" && echo PASS || echo FAIL) "$(tail -n 1 "$tmp/planted-1.log" 2>&1)"
+    # The same mistakes through the instructor's make grade (only the solution regions are taken, on
+    # the reference): each one in a region loses half a group there too, against the reference's grade.
+    setup env PLANT_CHECK=grade bash .ci/planted-bugs 1 > "$tmp/planted-grade-1.log" 2>&1
+    rc=$?
+    record "stage 1 through make grade: each mistake in the solution regions loses half a group" \
+        $([ $rc -eq 0 ] && grep -q "^caught .*upper triangle read" "$tmp/planted-grade-1.log" && echo PASS || echo FAIL) \
+        "$(grep -E '^(NOT|KEPT)' "$tmp/planted-grade-1.log" | head -n 2 | tr '\n' ' ')$(tail -n 1 "$tmp/planted-grade-1.log" 2>&1)"
     if nvidia-smi -L > /dev/null 2>&1; then
         setup env PLANT_ONLY='ignores|barrier|remainder' bash .ci/planted-bugs 2 3 4 5 6 > "$tmp/planted-gpu.log" 2>&1
         rc=$?
