@@ -39,6 +39,31 @@ int ref_potrf_d(int n, double *a)
     return 0;
 }
 
+double fwd_tol_d(int n, double kappa)
+{
+    const double u = DBL_EPSILON / 2.0;
+    return 2.0 * n * u * (kappa > 1.0 ? kappa : 1.0) + 8.0 * u;
+}
+
+int ref_potrf_ld(int n, long double *a)
+{
+    for (int j = 0; j < n; j++) {
+        long double d = a[j * n + j];
+        for (int k = 0; k < j; k++) d -= a[j * n + k] * a[j * n + k];
+        if (!(d > 0)) return j + 1; /* also catches NaN */
+        d = sqrtl(d);
+        a[j * n + j] = d;
+        for (int i = j + 1; i < n; i++) {
+            long double s = a[i * n + j];
+            for (int k = 0; k < j; k++) s -= a[i * n + k] * a[j * n + k];
+            a[i * n + j] = s / d;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) a[i * n + j] = 0;
+    return 0;
+}
+
 static double normalize(int n, double *v)
 {
     double s = 0.0;
@@ -83,117 +108,49 @@ double estimate_kappa(int n, const double *A, const double *L)
     return lmax * lmin_inv;
 }
 
-void check_factor(int n, const float *A, const float *L, int info, factor_check *r)
-{
-    size_t nn = (size_t)n * (size_t)n;
-    double *A64 = host_alloc(2 * nn * sizeof(double), "float64 check workspace"), *L64 = A64 + nn;
-    for (size_t k = 0; k < nn; k++) A64[k] = L64[k] = A[k];
-    r->ok = 0;
-    r->resid = r->fwd = r->kappa = 0.0;
-    r->detail[0] = 0;
-    r->ref_info = ref_potrf_d(n, L64);
-    if (info != r->ref_info) {
-        snprintf(r->detail, sizeof r->detail, "info: got %d, want %d", info, r->ref_info);
-        goto done;
-    }
-    /* A failed matrix (info = k > 0) is checked on the part LAPACK defines: the factor of the leading
-     * minor of order m = k - 1 (rows and columns before the failing pivot), so wrong arithmetic is
-     * not excused by a right info. A factored matrix is checked whole (m = n). */
-    const int m = info > 0 ? info - 1 : n;
-    for (int i = 0; i < m; i++)
-        for (int j = 0; j < (info ? i + 1 : n); j++) {
-            float g = L[i * n + j];
-            const char *what = NULL;
-            if (!isfinite(g)) what = "not finite";
-            else if (j > i && g != 0.0f) what = "upper triangle not zero";
-            else if (j == i && !(g > 0.0f)) what = "diagonal not positive";
-            if (what) {
-                snprintf(r->detail, sizeof r->detail, "%s at (%d, %d)%s: got %.9g, want %.9g", what, i, j,
-                         info ? " (before the failing pivot)" : "", (double)g, L64[i * n + j]);
-                goto done;
-            }
-        }
+/* check_factor and check_batch, once per element type (check_factor.inc). */
+#define CF_NAME check_factor
+#define CF_BATCH_NAME check_batch
+#define CF_REAL float
+#define CF_ACC double
+#define CF_REF ref_potrf_d
+#define CF_RESID_TOL RESID_TOL
+#define CF_FWD_TOL fwd_tol
+#define CF_DIGITS 9
+#define CF_KAPPA estimate_kappa
+#include "check_factor.inc"
+#undef CF_NAME
+#undef CF_BATCH_NAME
+#undef CF_REAL
+#undef CF_ACC
+#undef CF_REF
+#undef CF_RESID_TOL
+#undef CF_FWD_TOL
+#undef CF_DIGITS
+#undef CF_KAPPA
 
-    double num = 0.0, den = 0.0, dl = 0.0, nl = 0.0;
-    int wi = 0, wj = 0;
-    double worst = -1.0;
-    for (int i = 0; i < m; i++)
-        for (int j = 0; j <= i; j++) {
-            double s = 0.0;
-            for (int k = 0; k <= j; k++) s += (double)L[i * n + k] * (double)L[j * n + k];
-            double e = A64[i * n + j] - s;
-            double w = i == j ? 1.0 : 2.0; /* symmetric: count the mirrored element too */
-            num += w * e * e;
-            den += w * A64[i * n + j] * A64[i * n + j];
-            double d = (double)L[i * n + j] - L64[i * n + j];
-            dl += d * d;
-            nl += L64[i * n + j] * L64[i * n + j];
-            if (fabs(d) > worst) {
-                worst = fabs(d);
-                wi = i;
-                wj = j;
-            }
-        }
-    if (m == 0) { /* the first pivot failed: nothing is defined */
-        r->ok = 1;
-        goto done;
-    }
-    r->resid = sqrt(num) / (m * sqrt(den));
-    if (info) { /* the leading block: its residual (its forward error would need its own kappa) */
-        if (!(r->resid <= RESID_TOL))
-            snprintf(r->detail, sizeof r->detail,
-                     "info %d right, but the factor before the failing pivot is wrong: residual of the leading "
-                     "%d x %d block %.3g > %.3g (at (%d, %d): got %.9g, want %.9g)",
-                     info, m, m, r->resid, RESID_TOL, wi, wj, (double)L[wi * n + wj], L64[wi * n + wj]);
-        else r->ok = 1;
-        r->resid = 0.0; /* the batch's max residual and forward error are over the factored matrices */
-        goto done;
-    }
-    r->fwd = sqrt(dl) / sqrt(nl);
-    r->kappa = estimate_kappa(n, A64, L64);
-    if (!(r->resid <= RESID_TOL))
-        snprintf(r->detail, sizeof r->detail, "residual %.3g > %.3g (largest error at (%d, %d): got %.9g, want %.9g)",
-                 r->resid, RESID_TOL, wi, wj, (double)L[wi * n + wj], L64[wi * n + wj]);
-    else if (!(r->fwd <= fwd_tol(n, r->kappa)))
-        snprintf(r->detail, sizeof r->detail,
-                 "forward error %.3g > %.3g (kappa %.3g; at (%d, %d): got %.9g, want %.9g)", r->fwd,
-                 fwd_tol(n, r->kappa), r->kappa, wi, wj, (double)L[wi * n + wj], L64[wi * n + wj]);
-    else r->ok = 1;
-done:
-    free(A64);
+/* cond_2 of a double matrix from long double arrays: estimate_kappa on double copies (a few
+ * percent is all it needs). */
+static double estimate_kappa_ld(int n, const long double *A, const long double *L)
+{
+    const size_t nn = (size_t)n * n;
+    double *a = host_alloc(2 * nn * sizeof(double), "float64 check workspace"), *l = a + nn;
+    for (size_t k = 0; k < nn; k++) a[k] = (double)A[k], l[k] = (double)L[k];
+    const double kappa = estimate_kappa(n, a, l);
+    free(a);
+    return kappa;
 }
 
-size_t check_batch(int n, size_t count, const float *A, const float *L, const int *info, const int *expect_info,
-                   factor_check *first, double *max_resid, double *max_fwd)
-{
-    size_t nn = (size_t)n * (size_t)n, bad = 0, first_bad = (size_t)-1;
-    double mr = 0.0, mf = 0.0;
-    _Pragma("omp parallel for schedule(dynamic, 16) reduction(+ : bad) reduction(max : mr, mf)")
-    for (long long b = 0; b < (long long)count; b++) {
-        factor_check r;
-        check_factor(n, A + (size_t)b * nn, L + (size_t)b * nn, info[b], &r);
-        if (r.ok && expect_info && info[b] != expect_info[b]) {
-            r.ok = 0;
-            snprintf(r.detail, sizeof r.detail, "info: got %d, want the planted %d", info[b], expect_info[b]);
-        }
-        if (r.resid > mr) mr = r.resid;
-        if (r.fwd > mf) mf = r.fwd;
-        if (!r.ok) {
-            bad++;
-            _Pragma("omp critical")
-            if ((size_t)b < first_bad) {
-                first_bad = (size_t)b;
-                if (first) {
-                    *first = r;
-                    snprintf(first->detail, sizeof first->detail, "matrix %lld: %.200s", b, r.detail);
-                }
-            }
-        }
-    }
-    if (max_resid) *max_resid = mr;
-    if (max_fwd) *max_fwd = mf;
-    return bad;
-}
+#define CF_NAME check_factor_d
+#define CF_BATCH_NAME check_batch_d
+#define CF_REAL double
+#define CF_ACC long double
+#define CF_REF ref_potrf_ld
+#define CF_RESID_TOL RESID_TOL_D
+#define CF_FWD_TOL fwd_tol_d
+#define CF_DIGITS 17
+#define CF_KAPPA estimate_kappa_ld
+#include "check_factor.inc"
 
 void compare_tolerances(int n, size_t count, const float *A, double *tol)
 {

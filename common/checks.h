@@ -48,6 +48,14 @@ double fwd_tol(int n, double kappa);
  * returns info (0, or k = order of the first leading minor that is not positive definite). */
 int ref_potrf_d(int n, double *a);
 
+/* The same for float64 factors (the float64 tests of the library): the unit roundoff DBL_EPSILON / 2
+ * in the bounds, and a long double reference (on x86-64 a 64-bit significand: 11 bits past double,
+ * enough to measure a float64 factor's errors; where long double is double, the reference's own
+ * errors are of the size it measures, and the bounds' factor 16 is the room left). */
+#define RESID_TOL_D (16.0 * DBL_EPSILON)
+double fwd_tol_d(int n, double kappa);
+int ref_potrf_ld(int n, long double *a);
+
 /* Estimate cond_2(A) of an SPD matrix (power iteration with A, inverse iteration with its
  * float64 factor L64). A lower bound that is tight to a few percent after 30 steps. */
 double estimate_kappa(int n, const double *A, const double *L64);
@@ -62,12 +70,19 @@ typedef struct {
 /* Check one n x n result L (row-major) with its info against input A. */
 void check_factor(int n, const float *A, const float *L, int info, factor_check *r);
 
+/* check_factor for a float64 result L of a float64 input A, held to RESID_TOL_D and fwd_tol_d against
+ * the long double reference; a factor with float32's accuracy fails it. */
+void check_factor_d(int n, const double *A, const double *L, int info, factor_check *r);
+
 /* Check a whole batch (OpenMP). Returns the number of failing matrices; *first describes the
  * first failing one (its detail starts with "matrix b"), and max_resid/max_fwd are over all
  * matrices that factored. expect_info may be NULL: then each matrix's info must equal the
  * reference's; otherwise it must equal expect_info[b]. */
 size_t check_batch(int n, size_t count, const float *A, const float *L, const int *info, const int *expect_info,
                    factor_check *first, double *max_resid, double *max_fwd);
+
+size_t check_batch_d(int n, size_t count, const double *A, const double *L, const int *info, const int *expect_info,
+                     factor_check *first, double *max_resid, double *max_fwd); /* check_batch for float64 */
 
 /* Agreement of two float32 factors of the same matrices (ours vs cuSOLVER): for each matrix with
  * info 0 in both, ||L1 - L2||_F / ||L2||_F <= 2 fwd_tol(n, kappa) (both are within fwd_tol of

@@ -365,6 +365,40 @@ static void test_checker(harness *h)
         snprintf(name, sizeof name, "checker: %s", cases[c].name);
         harness_check(h, r.ok == cases[c].want_ok, name, "%s", r.detail[0] ? r.detail : "ok");
     }
+    /* The float64 check: the long double reference's factor rounded to double passes; a relative
+     * error of 1e-10 in one element (float32 errs by 1e-7), a NaN, a nonzero upper element, a wrong
+     * info, and the same matrix's float32-accurate factor (the reference's rounded to float) fail. */
+    static double Ad[20 * 20], Ld[20 * 20];
+    static long double Lld[20 * 20];
+    for (int i = 0; i < n * n; i++) Lld[i] = Ad[i] = A[i] + (i / n == i % n ? 0.0 : 1e-9 * sin(1.0 + i % 97));
+    for (int i = 0; i < n; i++) /* (kept symmetric) */
+        for (int j = 0; j < i; j++) Lld[j * n + i] = Ad[j * n + i] = Ad[i * n + j];
+    ref_potrf_ld(n, Lld);
+    const struct {
+        const char *name;
+        int i, j, info, want_ok;
+        double v;
+    } dcases[] = {{"exact factor passes", 0, 0, 0, 1, 0}, {"a relative error of 1e-10 fails", 13, 4, 0, 0, 1e-10},
+                  {"NaN fails", 7, 7, 0, 0, NAN},         {"nonzero upper fails", 2, 9, 0, 0, 1e-300},
+                  {"wrong info fails", 0, 0, 3, 0, 0},    {"a float32-accurate factor fails", -1, -1, 0, 0, 0}};
+    for (int c = 0; c < (int)(sizeof dcases / sizeof dcases[0]); c++) {
+        for (int i = 0; i < n * n; i++) Ld[i] = dcases[c].i < 0 ? (double)(float)Lld[i] : (double)Lld[i];
+        double *e = dcases[c].i < 0 ? NULL : &Ld[dcases[c].i * n + dcases[c].j];
+        if (e && isnan(dcases[c].v)) *e = NAN;
+        else if (e && dcases[c].v != 0) *e = dcases[c].j > dcases[c].i ? dcases[c].v : *e * (1 + dcases[c].v);
+        check_factor_d(n, Ad, Ld, dcases[c].info, &r);
+        char name[80];
+        snprintf(name, sizeof name, "checker float64: %s", dcases[c].name);
+        harness_check(h, r.ok == dcases[c].want_ok, name, "%s", r.detail[0] ? r.detail : "ok");
+    }
+    static double A2[2 * 20 * 20], L2[2 * 20 * 20];
+    int info2[2] = {0, 0};
+    for (int i = 0; i < 2 * n * n; i++) A2[i] = Ad[i % (n * n)], L2[i] = (double)Lld[i % (n * n)];
+    L2[n * n + 5 * n + 3] = NAN; /* the second matrix */
+    factor_check first;
+    const size_t bad = check_batch_d(n, 2, A2, L2, info2, NULL, &first, NULL, NULL);
+    harness_check(h, bad == 1 && !strncmp(first.detail, "matrix 1:", 9),
+                  "checker float64: a batch finds its bad matrix", "%zu bad; %s", bad, first.detail);
     /* The tests' garbage above the diagonal: the lower triangle (diagonal included) kept bit for bit,
      * each strict upper element NaN or 2 a_ji + 1 as the kind says (two matrices: MIXED alternates). */
     static float G[2 * 20 * 20];
