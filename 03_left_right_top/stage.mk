@@ -2,7 +2,7 @@
 S3 := $(BUILD)/03_left_right_top
 # Part 2's objects: the tile tasks, the launch loops (the student's), the frame, its choices.
 # grid_program.o: the programs' calls, which read the environment (never in stage 06's library: LIB_OBJS).
-S3_GRID := $(S3)/grid_tasks.o $(S3)/grid_schedule.o $(S3)/grid_cholesky.o $(S3)/grid_policy.o $(S3)/grid_program.o
+S3_GRID := $(S3)/grid_f64.o $(S3)/grid_tasks.o $(S3)/grid_schedule.o $(S3)/grid_cholesky.o $(S3)/grid_policy.o $(S3)/grid_program.o
 $(S3)/%.o: CFLAGS += -I03_left_right_top -I01_serial
 $(S3)/%.o $(S3)/%.res: NVCCFLAGS += -I03_left_right_top -I02_single_tile
 # A Hopper build compiles the tile tasks for sm_90a, Hopper's arch-specific target, so that the update

@@ -82,7 +82,7 @@ extern "C" size_t cyclic_smem_need(int n, int threads, int per_block)
 {
     const cyclic_grid *gr = grid_for(threads);
     const int a = slots_for(gr, n);
-    return a ? (size_t)per_block * cyclic_buf_floats(gr->threads, a) * sizeof(float) : 0;
+    return a ? (size_t)per_block * cyclic_buf_elements(gr->threads, a) * sizeof(float) : 0;
 }
 
 static int (*const cyclic_parts[CYCLIC_PARTS])(CYCLIC_PART_ARGS) = {potrf_cyclic_part0, potrf_cyclic_part1,

@@ -74,20 +74,28 @@ __host__ __device__ constexpr int cyclic_slot(int W, int a, int b)
     return a + W * (a / W) * (a / W - 1) / 2 + a % W * (a / W) + b;
 }
 
-/* One buffer row per p: AR entries rounded up to float4s, an odd number of float4s so that the
- * GR rows a warp reads at once fall into different banks. */
-__host__ __device__ constexpr int cyclic_stride(int AR)
+/* One buffer row per p: AR entries rounded up to 16-byte vectors of V elements (float4s, or double2s:
+ * V = 16 / sizeof(element)), an odd number of vectors so that the GR rows a warp reads at once fall
+ * into different banks. */
+__host__ __device__ constexpr int cyclic_stride(int AR, int V = 4)
 {
-    return ((AR + 3) / 4 % 2 ? (AR + 3) / 4 : (AR + 3) / 4 + 1) * 4;
+    return ((AR + V - 1) / V % 2 ? (AR + V - 1) / V : (AR + V - 1) / V + 1) * V;
 }
 
-/* Shared memory of one matrix: two column buffers of GR rows, then 1 / sqrt(pivot) of each of the
- * NMAX = GC A columns (a multiple of 4: the next matrix's buffers stay 16-byte aligned). */
-__host__ __device__ constexpr int cyclic_buf_floats(int T, int A)
+/* Shared memory of one matrix, in elements (V of them in 16 bytes: 4 floats, 2 doubles): two column
+ * buffers of GR rows, then 1 / sqrt(pivot) of each of the NMAX = GC A columns (a multiple of 4: the
+ * next matrix's buffers stay 16-byte aligned). */
+__host__ __device__ constexpr int cyclic_buf_elements(int T, int A, int V = 4)
 {
-    return 2 * cyclic_grid_rows(T) * cyclic_stride(cyclic_grid_cols(T) / cyclic_grid_rows(T) * A) +
+    return 2 * cyclic_grid_rows(T) * cyclic_stride(cyclic_grid_cols(T) / cyclic_grid_rows(T) * A, V) +
            cyclic_grid_cols(T) * A;
 }
+
+/* The element type's arithmetic: float (the course's kernels) or double (cholesky_options.dtype). */
+__device__ __forceinline__ float cyclic_fma(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ __forceinline__ double cyclic_fma(double a, double b, double c) { return fma(a, b, c); }
+__device__ __forceinline__ float cyclic_rsqrt(float d) { return rsqrtf(d); }
+__device__ __forceinline__ double cyclic_rsqrt(double d) { return rsqrt(d); }
 
 template <int T> __device__ __forceinline__ void cyclic_group_sync()
 {
@@ -95,7 +103,8 @@ template <int T> __device__ __forceinline__ void cyclic_group_sync()
     else __syncthreads();
 }
 
-/* Load entries [F, N) of one buffer row into v (float4 loads from the aligned 4-group down). */
+/* Load entries [F, N) of one buffer row into v (float4 loads from the aligned 4-group down; for
+ * doubles, double2 loads from the aligned pair down). */
 template <int N, int F> __device__ __forceinline__ void cyclic_read_row(const float *row, float (&v)[N])
 {
 #pragma unroll
@@ -105,6 +114,15 @@ template <int N, int F> __device__ __forceinline__ void cyclic_read_row(const fl
         if (a4 + 1 < N) v[a4 + 1] = x.y;
         if (a4 + 2 < N) v[a4 + 2] = x.z;
         if (a4 + 3 < N) v[a4 + 3] = x.w;
+    }
+}
+template <int N, int F> __device__ __forceinline__ void cyclic_read_row(const double *row, double (&v)[N])
+{
+#pragma unroll
+    for (int a2 = F / 2 * 2; a2 < N; a2 += 2) {
+        const double2 x = *reinterpret_cast<const double2 *>(row + a2);
+        v[a2] = x.x;
+        if (a2 + 1 < N) v[a2 + 1] = x.y;
     }
 }
 
@@ -120,13 +138,14 @@ __host__ __device__ constexpr int cyclic_trimmed_rows(int T, int A)
     return cyclic_grid_cols(T) == 2 * cyclic_grid_rows(T) ? cyclic_full_rows(T, A) - 1 : 0; /* 0: none */
 }
 
-/* The register array of one thread, and the shape of instance (T, A, R): R row slots. */
-template <int T, int A, int R> struct cyclic_shape {
+/* The register array of one thread, and the shape of instance (T, A, R): R row slots; E the element
+ * type (float, or double: the same kernel in float64, cyclic_f64.cu). */
+template <int T, int A, int R, typename E = float> struct cyclic_shape {
     static constexpr int GR = cyclic_grid_rows(T), GC = cyclic_grid_cols(T), W = GC / GR, AR = R;
     static_assert(R == cyclic_full_rows(T, A) || R == cyclic_trimmed_rows(T, A), "full rows, or one slot less (W = 2)");
-    static constexpr int SLOTS = cyclic_slot(W, AR, 0), S = cyclic_stride(AR), B = GR * S;
+    static constexpr int V = 16 / sizeof(E), SLOTS = cyclic_slot(W, AR, 0), S = cyclic_stride(AR, V), B = GR * S;
 };
-template <int T, int A, int R> using cyclic_regs = float[cyclic_shape<T, A, R>::SLOTS];
+template <int T, int A, int R, typename E = float> using cyclic_regs = E[cyclic_shape<T, A, R, E>::SLOTS];
 
 /* Which instances store their factor panel by panel (cyclic_store_slot) instead of all at the end:
  * the 8 x 8 grids with A >= 12 (n = 89..128). Measured on the H100, same run, the same configuration
@@ -160,11 +179,11 @@ __device__ __forceinline__ void l2_prefetch(const void *p, size_t bytes)
 
 /* Where a thread's factor goes: its entry (p + GR a, q + GC b) is at row0 + a row_step + b col_step;
  * store is false for the missing matrices of the last block. */
-struct cyclic_out {
-    float *row0;
+template <typename E> struct cyclic_out {
+    E *row0;
     size_t row_step, col_step;
     bool store;
-    const float *ahead_src; /* the matrix to prefetch into L2 halfway (panel A / 2), or null */
+    const E *ahead_src; /* the matrix to prefetch into L2 halfway (panel A / 2), or null */
 };
 
 /* Column slot B of the factor, stored as soon as its columns are final (they are never updated
@@ -173,15 +192,15 @@ struct cyclic_out {
  * each panel's columns when the next panel starts, instead of the whole factor at the end, spreads
  * the writes over the steps and frees the registers of the final store loop (cyclic_progressive says
  * where that was measured faster). invs: 1 / sqrt(pivot) by column. */
-template <int T, int A, int R, int B> __device__ __forceinline__ void
-cyclic_store_slot(const cyclic_regs<T, A, R> &x, const cyclic_out &o, const float *invs, int n, int p, int q)
+template <int T, int A, int R, int B, typename E> __device__ __forceinline__ void
+cyclic_store_slot(const cyclic_regs<T, A, R, E> &x, const cyclic_out<E> &o, const E *invs, int n, int p, int q)
 {
-    typedef cyclic_shape<T, A, R> C;
+    typedef cyclic_shape<T, A, R, E> C;
     constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR;
     const int j = q + GC * B;
     if (!o.store || j >= n) return;
-    const float inv = invs[j];
-    float *dst = o.row0;
+    const E inv = invs[j];
+    E *dst = o.row0;
     /* The address is formed here, not hoisted to the kernel's start: without this the compiler kept every
      * slot's address live through all the steps (8 x 8, A = 8, measured with the store in every
      * instance: 80 -> 157 registers). An empty asm the compiler cannot see through does that. */
@@ -190,28 +209,28 @@ cyclic_store_slot(const cyclic_regs<T, A, R> &x, const cyclic_out &o, const floa
 #pragma unroll
     for (int a = W * B; a < AR; a++, dst += o.row_step) {
         const int i = p + GR * a;
-        const float v =
-            (a >= W * B + W || j <= i) ? x[cyclic_slot(W, a, B)] * inv : 0.0f; /* below the diagonal whatever p, q */
+        const E v =
+            (a >= W * B + W || j <= i) ? x[cyclic_slot(W, a, B)] * inv : E(0); /* below the diagonal whatever p, q */
         if (i < n) *dst = v;
     }
 }
 
 /* Panel P: steps k = GC P + c for c = 0 .. min(GC, n - GC P) - 1, then panel P + 1. U: the steps
  * written out, c a constant in each (see cyclic_unrolled below), else a loop. */
-template <int T, int A, int R, int P, bool U> struct cyclic_panel {
-    static __device__ __forceinline__ void run(cyclic_regs<T, A, R> &x, float *buf, const cyclic_out &o, int n, int p,
+template <int T, int A, int R, int P, bool U, typename E> struct cyclic_panel {
+    static __device__ __forceinline__ void run(cyclic_regs<T, A, R, E> &x, E *buf, const cyclic_out<E> &o, int n, int p,
                                                int q, int &my_info)
     {
-        typedef cyclic_shape<T, A, R> C;
+        typedef cyclic_shape<T, A, R, E> C;
         constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR, S = C::S;
         if (GC * P >= n) return;
         const int steps = n - GC * P < GC ? n - GC * P : GC;
-        if (P == A / 2 && o.ahead_src) l2_prefetch(o.ahead_src, (size_t)n * n * sizeof(float));
+        if (P == A / 2 && o.ahead_src) l2_prefetch(o.ahead_src, (size_t)n * n * sizeof(E));
         /* Panel P - 1 is final: out with it, behind a barrier of its own (the 1 / sqrt of its last column
          * is then in shared memory). Inside the step loop, under c == 0, the compiler kept more registers. */
         if constexpr (P > 0 && cyclic_progressive(T, A)) {
             cyclic_group_sync<T>();
-            cyclic_store_slot<T, A, R, P - 1>(x, o, buf + 2 * C::B, n, p, q);
+            cyclic_store_slot<T, A, R, P - 1, E>(x, o, buf + 2 * C::B, n, p, q);
         }
         const int qr = q % GR, qa = q / GR; /* my columns q + GC b are buffer row qr, entries qa + W b */
         constexpr int UNROLL = U ? GC : 1;
@@ -220,29 +239,29 @@ template <int T, int A, int R, int P, bool U> struct cyclic_panel {
             if (U && c >= steps) continue;
             const int k = GC * P + c;
             cyclic_group_sync<T>(); /* column k is complete in buffer k & 1 */
-            const float *col = buf + (k & 1) * C::B;
-            float *next = buf + ((k + 1) & 1) * C::B;
-            const float d = col[(k % GR) * S + k / GR];
-            float rv[AR], cr[AR], cv[A]; /* column k at my rows p + GR a, and at my columns q + GC b (over d) */
+            const E *col = buf + (k & 1) * C::B;
+            E *next = buf + ((k + 1) & 1) * C::B;
+            const E d = col[(k % GR) * S + k / GR];
+            E rv[AR], cr[AR], cv[A]; /* column k at my rows p + GR a, and at my columns q + GC b (over d) */
             cyclic_read_row<AR, W * P>(col + p * S, rv);
             cyclic_read_row<AR, W * P>(col + qr * S, cr);
-            if (!(d > 0.0f) && my_info == 0) my_info = k + 1;
-            const float inv = rsqrtf(d), dinv = inv * inv;
+            if (!(d > E(0)) && my_info == 0) my_info = k + 1;
+            const E inv = cyclic_rsqrt(d), dinv = inv * inv;
             /* c_jk / d. With a row slot trimmed (AR = W A - 1), entry W b + 1 of the last b is a row past
              * every n the instance takes: 0. (With all W A slots the test is always true.) */
 #pragma unroll
             for (int b = P; b < A; b++)
-                cv[b] = (W == 1 ? cr[b] : qa ? (W * b + 1 < AR ? cr[W * b + 1] : 0.0f) : cr[W * b]) * dinv;
+                cv[b] = (W == 1 ? cr[b] : qa ? (W * b + 1 < AR ? cr[W * b + 1] : E(0)) : cr[W * b]) * dinv;
             if (q == c && p == 0) buf[2 * C::B + k] = inv; /* column k is scaled by it when stored */
             const bool right = q > c;                      /* my column in slot P lies right of column k */
 #pragma unroll
             for (int a = W * P; a < AR; a++) {
-                float &y = x[cyclic_slot(W, a, P)];
-                const float updated = fmaf(-rv[a], cv[P], y); /* A(i, j) - c_ik c_jk / d */
-                y = right ? updated : y;                      /* a select, not a branch: threads differ */
+                E &y = x[cyclic_slot(W, a, P)];
+                const E updated = cyclic_fma(-rv[a], cv[P], y); /* A(i, j) - c_ik c_jk / d */
+                y = right ? updated : y;                        /* a select, not a branch: threads differ */
 #pragma unroll
                 for (int b = P + 1; b < A; b++)
-                    if (a >= W * b) x[cyclic_slot(W, a, b)] = fmaf(-rv[a], cv[b], x[cyclic_slot(W, a, b)]);
+                    if (a >= W * b) x[cyclic_slot(W, a, b)] = cyclic_fma(-rv[a], cv[b], x[cyclic_slot(W, a, b)]);
             }
             if (c + 1 < GC) { /* column k + 1 is in the same slot, at q = c + 1 */
                 if (q == c + 1)
@@ -254,27 +273,27 @@ template <int T, int A, int R, int P, bool U> struct cyclic_panel {
                     for (int a = W * (P + 1); a < AR; a++) next[p * S + a] = x[cyclic_slot(W, a, P + 1)];
             }
         }
-        cyclic_panel<T, A, R, P + 1, U>::run(x, buf, o, n, p, q, my_info);
+        cyclic_panel<T, A, R, P + 1, U, E>::run(x, buf, o, n, p, q, my_info);
     }
 };
-template <int T, int A, int R, bool U> struct cyclic_panel<T, A, R, A, U> {
-    static __device__ __forceinline__ void run(cyclic_regs<T, A, R> &, float *, const cyclic_out &, int, int, int,
+template <int T, int A, int R, bool U, typename E> struct cyclic_panel<T, A, R, A, U, E> {
+    static __device__ __forceinline__ void run(cyclic_regs<T, A, R, E> &, E *, const cyclic_out<E> &, int, int, int,
                                                int &)
     {
     }
 };
 
 /* The last panel's column slot (B = last), stored when all steps are done. */
-template <int T, int A, int R, int B> struct cyclic_store_last {
-    static __device__ __forceinline__ void run(const cyclic_regs<T, A, R> &x, const cyclic_out &o, const float *invs,
+template <int T, int A, int R, int B, typename E> struct cyclic_store_last {
+    static __device__ __forceinline__ void run(const cyclic_regs<T, A, R, E> &x, const cyclic_out<E> &o, const E *invs,
                                                int n, int p, int q, int last)
     {
-        if (B == last) cyclic_store_slot<T, A, R, B>(x, o, invs, n, p, q);
-        else cyclic_store_last<T, A, R, B + 1>::run(x, o, invs, n, p, q, last);
+        if (B == last) cyclic_store_slot<T, A, R, B, E>(x, o, invs, n, p, q);
+        else cyclic_store_last<T, A, R, B + 1, E>::run(x, o, invs, n, p, q, last);
     }
 };
-template <int T, int A, int R> struct cyclic_store_last<T, A, R, A> {
-    static __device__ __forceinline__ void run(const cyclic_regs<T, A, R> &, const cyclic_out &, const float *, int,
+template <int T, int A, int R, typename E> struct cyclic_store_last<T, A, R, A, E> {
+    static __device__ __forceinline__ void run(const cyclic_regs<T, A, R, E> &, const cyclic_out<E> &, const E *, int,
                                                int, int, int)
     {
     }
@@ -282,15 +301,15 @@ template <int T, int A, int R> struct cyclic_store_last<T, A, R, A> {
 
 /* Every entry (i, j), i, j < n, of my slots, row slot by row slot: f(a, b, i, j, its address). The
  * loops are written out, so a and b are constants in f once it is inlined. */
-template <int T, int A, int R, typename F> __device__ __forceinline__ void
-cyclic_each_entry(float *row0, size_t row_step, size_t col_step, int n, int p, int q, F f)
+template <int T, int A, int R, typename E, typename F>
+__device__ __forceinline__ void cyclic_each_entry(E *row0, size_t row_step, size_t col_step, int n, int p, int q, F f)
 {
-    typedef cyclic_shape<T, A, R> C;
+    typedef cyclic_shape<T, A, R, E> C;
 #pragma unroll
     for (int a = 0; a < C::AR; a++) {
         const int i = p + C::GR * a;
         if (i >= n) break;
-        float *dst = row0 + a * row_step;
+        E *dst = row0 + a * row_step;
 #pragma unroll
         for (int bb = 0; bb < A; bb++, dst += col_step) {
             const int j = q + C::GC * bb;
@@ -301,66 +320,67 @@ cyclic_each_entry(float *row0, size_t row_step, size_t col_step, int n, int p, i
 }
 
 /* The kernel's body; the entry points below differ in the registers they may use and in U. */
-template <int T, int A, int R, bool U, bool AHEAD>
-__device__ __forceinline__ void cyclic_factor(const float *in, float *Amat, int n, size_t batch, size_t chunk,
-                                              size_t first, int per_block, size_t ahead, int *info)
+template <int T, int A, int R, bool U, bool AHEAD, typename E>
+__device__ __forceinline__ void cyclic_factor(const E *in, E *Amat, int n, size_t batch, size_t chunk, size_t first,
+                                              int per_block, size_t ahead, int *info)
 {
-    typedef cyclic_shape<T, A, R> C;
+    typedef cyclic_shape<T, A, R, E> C;
     constexpr int GR = C::GR, GC = C::GC, W = C::W, AR = C::AR;
     static_assert(T == 16 || T == 32 || T == 64 || T == 128 || T == 256, "T = GR x GC threads per matrix: 16 .. 256");
-    static_assert(C::SLOTS <= 160, "the triangle would not fit in registers");
-    extern __shared__ __align__(16) float smem[];
+    static_assert(C::SLOTS * sizeof(E) <= 160 * sizeof(float), "the triangle would not fit in registers");
+    extern __shared__ __align__(16) unsigned char cyclic_smem[]; /* (one name for every element type) */
+    E *const smem = reinterpret_cast<E *>(cyclic_smem);
     const int m = threadIdx.x / T, r = threadIdx.x % T, p = r / GC, q = r % GC; /* q fastest: a warp reads along rows */
     const size_t b = first + (size_t)blockIdx.x * per_block + m;
     const bool real = b < batch; /* the missing matrices of the last block compute on zeros, store nothing */
     const matrix_place pl = chunked_place(n, chunk, batch, real ? b : first);
-    float *g = Amat + pl.base, *buf = smem + (size_t)m * cyclic_buf_floats(T, A);
+    E *g = Amat + pl.base, *buf = smem + (size_t)m * cyclic_buf_elements(T, A, C::V);
     /* the matrix of the block that takes my place in the next wave (ahead > 0: cyclic_ahead), into L2
      * while this one factors */
-    const float *ahead_src = AHEAD && ahead && r == 0 && b + ahead < batch && pl.stride == 1
-                                 ? in + chunked_place(n, chunk, batch, b + ahead).base
-                                 : nullptr;
+    const E *ahead_src = AHEAD && ahead && r == 0 && b + ahead < batch && pl.stride == 1
+                             ? in + chunked_place(n, chunk, batch, b + ahead).base
+                             : nullptr;
 
     /* My entry (p + GR a, q + GC b) is at row[a] + b col_step: 64-bit pointers stepped, not an index
      * product per entry (these addresses were a fifth of the instructions at n = 40) */
     const size_t col_step = (size_t)GC * pl.stride, row_step = (size_t)GR * n * pl.stride;
-    float *row0 = g + ((size_t)p * n + q) * pl.stride;
-    const float *in0 = in + pl.base + ((size_t)p * n + q) * pl.stride; /* read from in, written to Amat (may be in) */
-    cyclic_regs<T, A, R> x;                                            /* slot (a, b) at cyclic_slot(W, a, b) */
+    E *row0 = g + ((size_t)p * n + q) * pl.stride;
+    const E *in0 = in + pl.base + ((size_t)p * n + q) * pl.stride; /* read from in, written to Amat (may be in) */
+    cyclic_regs<T, A, R, E> x;                                     /* slot (a, b) at cyclic_slot(W, a, b) */
 #pragma unroll
     for (int a = 0; a < AR; a++) {
         const int i = p + GR * a;
-        const float *src = in0 + a * row_step; /* then one column slot further each time */
+        const E *src = in0 + a * row_step; /* then one column slot further each time */
 #pragma unroll
         for (int bb = 0; bb < A; bb++, src += col_step) {
             if (a < W * bb) continue;
             const int j = q + GC * bb;
-            x[cyclic_slot(W, a, bb)] = (real && i < n && j <= i) ? *src : 0.0f;
+            x[cyclic_slot(W, a, bb)] = (real && i < n && j <= i) ? *src : E(0);
         }
     }
     constexpr bool PROGRESSIVE = cyclic_progressive(T, A);
     if (PROGRESSIVE && real) /* the zeros of the slots wholly above the diagonal (a < W b): nothing reads them */
-        cyclic_each_entry<T, A, R>(row0, row_step, col_step, n, p, q, [&](int a, int bb, int, int, float *dst) {
-            if (a < W * bb) *dst = 0.0f;
+        cyclic_each_entry<T, A, R>(row0, row_step, col_step, n, p, q, [&](int a, int bb, int, int, E *dst) {
+            if (a < W * bb) *dst = E(0);
         });
     if (q == 0) /* column 0 into buffer 0 */
 #pragma unroll
         for (int a = 0; a < AR; a++) buf[p * C::S + a] = x[cyclic_slot(W, a, 0)];
     int my_info = 0;
-    const cyclic_out o = {row0, row_step, col_step, real, ahead_src};
-    cyclic_panel<T, A, R, 0, U>::run(x, buf, o, n, p, q, my_info); /* PROGRESSIVE: stores all panels but the last */
+    const cyclic_out<E> o = {row0, row_step, col_step, real, ahead_src};
+    cyclic_panel<T, A, R, 0, U, E>::run(x, buf, o, n, p, q, my_info); /* PROGRESSIVE: stores all panels but the last */
 
     cyclic_group_sync<T>(); /* the last 1 / sqrt(pivot) is written */
     if (PROGRESSIVE) {
-        cyclic_store_last<T, A, R, 0>::run(x, o, buf + 2 * C::B, n, p, q, (n - 1) / GC);
+        cyclic_store_last<T, A, R, 0, E>::run(x, o, buf + 2 * C::B, n, p, q, (n - 1) / GC);
         if (r == 0 && real) info[b] = my_info;
         return;
     }
     if (!real) return;
-    const float *invs = buf + 2 * C::B; /* 1 / sqrt(pivot) by column: L(i, j) = x invs[j] */
+    const E *invs = buf + 2 * C::B; /* 1 / sqrt(pivot) by column: L(i, j) = x invs[j] */
     /* The factor, and zeros above the diagonal (the slots a < W b, and j > i in the others). */
-    cyclic_each_entry<T, A, R>(row0, row_step, col_step, n, p, q, [&](int a, int bb, int i, int j, float *dst) {
-        float v = 0.0f;
+    cyclic_each_entry<T, A, R>(row0, row_step, col_step, n, p, q, [&](int a, int bb, int i, int j, E *dst) {
+        E v = E(0);
         if (a >= W * bb + W) v = x[cyclic_slot(W, a, bb)] * invs[j]; /* below the diagonal whatever p, q */
         else if (a >= W * bb && j <= i) v = x[cyclic_slot(W, a, bb)] * invs[j];
         *dst = v;
@@ -368,11 +388,12 @@ __device__ __forceinline__ void cyclic_factor(const float *in, float *Amat, int 
     if (r == 0) info[b] = my_info;
 }
 
-template <int T, int A, int R, bool AHEAD = false> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
-    potrf_cyclic_kernel(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block,
+template <int T, int A, int R, bool AHEAD = false, typename E = float>
+__global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
+    potrf_cyclic_kernel(const E *in, E *Amat, int n, size_t batch, size_t chunk, size_t first, int per_block,
                         size_t ahead, int *info)
 {
-    cyclic_factor<T, A, R, false, AHEAD>(in, Amat, n, batch, chunk, first, per_block, ahead, info);
+    cyclic_factor<T, A, R, false, AHEAD, E>(in, Amat, n, batch, chunk, first, per_block, ahead, info);
 }
 
 /* The steps written out (U = true): with c a constant in every step, the step's addresses in the
@@ -402,7 +423,8 @@ template <int T, int A, int R, bool SAME, bool AHEAD = false> __global__ void __
                                  int per_block, size_t ahead, int *info)
 {
     if constexpr (cyclic_unrolled(T, R))
-        cyclic_factor<T, A, R, true, AHEAD>(SAME ? Amat : in, Amat, n, batch, chunk, first, per_block, ahead, info);
+        cyclic_factor<T, A, R, true, AHEAD, float>(SAME ? Amat : in, Amat, n, batch, chunk, first, per_block, ahead,
+                                                   info);
 }
 
 /* Registers a thread: the compiler's choice, or, for the instances below, a cap under it that
@@ -427,7 +449,7 @@ template <int T, int A, int R, bool AHEAD = false> __global__ void __launch_boun
         potrf_cyclic_kernel_capped(const float *in, float *Amat, int n, size_t batch, size_t chunk, size_t first,
                                    int per_block, size_t ahead, int *info)
 {
-    cyclic_factor<T, A, R, false, AHEAD>(in, Amat, n, batch, chunk, first, per_block, ahead, info);
+    cyclic_factor<T, A, R, false, AHEAD, float>(in, Amat, n, batch, chunk, first, per_block, ahead, info);
 }
 
 #endif

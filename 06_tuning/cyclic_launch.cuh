@@ -72,7 +72,7 @@ template <int T, int A, int R> static int cyclic_rule_rows(size_t blocks, int bl
 template <int T, int A> static int cyclic_rule(int per_block, int n, size_t batch)
 {
     constexpr int TRIMMED = cyclic_trimmed_rows(T, A);
-    const size_t smem = (size_t)per_block * cyclic_buf_floats(T, A) * sizeof(float),
+    const size_t smem = (size_t)per_block * cyclic_buf_elements(T, A) * sizeof(float),
                  blocks = (batch + per_block - 1) / per_block;
     if constexpr (TRIMMED > 0)
         if (n <= cyclic_grid_rows(T) * TRIMMED &&
@@ -116,7 +116,7 @@ template <int T, int A, int R> static int cyclic_launch_one(int kind, int per_bl
                                                             cudaStream_t stream)
 {
     constexpr bool PF = cyclic_prefetches(T, A);
-    const size_t smem = (size_t)per_block * cyclic_buf_floats(T, A) * sizeof(float),
+    const size_t smem = (size_t)per_block * cyclic_buf_elements(T, A) * sizeof(float),
                  blocks = (batch + per_block - 1) / per_block;
     const int threads = per_block * T;
     return launch_split(blocks, stream, [&](unsigned k, size_t first_block) {

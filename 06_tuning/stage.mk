@@ -11,7 +11,7 @@ $(S6)/library/tables_builtin.c: 06_tuning/library/embed_tables.py $(wildcard 06_
 $(S6)/library/tables_builtin.o: $(S6)/library/tables_builtin.c $(FLAGS_STAMP)
 	$(CCACHE) $(CC) $(CFLAGS) -c $< -o $@
 FAMILY_OBJS := $(S6)/library/cholesky_policy.o $(S6)/library/family.o $(patsubst 06_tuning/%.c,$(S6)/%.o,$(wildcard 06_tuning/family_*.c)) $(S6)/library/tuned.o $(S6)/tuned_env.o $(S6)/library/tables_builtin.o $(S6)/thread_orders.o $(S6)/rows_dispatch.o  \
-	$(S6)/cyclic_dispatch.o $(S6)/staged_kernel.o $(S3_GRID) \
+	$(S6)/cyclic_dispatch.o $(S6)/cyclic_f64.o $(S6)/staged_kernel.o $(S3_GRID) \
 	$(patsubst 06_tuning/%.cu,$(S6)/%.o,$(wildcard 06_tuning/rows_part*.cu 06_tuning/cyclic_part*.cu)) $(BATCHED_OBJS)
 # The one door (cholesky_plan.h) and what it launches: every program of the product links these.
 # The public header alone, compiled with no stage folder on the include path: it stays self-contained.
@@ -26,6 +26,8 @@ $(S6)/test_tuning: $(S6)/test_tuning.o $(PROBE_OBJS) $(PLAN_OBJS) $(COMMON_LIB)
 	$(LINK)
 $(S6)/test_plan: $(S6)/test_plan.o $(PROBE_OBJS) $(PLAN_OBJS) $(COMMON_LIB)
 	$(LINK)
+$(S6)/test_float64: $(S6)/test_float64.o $(PLAN_OBJS) $(COMMON_LIB)
+	$(LINK)
 $(S6)/test_student_kernels: $(S6)/test_student_kernels.o $(PROBE_OBJS) $(FAMILY_OBJS) $(COMMON_LIB)
 	$(LINK)
 $(S6)/tune: $(S6)/tune.o $(FAMILY_OBJS) $(COMMON_LIB)
@@ -36,11 +38,11 @@ $(S6)/bench_tuned: $(S6)/bench_tuned.o $(PLAN_OBJS) $(COMMON_LIB)
 $(S6)/cholesky_tuned: $(S6)/cholesky_tuned.o $(PLAN_OBJS) $(BUILD)/04_interleaved/batched_driver.o $(COMMON_LIB)
 	$(LINK)
 
-ALL_BINS += $(S6)/test_tuning $(S6)/test_plan $(S6)/test_student_kernels $(S6)/tune $(S6)/bench_tuned $(S6)/cholesky_tuned
+ALL_BINS += $(S6)/test_tuning $(S6)/test_plan $(S6)/test_float64 $(S6)/test_student_kernels $(S6)/tune $(S6)/bench_tuned $(S6)/cholesky_tuned
 TEST_SUITES += stage-6
-SUITE_DEPS_stage-6 := $(S6)/test_tuning $(S6)/test_plan $(S6)/test_student_kernels $(S6)/cholesky_tuned $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check \
+SUITE_DEPS_stage-6 := $(S6)/test_tuning $(S6)/test_plan $(S6)/test_float64 $(S6)/test_student_kernels $(S6)/cholesky_tuned $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check \
 	$(S6)/libcourse_cholesky.so $(S6)/sanitize_tuning
-SUITE_CMDS_stage-6 := $(S6)/test_tuning $(S6)/test_plan "bash 06_tuning/test_driver.sh" "bash 06_tuning/python/test_python.sh" \
+SUITE_CMDS_stage-6 := $(S6)/test_tuning $(S6)/test_plan $(S6)/test_float64 "bash 06_tuning/test_driver.sh" "bash 06_tuning/python/test_python.sh" \
 	"bash 06_tuning/test_barriers.sh"
 SUITE_POINTS_stage-6 := 06_tuning/points.tsv
 # A hang fails here: 10-15 times the suite's time on an H200 (87 s), minutes instead of half an hour.
@@ -75,6 +77,14 @@ tune-plots: $(VENV)/.installed
 $(S6)/bench_gpumode: $(S6)/bench_gpumode.o $(PLAN_OBJS) $(COMMON_LIB)
 	$(LINK)
 ALL_BINS += $(S6)/bench_gpumode
+# make bench-float64: the door in float64 against cuSOLVER's Dpotrf(Batched): the float64 sweep of the
+# cyclic kernel at n = 20..128 (1024 matrices and 1 GiB) and the whole-GPU path up to 32768 (bench_float64.c).
+$(S6)/bench_float64: $(S6)/bench_float64.o $(PLAN_OBJS) $(COMMON_LIB)
+	$(LINK)
+ALL_BINS += $(S6)/bench_float64
+.PHONY: bench-float64
+bench-float64: $(S6)/bench_float64
+	$(S6)/bench_float64
 GPUMODE_CSV ?= $(BUILD)/bench-gpumode.csv
 .PHONY: bench-gpumode
 # Without a GPU bench_gpumode prints its one SKIP line and writes no row: the rest is left out.

@@ -118,6 +118,8 @@ double estimate_kappa(int n, const double *A, const double *L)
 #define CF_FWD_TOL fwd_tol
 #define CF_DIGITS 9
 #define CF_KAPPA estimate_kappa
+#define CF_SAMPLED_NAME check_sampled_residual
+#define CF_EPS FLT_EPSILON
 #include "check_factor.inc"
 #undef CF_NAME
 #undef CF_BATCH_NAME
@@ -128,6 +130,8 @@ double estimate_kappa(int n, const double *A, const double *L)
 #undef CF_FWD_TOL
 #undef CF_DIGITS
 #undef CF_KAPPA
+#undef CF_SAMPLED_NAME
+#undef CF_EPS
 
 /* cond_2 of a double matrix from long double arrays: estimate_kappa on double copies (a few
  * percent is all it needs). */
@@ -150,6 +154,8 @@ static double estimate_kappa_ld(int n, const long double *A, const long double *
 #define CF_FWD_TOL fwd_tol_d
 #define CF_DIGITS 17
 #define CF_KAPPA estimate_kappa_ld
+#define CF_SAMPLED_NAME check_sampled_residual_d
+#define CF_EPS DBL_EPSILON
 #include "check_factor.inc"
 
 void compare_tolerances(int n, size_t count, const float *A, double *tol)
@@ -313,47 +319,4 @@ double residual_norm1_ratio(int n, const float *A, const float *L, int step)
     }
     if (not_finite) return NAN;
     return norm_a > 0 ? norm_r / norm_a : norm_r;
-}
-
-int check_sampled_residual(int n, const float *A, const float *L, int samples, char *detail, size_t len, double *worst)
-{
-    const size_t nn = (size_t)n * n;
-    double w = 0;
-    if (worst) *worst = 0;
-    for (size_t e = 0; e < nn; e++) {
-        size_t i = e / n, j = e % n;
-        float g = L[e];
-        const char *what = !isfinite(g)              ? "not finite"
-                           : (j > i && g != 0.0f)    ? "upper triangle not zero"
-                           : (i == j && !(g > 0.0f)) ? "diagonal not positive"
-                                                     : NULL;
-        if (what) {
-            snprintf(detail, len, "%s at (%zu, %zu): %.9g", what, i, j, (double)g);
-            return 0;
-        }
-    }
-    unsigned long long state = 0x2017;
-    for (int s = 0; s < samples; s++) {
-        state = state * 6364136223846793005ull + 1442695040888963407ull; /* a fixed LCG: reproducible */
-        size_t i = (size_t)((state >> 33) % (unsigned)n), j = (size_t)((state >> 13) % (unsigned)n);
-        if (j > i) {
-            size_t t = i;
-            i = j;
-            j = t;
-        }
-        const float *li = L + i * n, *lj = L + j * n;
-        double dot = 0, ni = 0, nj = 0;
-        for (size_t k = 0; k <= j; k++) dot += (double)li[k] * lj[k];
-        for (size_t k = 0; k <= i; k++) ni += (double)li[k] * li[k];
-        for (size_t k = 0; k <= j; k++) nj += (double)lj[k] * lj[k];
-        double r = fabs((double)A[i * n + j] - dot) / (sqrt(ni) * sqrt(nj));
-        if (r > w) w = r;
-        if (!(r <= 4.0 * n * FLT_EPSILON)) {
-            snprintf(detail, len, "residual at (%zu, %zu): %.3g > %.3g", i, j, r, 4.0 * n * FLT_EPSILON);
-            if (worst) *worst = w;
-            return 0;
-        }
-    }
-    if (worst) *worst = w;
-    return 1;
 }

@@ -127,6 +127,9 @@ int verify_sampled_device(int n, size_t count, const float *d_A, const float *d_
  * errors of order 1). O(n^2 + samples n). Returns 1 when all hold; else 0 and the first problem in
  * detail. *worst (may be NULL) gets the largest scaled sampled residual. */
 int check_sampled_residual(int n, const float *A, const float *L, int samples, char *detail, size_t len, double *worst);
+/* The same for a float64 factor (long double sums, the bound with DBL_EPSILON). */
+int check_sampled_residual_d(int n, const double *A, const double *L, int samples, char *detail, size_t len,
+                             double *worst);
 
 /* The normwise residual ||A - L L^T||_1 / ||A||_1 of one factor, in float64 (A symmetric, its lower
  * triangle read; L lower). ||.||_1 of a symmetric matrix is its largest row sum: `rows` row sums of

@@ -72,6 +72,32 @@ int oracle_potrf_double_host(int n, const float *A, double *L64)
     return info;
 }
 
+void oracle_dpotrf_host(int n, size_t count, const double *A, double *L, int *info)
+{
+    const size_t nn = (size_t)n * n;
+    double *d_A, *d_work;
+    int *d_info, lwork = 0;
+    cusolverDnHandle_t handle;
+    CUSOLVER_CHECK(cusolverDnCreate(&handle));
+    CUDA_CHECK(cudaMalloc((void **)&d_A, nn * sizeof(double)));
+    CUDA_CHECK(cudaMalloc((void **)&d_info, sizeof(int)));
+    /* row-major lower = column-major upper, as in oracle_single_run */
+    CUSOLVER_CHECK(cusolverDnDpotrf_bufferSize(handle, CUBLAS_FILL_MODE_UPPER, n, d_A, n, &lwork));
+    CUDA_CHECK(cudaMalloc((void **)&d_work, (size_t)(lwork > 0 ? lwork : 1) * sizeof(double)));
+    for (size_t b = 0; b < count; b++) {
+        CUDA_CHECK(cudaMemcpy(d_A, A + b * nn, nn * sizeof(double), cudaMemcpyHostToDevice));
+        CUSOLVER_CHECK(cusolverDnDpotrf(handle, CUBLAS_FILL_MODE_UPPER, n, d_A, n, d_work, lwork, d_info));
+        CUDA_CHECK(cudaMemcpy(L + b * nn, d_A, nn * sizeof(double), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(info + b, d_info, sizeof(int), cudaMemcpyDeviceToHost));
+        for (size_t e = 0; e < nn; e++)
+            if (e % n > e / n) L[b * nn + e] = 0.0;
+    }
+    CUDA_CHECK(cudaFree(d_work));
+    CUDA_CHECK(cudaFree(d_info));
+    CUDA_CHECK(cudaFree(d_A));
+    CUSOLVER_CHECK(cusolverDnDestroy(handle));
+}
+
 void oracle_batched_setup(oracle_batched *o, int n, float *d_A, size_t count)
 {
     o->n = n;

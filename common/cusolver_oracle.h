@@ -26,6 +26,11 @@ int oracle_potrf_host(int n, const float *A, float *L);
  * Returns info. */
 int oracle_potrf_double_host(int n, const float *A, double *L64);
 
+/* A float64 batch, host in and out, cusolverDnDpotrf matrix by matrix (one handle and workspace):
+ * L gets the factors with zero upper parts, info[count] LAPACK's dpotrf infos. Only the lower
+ * triangle of A is read (the upper one may hold garbage). */
+void oracle_dpotrf_host(int n, size_t count, const double *A, double *L, int *info);
+
 /* A batch, host in and out, cusolverDnSpotrfBatched; info[count]. */
 void oracle_potrf_batched_host(int n, size_t count, const float *A, float *L, int *info);
 

@@ -14,13 +14,17 @@
 #include "cuda_check.h"
 #include "door_status.h"
 #include "family.h"
+#include "cyclic_f64.h"
 #include "grid_cholesky.h"
+#include "grid_f64.h"
 #include "layout_convert.h"
 #include "tuned.h"
 
 struct cholesky_plan {
     int n;
-    int device; /* the GPU it was made on (-1: an explain-only plan) */
+    int f64;     /* a float64 plan (cholesky_execute_f64): the cyclic kernel in float64, or grid_f64 */
+    size_t elem; /* bytes an element: 4, or 8 */
+    int device;  /* the GPU it was made on (-1: an explain-only plan) */
     size_t batch;
     size_t chunk;                  /* the caller's layout */
     batched_config cfg;            /* what runs */
@@ -33,6 +37,7 @@ struct cholesky_plan {
     grid_policy policy;            /* grid: schedule, arithmetic, warpgroup MMA, launch rules */
     grid_context *ctx;             /* grid: streams, events, graphs */
     pthread_mutex_t grid_lock;     /* grid: one execute at a time enqueues on ctx's streams */
+    int grid_f64;                  /* float64, n > 128: grid_f64.cu's tile tasks on the caller's stream */
     /* The workspace, in this order, each part 256-byte aligned: the converted batch, the grid's
      * padded copies, the grid's split panels (warpgroup MMA), the staged batch (unaligned plans). */
     size_t convert_bytes, pad_bytes, split_bytes, stage_bytes;
@@ -235,10 +240,33 @@ static cholesky_status read_options(const cholesky_options *opt, cholesky_option
 
 /* The batch's bytes, or 0 when they do not fit (no GPU holds 2^60 bytes; the workspace's parts,
  * each at most that and 255, then add up without wrapping). */
-static size_t batch_bytes_checked(int n, size_t batch)
+static size_t batch_bytes_checked(int n, size_t batch, size_t elem)
 {
-    const size_t per = (size_t)n * n * sizeof(float), most = (size_t)1 << 60;
+    const size_t per = (size_t)n * n * elem, most = (size_t)1 << 60;
     return batch > most / per ? 0 : batch * per;
+}
+
+/* A float64 plan (cholesky_policy_choose_f64 decides): no conversion (the cyclic kernel reads every
+ * layout, the whole-GPU path row-major only), the workspace the tile inverses and the staging. */
+static cholesky_status make_plan_f64(cholesky_plan *p, const cholesky_options *o, const batched_config *given,
+                                     size_t batch_bytes)
+{
+    char msg[256], lay[64];
+    cholesky_choice c;
+    if (cholesky_policy_choose_f64(p->n, p->batch, p->chunk, given, &c, msg, sizeof msg) != 0)
+        return door_fail(given ? CHOLESKY_STATUS_INVALID_VALUE : CHOLESKY_STATUS_NOT_SUPPORTED, "%s", msg);
+    p->cfg = c.cfg;
+    p->kchunk = p->chunk;
+    p->grid_f64 = c.cfg.kernel == BATCHED_GRID;
+    p->pad_bytes = p->grid_f64 ? round256(grid_f64_workspace_bytes(p->batch)) : 0;
+    p->stage_bytes = o->unaligned ? round256(batch_bytes) : 0;
+    append(p, "n = %d, %zu %s float64 matrices: %s", p->n, p->batch, layout_words(p->chunk, p->batch, lay, sizeof lay),
+           c.why);
+    if (o->precision == CHOLESKY_PRECISION_HIGH) append(p, "; precision high asked: float64 arithmetic runs");
+    if (p->stage_bytes) append(p, "; pointers not 16-byte aligned staged through the workspace");
+    append(p, "; workspace %zu bytes", workspace_bytes(p));
+    if (p->pad_bytes) append(p, " (the diagonal tiles' inverses)");
+    return CHOLESKY_SUCCESS;
 }
 
 static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const cholesky_options *opt,
@@ -251,7 +279,12 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
     if (n < 1 || n > CHOLESKY_MAX_N)
         return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "n = %d: the plan takes n = 1 .. %d", n, CHOLESKY_MAX_N);
     if (batch < 1) return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "an empty batch: nothing to plan");
-    const size_t batch_bytes = batch_bytes_checked(n, batch);
+    if (o.dtype != CHOLESKY_FLOAT32 && o.dtype != CHOLESKY_FLOAT64)
+        return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "dtype %d: CHOLESKY_FLOAT32 (0) or CHOLESKY_FLOAT64 (1)",
+                         (int)o.dtype);
+    p->f64 = o.dtype == CHOLESKY_FLOAT64;
+    p->elem = p->f64 ? sizeof(double) : sizeof(float);
+    const size_t batch_bytes = batch_bytes_checked(n, batch, p->elem);
     if (!batch_bytes)
         return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "%zu matrices of order %d: more bytes than any GPU holds",
                          batch, n);
@@ -269,6 +302,7 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
     p->n = n;
     p->batch = batch;
     p->chunk = o.chunk > 1 ? (o.chunk > batch ? batch : o.chunk) : 1;
+    if (p->f64) return make_plan_f64(p, &o, given, batch_bytes);
     cholesky_choice c; /* every decision: cholesky_policy.c */
     const grid_overrides *forced = in ? in->grid : NULL;
     if (cholesky_policy_choose(n, batch, p->chunk, given, in ? in->kernel_chunk : 0, precision, forced, &c, msg,
@@ -397,21 +431,34 @@ static int run_aligned(cholesky_plan *p, const float *d_in, float *d_out, int *d
     return 0;
 }
 
-/* A pointer only 4-byte aligned: the batch is copied into the workspace (cudaMemcpyAsync takes any
- * alignment), factored there in place and copied out. */
-static int run(cholesky_plan *p, const float *d_in, float *d_out, int *d_info, char *work, int staged, cudaStream_t s)
+/* A float64 plan: its tile tasks (the inverses at the workspace's start) or its cyclic kernel. */
+static int run_f64(cholesky_plan *p, const double *d_in, double *d_out, int *d_info, char *work, cudaStream_t s)
 {
-    if (!staged) return run_aligned(p, d_in, d_out, d_info, work, s);
-    float *stage = (float *)(work + workspace_bytes(p) - p->stage_bytes);
-    const size_t bytes = p->batch * (size_t)p->n * p->n * sizeof(float);
+    if (p->grid_f64) return potrf_grid_f64(p->n, p->batch, d_in, d_out, d_info, (double *)work, s);
+    return potrf_batched_cyclic_f64(p->cfg.threads, p->cfg.per_block, p->n, p->batch, p->kchunk, d_in, d_out, d_info,
+                                    s);
+}
+
+static int run_any(cholesky_plan *p, const void *d_in, void *d_out, int *d_info, char *work, cudaStream_t s)
+{
+    return p->f64 ? run_f64(p, d_in, d_out, d_info, work, s) : run_aligned(p, d_in, d_out, d_info, work, s);
+}
+
+/* A pointer only element-aligned: the batch is copied into the workspace (cudaMemcpyAsync takes any
+ * alignment), factored there in place and copied out. */
+static int run(cholesky_plan *p, const void *d_in, void *d_out, int *d_info, char *work, int staged, cudaStream_t s)
+{
+    if (!staged) return run_any(p, d_in, d_out, d_info, work, s);
+    char *stage = work + workspace_bytes(p) - p->stage_bytes;
+    const size_t bytes = p->batch * (size_t)p->n * p->n * p->elem;
     CUDA_TRY(cudaMemcpyAsync(stage, d_in, bytes, cudaMemcpyDeviceToDevice, s));
-    TRY(run_aligned(p, stage, stage, d_info, work, s));
+    TRY(run_any(p, stage, stage, d_info, work, s));
     CUDA_TRY(cudaMemcpyAsync(d_out, stage, bytes, cudaMemcpyDeviceToDevice, s));
     return 0;
 }
 
 /* The call, in its turn on the GPU where it is a whole-GPU one: 0, or -1 (the error noted). */
-static int execute_turn(cholesky_plan *p, const float *d_in, float *d_out, int *d_info, char *work, int staged,
+static int execute_turn(cholesky_plan *p, const void *d_in, void *d_out, int *d_info, char *work, int staged,
                         cudaStream_t s)
 {
     if (p->planted > 0) { /* a real CUDA error (a NULL event), for the tests of what follows one */
@@ -436,10 +483,10 @@ static int ranges_meet(uintptr_t a, size_t na, uintptr_t b, size_t nb) { return 
 
 /* A partial overlap would factor half-written data silently: the four arrays must be apart, except
  * d_out == d_in exactly (in place). */
-static int buffers_overlap(const cholesky_plan *p, const float *d_in, const float *d_out, const int *d_info,
+static int buffers_overlap(const cholesky_plan *p, const void *d_in, const void *d_out, const int *d_info,
                            const void *d_work)
 {
-    const size_t bytes = p->batch * (size_t)p->n * p->n * sizeof(float), infos = p->batch * sizeof(int),
+    const size_t bytes = p->batch * (size_t)p->n * p->n * p->elem, infos = p->batch * sizeof(int),
                  work = workspace_bytes(p);
     const uintptr_t in = (uintptr_t)d_in, out = (uintptr_t)d_out, info = (uintptr_t)d_info, w = (uintptr_t)d_work;
     return (in != out && ranges_meet(in, bytes, out, bytes)) || ranges_meet(in, bytes, info, infos) ||
@@ -447,11 +494,17 @@ static int buffers_overlap(const cholesky_plan *p, const float *d_in, const floa
            ranges_meet(out, bytes, w, work) || ranges_meet(info, infos, w, work);
 }
 
-cholesky_status cholesky_execute(cholesky_plan *p, const float *d_in, float *d_out, int *d_info, void *d_work,
-                                 cudaStream_t s)
+/* cholesky_execute and cholesky_execute_f64: `f64` says which the caller called. */
+static cholesky_status execute(cholesky_plan *p, const void *d_in, void *d_out, int *d_info, void *d_work,
+                               cudaStream_t s, int f64)
 {
     door_begin();
     if (!is_live(p)) return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "cholesky_execute: no plan (NULL or destroyed)");
+    if (p->f64 != f64)
+        return door_fail(CHOLESKY_STATUS_INVALID_VALUE,
+                         p->f64 ? "cholesky_execute: the plan is float64 (cholesky_execute_f64 takes it)"
+                                : "cholesky_execute_f64: the plan is float32 (cholesky_execute takes it; "
+                                  "cholesky_options.dtype = CHOLESKY_FLOAT64 makes a float64 plan)");
     if (!d_in || !d_out || !d_info)
         return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "cholesky_execute: a device pointer is NULL");
     if (workspace_bytes(p) && !d_work)
@@ -459,6 +512,9 @@ cholesky_status cholesky_execute(cholesky_plan *p, const float *d_in, float *d_o
                          "cholesky_execute: the plan needs a workspace of %zu bytes (cholesky_plan_workspace_bytes)",
                          workspace_bytes(p));
     const int staged = ((uintptr_t)d_in | (uintptr_t)d_out) % CHOLESKY_ALIGNMENT != 0;
+    if (p->f64 && ((uintptr_t)d_in | (uintptr_t)d_out) % sizeof(double))
+        return door_fail(CHOLESKY_STATUS_MISALIGNED, "cholesky_execute_f64: input or output is not 8-byte aligned "
+                                                     "(one double)");
     if (staged && !p->stage_bytes)
         return door_fail(CHOLESKY_STATUS_MISALIGNED,
                          "cholesky_execute: input or output is not %d-byte aligned; make the plan with "
@@ -493,4 +549,16 @@ cholesky_status cholesky_execute(cholesky_plan *p, const float *d_in, float *d_o
     if (status == CHOLESKY_SUCCESS && rc != 0)
         status = door_fail(CHOLESKY_STATUS_INTERNAL_ERROR, "cholesky_execute: a launcher refused the plan's call");
     return status;
+}
+
+cholesky_status cholesky_execute(cholesky_plan *p, const float *d_in, float *d_out, int *d_info, void *d_work,
+                                 cudaStream_t s)
+{
+    return execute(p, d_in, d_out, d_info, d_work, s, 0);
+}
+
+cholesky_status cholesky_execute_f64(cholesky_plan *p, const double *d_in, double *d_out, int *d_info, void *d_work,
+                                     cudaStream_t s)
+{
+    return execute(p, d_in, d_out, d_info, d_work, s, 1);
 }

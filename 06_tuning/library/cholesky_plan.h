@@ -12,7 +12,8 @@
  *     cholesky_execute(plan, d_A, d_L, d_info, d_work, stream);   as often as needed
  *     cholesky_plan_destroy(plan);
  *
- * The input: `batch` symmetric positive definite matrices of order n, float32, in the plan's
+ * The input: `batch` symmetric positive definite matrices of order n, float32 (or float64: a plan
+ * made with cholesky_options.dtype = CHOLESKY_FLOAT64 is executed with cholesky_execute_f64), in the plan's
  * layout; the factor L is written in the lower triangle of the output, zeros above. Element (i, j)
  * of matrix b (0-based; start = b - b % chunk, w = min(chunk, batch - start)) is at
  *     row-major (chunk 0 or 1):      b n^2 + i n + j
@@ -73,7 +74,7 @@ extern "C" {
 /* The version of this header; cholesky_version() gives the library's (the same number when the
  * library is the one this header came with). A new minor version only adds. */
 #define CHOLESKY_VERSION_MAJOR 1
-#define CHOLESKY_VERSION_MINOR 0
+#define CHOLESKY_VERSION_MINOR 1
 #define CHOLESKY_VERSION_PATCH 0
 #define CHOLESKY_VERSION (CHOLESKY_VERSION_MAJOR * 10000 + CHOLESKY_VERSION_MINOR * 100 + CHOLESKY_VERSION_PATCH)
 int cholesky_version(void);
@@ -118,8 +119,14 @@ typedef struct cholesky_plan cholesky_plan;
  *   wait, also inside a caller's CUDA graph), so info > 0 is then the fp32-accurate path's. In place
  *   nothing of A is left to refactor, and info > 0 may be TF32's own. Where the fp32-accurate path
  *   runs fp32 updates (smaller shapes), it runs them too.
- * The batched kernels (n <= 128) are fp32 in both. The explanation says which runs. */
+ * The batched kernels (n <= 128) are fp32 in both. The explanation says which runs. A float64 plan
+ * computes in float64 whatever the precision (the updates on the FP64 tensor cores, exact products). */
 typedef enum { CHOLESKY_PRECISION_HIGHEST = 0, CHOLESKY_PRECISION_HIGH = 1 } cholesky_precision;
+
+/* The element type of the plan's matrices (since 1.1). float64 takes every n and every layout at
+ * n <= 128; from n = 129 on, row-major data only (chunk 0 or 1). Its factor is float64's: residual
+ * and info as LAPACK's dpotrf. */
+typedef enum { CHOLESKY_FLOAT32 = 0, CHOLESKY_FLOAT64 = 1 } cholesky_dtype;
 
 /* The plan's options. Start from CHOLESKY_OPTIONS_INIT and set what you need: `size` tells the
  * library which fields the caller's header had, so a later version of the library (which only
@@ -130,11 +137,12 @@ typedef struct {
     size_t chunk;                 /* the data's layout: 0 or 1 row-major (default), >= batch interleaved, else
                                      chunked by `chunk` matrices (06_tuning/README.md, common/layout.h) */
     cholesky_precision precision; /* CHOLESKY_PRECISION_HIGHEST (default) or CHOLESKY_PRECISION_HIGH */
-    int unaligned;                /* 1: execute also takes pointers that are only 4-byte aligned */
+    int unaligned;                /* 1: execute also takes pointers that are only element-aligned (4 or 8 bytes) */
+    cholesky_dtype dtype;         /* since 1.1: CHOLESKY_FLOAT32 (default) or CHOLESKY_FLOAT64 */
 } cholesky_options;
-#define CHOLESKY_OPTIONS_INIT                                      \
-    {                                                              \
-        sizeof(cholesky_options), 1, CHOLESKY_PRECISION_HIGHEST, 0 \
+#define CHOLESKY_OPTIONS_INIT                                                        \
+    {                                                                                \
+        sizeof(cholesky_options), 1, CHOLESKY_PRECISION_HIGHEST, 0, CHOLESKY_FLOAT32 \
     }
 
 /* CHOLESKY_SUCCESS and *plan, for the current GPU; or a status with *plan NULL and the reason in
@@ -160,6 +168,11 @@ const char *cholesky_plan_explain(const cholesky_plan *plan);
  * pointer or an overlap is refused (CHOLESKY_STATUS_INVALID_VALUE) before anything is enqueued. */
 cholesky_status cholesky_execute(cholesky_plan *plan, const float *d_in, float *d_out, int *d_info, void *d_work,
                                  cudaStream_t stream);
+
+/* The same for a float64 plan (since 1.1). Each execute takes only its own plan's type: the other
+ * one is refused (CHOLESKY_STATUS_INVALID_VALUE), so a float array never reaches a double kernel. */
+cholesky_status cholesky_execute_f64(cholesky_plan *plan, const double *d_in, double *d_out, int *d_info, void *d_work,
+                                     cudaStream_t stream);
 
 #ifdef __cplusplus
 }

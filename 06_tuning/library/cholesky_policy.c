@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "cholesky_plan.h" /* cholesky_precision */
 #include "cholesky_policy.h"
+#include "cyclic_f64.h"
 #include "cyclic_kernel.h"
 #include "family.h"
 #include "tuned.h"
@@ -51,6 +52,61 @@ int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_conf
          * updates stay (the smaller shapes, where they are the faster path anyway). */
         if (precision == CHOLESKY_PRECISION_HIGH && out->grid.math == GRID_TF32X3)
             grid_policy_for(out->grid.mode, GRID_TF32, n, out->group, forced, &out->grid);
+    }
+    return 0;
+}
+
+/* The float64 rule, from the float64 sweep (make bench-float64, H200; 06 README, "float64"): one matrix
+ * a block, one warp a matrix (4 x 8 threads) up to n = 64 unless the 8 x 8 grid pads fewer columns
+ * (n = 33..40 and 49..56: its slots end at 40 and 56, the warp's at 48 and 64), 8 x 16 threads
+ * beyond. Measured: T=32 x1 within 1 % of the sweep's best at every n <= 64 but 40 and 56 (T=64 x1
+ * 1-5 % faster there); T=128 x1 the best at every n = 72..128, 1024 matrices and 1 GiB alike;
+ * two or four matrices a block never won by more than 1 %. */
+static int f64_threads(int n)
+{
+    if (n > 64) return 128;
+    const int warp = n <= 16 ? 16 : n <= 24 ? 24 : n <= 32 ? 32 : n <= 48 ? 48 : 64; /* 4 x 8: slots of 8 columns */
+    const int grid = (n + 7) / 8 * 8;                                                /* 8 x 8: A = 5..8 */
+    return n > 32 && grid < warp ? 64 : 32;
+}
+
+int cholesky_policy_choose_f64(int n, size_t batch, size_t chunk, const batched_config *given, cholesky_choice *out,
+                               char *err, size_t len)
+{
+    (void)batch;
+    out->kchunk = chunk;
+    out->group = 0;
+    if (given) {
+        out->cfg = *given;
+        snprintf(out->why, sizeof out->why, "given");
+    } else if (n <= cyclic_f64_max_n(128)) {
+        const int threads = f64_threads(n);
+        const batched_config c = CYCLIC_CONFIG(threads, 1);
+        out->cfg = c;
+        snprintf(out->why, sizeof out->why, "cyclic T=%d x1 in float64 (the float64 rule: the grid that pads n least)",
+                 threads);
+    } else {
+        const batched_config c = GRID_CONFIG(1);
+        out->cfg = c;
+        snprintf(out->why, sizeof out->why,
+                 "whole GPU in float64: 64 x 64 tile tasks, right-looking, the panel as a product with the diagonal "
+                 "tile's inverse, updates on the FP64 tensor cores");
+    }
+    if (out->cfg.kernel == BATCHED_CYCLIC) {
+        const int t = out->cfg.threads, most = cyclic_f64_max_n(t);
+        if (most < n || out->cfg.per_block < 1 || out->cfg.per_block * t > 256) {
+            snprintf(err, len, "cyclic T=%d x%d in float64: takes n <= %d (T = 32, 64, 128) and per_block T <= 256", t,
+                     out->cfg.per_block, most);
+            return -1;
+        }
+    } else if (out->cfg.kernel == BATCHED_GRID) {
+        if (chunk != 1) {
+            snprintf(err, len, "float64 at n = %d takes row-major data (chunk 0 or 1; the whole-GPU path)", n);
+            return -1;
+        }
+    } else {
+        snprintf(err, len, "float64 runs the cyclic kernel or the whole-GPU path only");
+        return -1;
     }
     return 0;
 }

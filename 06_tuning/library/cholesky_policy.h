@@ -34,6 +34,13 @@ typedef struct {
 int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_config *given, size_t given_kchunk,
                            int precision, const grid_overrides *forced, cholesky_choice *out, char *err, size_t len);
 
+/* The choice for a float64 plan: the cyclic kernel in float64 (cyclic_f64.cu) for n <= 128 in any
+ * layout, the whole-GPU tile tasks (grid_f64.cu) beyond, row-major only. given: a configuration by
+ * hand (a cyclic one whose threads take n, or the grid's), for the tests and the sweep. 0, or -1 with
+ * the reason in err. */
+int cholesky_policy_choose_f64(int n, size_t batch, size_t chunk, const batched_config *given, cholesky_choice *out,
+                               char *err, size_t len);
+
 /* The whole-GPU group size alone, for the registered grid kernel (family_grid.c) too. A group's
  * policy is stage 03's rule (grid_policy_choose, 03_left_right_top/grid_policy.c, with what the
  * plan's options force), asked here at plan time and kept in the choice. */

@@ -23,6 +23,11 @@ each call (the GPU writes four times its size first; events around that call alo
 gives the C column and its cuSOLVER row the x_cusolver column. --csv OUT: the rows in the
 course's bench CSV format (common/report.c): variant `python <what the plan runs>`, the C bench's
 `auto ...` rows and the libraries' beside them. BENCH_MAX_N=N leaves out larger n.
+
+--dtype float64: every library in float64 (jax with x64 enabled); cupy's is cuSOLVER's Dpotrf (one
+matrix) or DpotrfBatched. --batched: instead of the grid, n = 20..128 at 1024 matrices (the
+classroom size) and at 1 GiB (past the L2), with a device-to-device copy of the same bytes (the
+copy roofline: every byte read once and written once) timed beside them.
 """
 import csv
 import datetime
@@ -83,8 +88,19 @@ def cold_per_call(call, reps=30):
     return statistics.median(times)
 
 
+_AT = sys.argv.index("--dtype") + 1 if "--dtype" in sys.argv else None
+DTYPE = torch.float64 if _AT and sys.argv[_AT:_AT + 1] == ["float64"] else torch.float32
+EPS = 2.0 ** -53 if DTYPE is torch.float64 else 2.0 ** -24
+
+
 def spd(batch, n, seed):
     g = torch.Generator(device="cuda").manual_seed(seed)
+    if DTYPE is torch.float64:
+        b = torch.randn(batch, n, n, device="cuda", generator=g, dtype=torch.float64)
+        a = torch.baddbmm(torch.eye(n, device="cuda", dtype=torch.float64).expand(batch, n, n), b, b.transpose(1, 2),
+                          alpha=1.0 / n)
+        del b
+        return (a + a.transpose(1, 2)) / 2
     if batch * n * n <= (1 << 26):
         b = torch.randn(batch, n, n, device="cuda", generator=g, dtype=torch.float64)
         return (b @ b.transpose(1, 2) / n + torch.eye(n, device="cuda", dtype=torch.float64)).float()
@@ -110,7 +126,7 @@ def sampled_ok(A, L, info):
         err[:, j:j + 4096] -= lr @ lj.T
         scale[:, j:j + 4096] = lr.abs() @ lj.abs().T
     worst = float((err.abs() / scale.clamp_min(1e-300)).amax())
-    return bool(torch.isfinite(L[b]).all()) and worst < 20 * (n + 1) * 2.0 ** -24
+    return bool(torch.isfinite(L[b]).all()) and worst < 20 * (n + 1) * EPS
 
 
 def libraries():
@@ -134,6 +150,8 @@ def libraries():
     try:
         os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # else jax takes 75 % of the GPU at once
         import jax
+        if DTYPE is torch.float64:
+            jax.config.update("jax_enable_x64", True)  # else jax makes float32 of a float64 array
         import jax.numpy as jnp
         chol = jax.jit(jnp.linalg.cholesky)
 
@@ -165,6 +183,41 @@ def c_rows(path):
     return rows
 
 
+def batched(libs):
+    """n = 20..128 at 1024 matrices and at 1 GiB: the course, the libraries and the copy of the same bytes."""
+    size = torch.finfo(DTYPE).bits // 8
+    print(f"# {torch.cuda.get_device_name()}, {DTYPE}, ms per call (mean of R calls in a row, median of 5)")
+    print("| n | batch | course ms | % of copy roofline | copy ms | fastest library | its ms | x it | what runs |")
+    print("| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |")
+    for n in (20, 24, 32, 40, 48, 56, 64, 72, 80, 96, 100, 112, 128):
+        for batch in (1024, (1 << 30) // (n * n * size)):
+            A = spd(batch, n, 7 * n + batch)
+            L, info = cc.cholesky_ex(A)
+            ok = sampled_ok(A, L, info)
+            del L, info
+            med, _, _ = mean_per_call(lambda: cc.cholesky_ex(A), torch_events)
+            out = torch.empty_like(A)
+            copy, _, _ = mean_per_call(lambda: out.copy_(A), torch_events)
+            del out
+            best = None
+            for name, make, call, timer in libs:
+                try:
+                    x = make(A)
+                    lm, _, _ = mean_per_call(lambda: call(x), timer)
+                    if best is None or lm < best[1]:
+                        best = (name, lm)
+                    del x
+                except Exception as e:
+                    print(f"# {name} {batch} x {n}: {type(e).__name__}: {str(e)[:100]}")
+                torch.cuda.empty_cache()
+            what = cc.choice(n, batch, dtype=str(DTYPE)).split(": ", 1)[1].split(" (")[0]
+            print(f"| {n} | {batch} | {med:.4f}{'' if ok else ' WRONG'} | {100 * copy / med:.0f} | {copy:.4f} | "
+                  + (f"{best[0]} | {best[1]:.4f} | {best[1] / med:.2f}" if best else "– | – | –") + f" | {what} |",
+                  flush=True)
+            del A
+            torch.cuda.empty_cache()
+
+
 def main():
     args = sys.argv[1:]
     against = args[args.index("--against") + 1] if "--against" in args else None
@@ -172,6 +225,8 @@ def main():
     max_n = int(os.environ.get("BENCH_MAX_N") or 65536)
     c = c_rows(against)
     libs = libraries()
+    if "--batched" in args:
+        return batched(libs)
     gpu = torch.cuda.get_device_name()
     props = torch.cuda.get_device_properties(0)
     commit = os.environ.get("GIT_COMMIT") or subprocess.run(["git", "rev-parse", "--short", "HEAD"],
@@ -180,7 +235,7 @@ def main():
              "cuda_runtime": torch.version.cuda, "host": platform.node(), "commit": commit,
              "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
     rows = []
-    print(f"# {gpu}, torch {torch.__version__}; ms per call (mean of R calls in a row, median of 5)")
+    print(f"# {gpu}, torch {torch.__version__}, {DTYPE}; ms per call (mean of R calls in a row, median of 5)")
     print("| batch | n | course (Python) ms | new tensors ms | new / same | new / same, L2 emptied | first round / same "
           "| C bench ms | Python / C | fastest library | its ms | × it | × it, new tensors | what runs |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |")
@@ -201,13 +256,13 @@ def main():
         L, info = cc.cholesky_ex(A)
         ok = sampled_ok(A, L, info)
         med, mn, reps = mean_per_call(lambda: cc.cholesky_ex(A), torch_events)
-        what = cc.choice(n, batch)
+        what = cc.choice(n, batch, dtype=str(DTYPE))
         short = what.split(": ", 1)[1].split(", tuned")[0].split(" (")[0]
         row(f"python {short}", med, mn, reps, ok)
         del L, info
         # A training loop: a new input tensor each call (a pool of distinct ones, used in turn, up to 8 and
         # 8 GiB) and the previous output kept alive, so that no two calls in a row see the same pointers.
-        pool = [A] + [A.clone() for _ in range(max(1, min(7, (8 << 30) // max(A.numel() * 4, 1) - 1)))]
+        pool = [A] + [A.clone() for _ in range(max(1, min(7, (8 << 30) // max(A.numel() * A.element_size(), 1) - 1)))]
         state = {"k": 0, "prev": None}
 
         def loop_call():
@@ -222,7 +277,7 @@ def main():
         loop_ok = sampled_ok(pool[state["k"]], *state["prev"])
         row(f"python new tensors ({len(pool)} inputs in turn) {short}", loop_med, loop_mn, loop_reps, loop_ok)
         cold = "–"
-        if A.numel() * 4 <= props.L2_cache_size:  # the same tensor's input may stay in the L2: compare cold
+        if A.numel() * A.element_size() <= props.L2_cache_size:  # the same tensor's input may stay in the L2: compare cold
             same_cold = cold_per_call(lambda: cc.cholesky_ex(A))
             new_cold = cold_per_call(loop_call)
             row(f"python L2 emptied {short}", same_cold, same_cold, 30, ok)
@@ -267,7 +322,7 @@ def main():
     if loop_ratios:
         print(f"# new tensors each call: geometric mean {math.exp(statistics.mean(map(math.log, loop_ratios))):.2f}x "
               f"the fastest library (same tensors); behind on {sum(r < 1 for r in loop_ratios)}")
-    a = torch.eye(20, device="cuda").expand(4, 20, 20).contiguous()
+    a = torch.eye(20, device="cuda", dtype=DTYPE).expand(4, 20, 20).contiguous()
     for _ in range(100):
         cc.cholesky_ex(a)
     torch.cuda.synchronize()

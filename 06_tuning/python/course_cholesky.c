@@ -44,11 +44,11 @@ static void leave_device(int previous)
 }
 
 /* A plan for `batch` row-major matrices of order n on GPU `device` (unaligned: it also takes
- * pointers only 4-byte aligned; precision: a cholesky_precision), or NULL with the status in *status and the reason in msg.
+ * pointers only element-aligned; precision: a cholesky_precision; f64: float64 matrices), or NULL with the status in *status and the reason in msg.
  * explain: what it runs and why (one line); work_bytes: the workspace each call needs (the caller
  * allocates it, so that this library never calls cudaMalloc, which would wait for the GPU). */
-void *course_plan_create(int device, int n, size_t batch, int unaligned, int precision, char *explain, size_t elen,
-                         size_t *work_bytes, int *status, char *msg, size_t len)
+void *course_plan_create(int device, int n, size_t batch, int unaligned, int precision, int f64, char *explain,
+                         size_t elen, size_t *work_bytes, int *status, char *msg, size_t len)
 {
     static pthread_once_t env_once = PTHREAD_ONCE_INIT;
     pthread_once(&env_once, tuned_env_apply); /* (also where course_tables_dir was never called) */
@@ -59,6 +59,7 @@ void *course_plan_create(int device, int n, size_t batch, int unaligned, int pre
     cholesky_options opt = CHOLESKY_OPTIONS_INIT;
     opt.unaligned = unaligned;
     opt.precision = (cholesky_precision)precision;
+    opt.dtype = f64 ? CHOLESKY_FLOAT64 : CHOLESKY_FLOAT32;
     /* The whole-GPU switches of stage 03 (GRID_MODE, GRID_MATH, ...: to compare by hand), read here,
      * in the package's own layer, and passed to the plan as options. */
     const grid_overrides forced = grid_overrides_env();
@@ -85,14 +86,15 @@ void course_tables_dir(const char *dir)
 /* Factor the plan's batch from d_in into d_out (may be d_in) on GPU `device`, in the order of
  * `stream` (the framework's current stream, as it is: torch's default stream is NULL, the
  * default stream here too), info[m] as cuSOLVER's. Returns 0, or the door's status with the
- * reason in msg; nothing waits for the GPU. */
-int course_execute(void *plan, int device, const float *d_in, float *d_out, int *d_info, void *d_work, void *stream,
-                   char *msg, size_t len)
+ * reason in msg; nothing waits for the GPU. f64: the plan's and the arrays' type is float64. */
+int course_execute(void *plan, int device, const void *d_in, void *d_out, int *d_info, void *d_work, void *stream,
+                   int f64, char *msg, size_t len)
 {
     int previous;
     int status = enter_device(device, &previous, msg, len);
     if (status) return status;
-    status = (int)cholesky_execute((cholesky_plan *)plan, d_in, d_out, d_info, d_work, (cudaStream_t)stream);
+    status = f64 ? (int)cholesky_execute_f64((cholesky_plan *)plan, d_in, d_out, d_info, d_work, (cudaStream_t)stream)
+                 : (int)cholesky_execute((cholesky_plan *)plan, d_in, d_out, d_info, d_work, (cudaStream_t)stream);
     if (status != CHOLESKY_SUCCESS)
         snprintf(msg, len, "%s: %s", cholesky_status_string((cholesky_status)status), cholesky_last_error());
     leave_device(previous);

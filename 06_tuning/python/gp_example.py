@@ -9,7 +9,9 @@ course_cholesky.cholesky_ex; everything else (kernel matrices, triangular solves
 Prints both end-to-end times (CUDA events, median of 10 after 3 warm-ups), the speed-up, and how
 far the two log-likelihoods are apart.
 
-    PYTHONPATH=06_tuning/python python3 06_tuning/python/gp_example.py [--n 64] [--sets 1024] [--scales 16]
+    PYTHONPATH=06_tuning/python python3 06_tuning/python/gp_example.py [--n 64] [--sets 1024] [--scales 16] [--dtype float64]
+
+GP libraries (GPyTorch, BoTorch) work in float64: --dtype float64 runs everything in it.
 """
 import argparse
 import math
@@ -24,7 +26,7 @@ def log_likelihood(x, y, scales, noise, cholesky):
     n = x.shape[1]
     d2 = torch.cdist(x, x).square()                                   # (D, n, n)
     K = torch.exp(-0.5 * d2[:, None] / scales[None, :, None, None] ** 2)  # (D, H, n, n)
-    K = K + noise ** 2 * torch.eye(n, device=x.device)
+    K = K + noise ** 2 * torch.eye(n, device=x.device, dtype=x.dtype)
     L, info = cholesky(K)
     yb = y[:, None, :, None].expand(-1, scales.shape[0], -1, -1)
     z = torch.linalg.solve_triangular(L, yb, upper=False)             # L z = y: y^T K^-1 y = |z|^2
@@ -51,18 +53,20 @@ def main():
     ap.add_argument("--n", type=int, default=64, help="points per data set (1..128)")
     ap.add_argument("--sets", type=int, default=1024, help="data sets D")
     ap.add_argument("--scales", type=int, default=16, help="length scales H tried per data set")
+    ap.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     a = ap.parse_args()
+    dt = getattr(torch, a.dtype)
     g = torch.Generator(device="cuda").manual_seed(2017)
-    x = torch.rand(a.sets, a.n, 1, device="cuda", generator=g) * 10
-    y = torch.sin(x[..., 0]) + 0.1 * torch.randn(a.sets, a.n, device="cuda", generator=g)
-    scales = torch.logspace(-1, 1, a.scales, device="cuda")
+    x = torch.rand(a.sets, a.n, 1, device="cuda", generator=g, dtype=dt) * 10
+    y = torch.sin(x[..., 0]) + 0.1 * torch.randn(a.sets, a.n, device="cuda", generator=g, dtype=dt)
+    scales = torch.logspace(-1, 1, a.scales, device="cuda", dtype=dt)
     noise = 0.1
     t_torch, (ll_torch, info_t) = timed(lambda: log_likelihood(x, y, scales, noise, torch.linalg.cholesky_ex))
     t_ours, (ll_ours, info_o) = timed(lambda: log_likelihood(x, y, scales, noise, cc.cholesky_ex))
     both = (info_t == 0) & (info_o == 0)
     rel = float(((ll_ours - ll_torch).abs() / ll_torch.abs().clamp_min(1))[both].max())
     best = scales[ll_ours.argmax(1)]
-    print(f"{torch.cuda.get_device_name()}: {a.sets} data sets x {a.scales} length scales = {a.sets * a.scales} GPs of n = {a.n}")
+    print(f"{torch.cuda.get_device_name()}: {a.sets} data sets x {a.scales} length scales = {a.sets * a.scales} GPs of n = {a.n}, {a.dtype}")
     print(f"  with torch.linalg.cholesky_ex:  {t_torch:8.3f} ms")
     print(f"  with course_cholesky.cholesky_ex:{t_ours:8.3f} ms   ({t_torch / t_ours:.2f}x end to end)")
     print(f"  log-likelihoods agree to {rel:.1e} (relative, {int(both.sum())} of {both.numel()} factored by both); "

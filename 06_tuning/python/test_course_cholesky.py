@@ -19,7 +19,7 @@ OTHER = ["leading dims (3, 5)", "out of place equals in place, bit for bit", "in
          "failing minors: info equals torch's", "NaN matrix: info != 0, the others right",
          "upper=True: U equals torch's, U^T U = A", "check_errors=True raises torch.linalg.LinAlgError as torch does",
          "cholesky() raises, cholesky_ex() does not", "empty batch: empty L and info, as torch",
-         "out=: L written there", "refused: float64", "refused: host memory", "refused: transposed view",
+         "out=: L written there", "refused: float16", "refused: host memory", "refused: transposed view",
          "refused: not square", "refused input left as it was",
          "a side stream: waits for the stream's work, and the stream for it",
          "a CUDA graph captured around the call replays with new matrices",
@@ -32,9 +32,20 @@ SHAPES = [(4096, 32), (1024, 64), (256, 128), (64, 256), (16, 512), (640, 512), 
 FAMILIES = ["dense covariance", "planted spectrum 1e5", "diagonal", "damped low rank", "scaled rows and columns",
             "tridiagonal"]
 HIGH = "python gpu-mode families, precision high"
+F64 = "python float64"
+NS64 = [1, 7, 20, 33, 64, 100, 128, 129, 300, 1000]
+BATCHES64 = [1, 3, 64]
+OTHER64 = ["float64: failing minors equal torch's, a NaN fails as LAPACK's dpotrf says, the other factors right",
+           "float64: upper=True, out=(L, info) and cholesky_ex_ (in place) give the same factor",
+           "float64: the gradient equals torch's (n = 8, 64, 300)",
+           "float64: torch.compile(fullgraph=True) equals the eager call",
+           "float64: cupy agrees with cupy.linalg.cholesky",
+           "float64: a GP's marginal likelihood trained 5 Adam steps: every loss equals torch's path",
+           "float64: choice() says float64, out= of another type refused"]
 GROUPS = {"python binding": len(NS) * len(BATCHES) + len(OTHER),
           "python gpu-mode families": len(SHAPES) * len(FAMILIES),
-          HIGH: len(SHAPES) * (len(FAMILIES) + 1)}
+          HIGH: len(SHAPES) * (len(FAMILIES) + 1),
+          F64: len(NS64) * len(BATCHES64) + len(OTHER64)}
 
 
 def main():
@@ -199,7 +210,7 @@ def main():
         except Exception as e:  # the wrong kind of exception
             rec(name, False, f"{type(e).__name__}: {e}")
 
-    refused(OTHER[10], lambda: A.double(), TypeError)
+    refused(OTHER[10], lambda: A.half(), TypeError)
     refused(OTHER[11], lambda: A.cpu(), ValueError)
     refused(OTHER[12], lambda: A.transpose(-1, -2), ValueError)
     refused(OTHER[13], lambda: torch.ones(3, 20, 21, device=dev), ValueError)
@@ -301,6 +312,160 @@ def main():
     families(torch, cc, dev, rec)
     group = HIGH
     families_high(torch, cc, rec)
+    group = F64
+    float64_tests(torch, cc, rec)
+
+
+def float64_tests(torch, cc, rec):
+    """float64 through every path: against torch's float64 factor (relative difference near 1e-13), infos,
+    upper/out/in place, the gradient, torch.compile, cupy, and a GP trained a few steps."""
+    dev = torch.device("cuda")
+
+    def spd64(shape, n, seed):
+        g = torch.Generator(device="cuda").manual_seed(seed)
+        b = torch.randn(*shape, n, n, device=dev, dtype=torch.float64, generator=g)
+        return (b @ b.transpose(-1, -2) / n + torch.eye(n, device=dev, dtype=torch.float64)).contiguous()
+
+    def rel(a, b):
+        return float((a - b).abs().amax() / b.abs().amax().clamp_min(1e-300))
+
+    for n in NS64:
+        for batch in BATCHES64:
+            name = f"float64 n = {n}, batch = {batch}"
+            try:
+                A = spd64((batch,), n, 3000 * n + batch)
+                L, info = cc.cholesky_ex(A)
+                Lt, it = torch.linalg.cholesky_ex(A)
+                d = rel(L, Lt)
+                ok = L.dtype == torch.float64 and int((info != 0).sum()) == 0 and d <= 1e-12 and \
+                    int((torch.triu(L, 1) != 0).sum()) == 0
+                rec(name, ok, f"vs torch's float64 factor {d:.1e} (bound 1e-12); {cc.choice(n, batch, dtype='float64')}")
+            except Exception as e:
+                rec(name, False, f"{type(e).__name__}: {e}")
+
+    def other(k, fn):
+        try:
+            ok, why = fn()
+            rec(OTHER64[k], ok, why)
+        except Exception as e:
+            rec(OTHER64[k], False, f"{type(e).__name__}: {e}")
+
+    def failing():
+        bad = []
+        for n in (1, 33, 100, 300):
+            A = spd64((6,), n, 77 + n)
+            A[1, n // 2, n // 2] = -1.0
+            A[3, n - 1, 0] = float("nan")
+            L, info = cc.cholesky_ex(A)
+            Lt, it = torch.linalg.cholesky_ex(A)
+            good = [0, 2, 4, 5]
+            d = rel(L[good], Lt[good])
+            # the NaN (in the last row) fails at the last pivot, as LAPACK's dpotrf says; torch's
+            # cuSOLVER path reports a NaN pivot as info 0 (the float32 path's "NaN matrix" test)
+            want = it.clone()
+            want[3] = n
+            if not torch.equal(info.cpu(), want.cpu()) or d > 1e-12:
+                bad.append(f"n = {n}: infos {info.tolist()} torch {it.tolist()}, the others {d:.1e}")
+        return not bad, "; ".join(bad) or "n = 1, 33, 100, 300: infos equal torch's (the NaN matrix: n, LAPACK's), " \
+            "the others within 1e-12"
+
+    def variants():
+        bad = []
+        for n in (20, 128, 300):
+            A = spd64((3,), n, 5 + n)
+            L = cc.cholesky(A)
+            U = cc.cholesky(A, upper=True)
+            outL, outi = torch.empty_like(A), torch.empty(3, dtype=torch.int32, device=dev)
+            cc.cholesky_ex(A, out=(outL, outi))
+            B = A.clone()
+            info = cc.cholesky_ex_(B)
+            if not (torch.equal(U, L.mT) and torch.equal(outL, L) and torch.equal(B, L) and int(info.abs().sum()) == 0):
+                bad.append(f"n = {n}")
+        return not bad, "differs at " + ", ".join(bad) if bad else "n = 20, 128, 300: bit for bit"
+
+    def gradient():
+        worst, parts = 0.0, []
+        for n in (8, 64, 300):
+            A = spd64((3,), n, 11 + n)
+            W = torch.randn(3, n, n, device=dev, dtype=torch.float64)
+            X = A.clone().requires_grad_(True)
+            (cc.cholesky(X) * W).sum().backward()
+            Y = A.clone().requires_grad_(True)
+            (torch.linalg.cholesky(Y) * W).sum().backward()
+            d = rel(X.grad, Y.grad)
+            worst = max(worst, d)
+            parts.append(f"n = {n}: {d:.1e}")
+        return worst <= 1e-10, "; ".join(parts) + " (bound 1e-10)"
+
+    def compiled():
+        A = spd64((4,), 50, 3)
+        f = torch.compile(lambda X: cc.cholesky_ex(X).L * 2.0, fullgraph=True)
+        got, want = f(A), cc.cholesky_ex(A).L * 2.0
+        return torch.equal(got, want) and got.dtype == torch.float64, "fullgraph compile, float64 in and out"
+
+    def with_cupy():
+        try:
+            import cupy
+        except ImportError:
+            return None, "cupy is not installed"
+        A = cupy.asarray(spd64((5,), 70, 9))
+        L, info = cc.cholesky_ex(A)
+        ref = cupy.linalg.cholesky(A)
+        d = float(cupy.abs(L - ref).max() / cupy.abs(ref).max())
+        return isinstance(L, cupy.ndarray) and L.dtype == cupy.float64 and d < 1e-12, f"vs cupy {d:.1e}"
+
+    def gp_training():
+        g = torch.Generator(device="cuda").manual_seed(2017)
+        D, n = 64, 50
+        x = torch.rand(D, n, 1, device=dev, dtype=torch.float64, generator=g) * 10
+        y = torch.sin(x[..., 0]) + 0.1 * torch.randn(D, n, device=dev, dtype=torch.float64, generator=g)
+        d2 = torch.cdist(x, x).square()
+        eye = torch.eye(n, device=dev, dtype=torch.float64)
+
+        def train(chol):
+            log_l = torch.zeros(D, device=dev, dtype=torch.float64, requires_grad=True)
+            log_s = torch.full((D,), -1.0, device=dev, dtype=torch.float64, requires_grad=True)
+            opt = torch.optim.Adam([log_l, log_s], lr=0.05)
+            losses = []
+            for _ in range(5):
+                opt.zero_grad()
+                K = torch.exp(-0.5 * d2 / torch.exp(log_l)[:, None, None] ** 2) + torch.exp(2 * log_s)[:, None, None] * eye
+                L = chol(K)
+                z = torch.linalg.solve_triangular(L, y[..., None], upper=False)
+                nll = 0.5 * z.square().sum() + torch.log(torch.diagonal(L, dim1=-2, dim2=-1)).sum()
+                nll.backward()
+                opt.step()
+                losses.append(float(nll.detach()))
+            return losses, log_l.detach()
+
+        mine, lm = train(cc.cholesky)
+        theirs, lt = train(torch.linalg.cholesky)
+        d = max(abs(a - b) / abs(b) for a, b in zip(mine, theirs))
+        return d <= 1e-10 and rel(lm, lt) <= 1e-8, f"losses {mine[0]:.6f} -> {mine[-1]:.6f}, torch's {theirs[-1]:.6f}; " \
+            f"largest relative difference {d:.1e}; length scales {rel(lm, lt):.1e}"
+
+    def said():
+        ex = cc.choice(64, 100, dtype="float64")
+        A = spd64((2,), 10, 1)
+        try:
+            cc.cholesky_ex(A, out=(torch.empty(2, 10, 10, device=dev), torch.empty(2, dtype=torch.int32, device=dev)))
+            refused = "not refused"
+        except TypeError as e:
+            refused = str(e)
+        return "float64" in ex and "float32" in refused, f"{ex}; out=: {refused}"
+
+    other(0, failing)
+    other(1, variants)
+    other(2, gradient)
+    other(3, compiled)
+    try:
+        ok, why = with_cupy()
+        rec(OTHER64[4], bool(ok), why, None if ok is not None else "SKIP")
+    except Exception as e:
+        rec(OTHER64[4], False, f"{type(e).__name__}: {e}")
+    other(5, gp_training)
+    other(6, said)
+    torch.cuda.empty_cache()
 
 
 def family_batch(torch, family, batch, n, seed):

@@ -1,7 +1,7 @@
 """course_cholesky - the course's batched Cholesky (stage 06's one door, cholesky_plan.h) for torch and cupy.
 
     import course_cholesky as cc
-    L, info = cc.cholesky_ex(A)       # A: CUDA float32, shape (..., n, n), row-major, n = 1..65536
+    L, info = cc.cholesky_ex(A)       # A: CUDA float32 or float64, shape (..., n, n), row-major, n = 1..65536
     res = cc.cholesky_ex(A); res.L, res.info   # a named tuple, as torch's
     L = cc.cholesky(A)                # like torch.linalg.cholesky: raises on a matrix that fails
     info = cc.cholesky_ex_(A)         # in place: A becomes L (zeros above the diagonal)
@@ -22,11 +22,14 @@ implementation and autograd: gradients flow through L as through torch's (the st
 two triangular solves), torch.compile(fullgraph=True) and torch.jit.trace record it. A call that
 needs none of them (no gradient asked, not traced or compiled) goes straight to the library.
 
-Any contiguous view works, also one that starts a few floats into its buffer (a pointer only 4-byte
-aligned: staged through the workspace). A failure of the library (a CUDA error) raises RuntimeError
+float64 runs float64 arithmetic throughout (the cyclic kernel in float64 up to n = 128, the whole-GPU
+tile tasks on the FP64 tensor cores beyond), with the same signature, info and autograd.
+
+Any contiguous view works, also one that starts a few elements into its buffer (a pointer only
+element-aligned: staged through the workspace). A failure of the library (a CUDA error) raises RuntimeError
 with its message (torch.OutOfMemoryError when out of memory); the process goes on.
 
-Plans: one per (GPU, n, batch, alignment, precision), and per host thread for the batched kernels,
+Plans: one per (GPU, n, batch, alignment, precision, dtype), and per host thread for the batched kernels,
 made on the first call and kept in a cache of `cache_size()` plans, least recently used first out
 (`set_cache_size`, `clear_cache`); `choice` says what a plan runs, its workspace and why. Any number
 of threads may call at once; on the whole-GPU path (n > 128 or so) their calls take turns on the GPU.
@@ -80,13 +83,14 @@ def _library():
         lib.course_tables_dir.restype = None
         if os.path.isdir(tables):
             lib.course_tables_dir(os.fsencode(tables))
-        lib.course_plan_create.argtypes = [c.c_int, c.c_int, c.c_size_t, c.c_int, c.c_int, c.c_char_p, c.c_size_t,
-                                           c.POINTER(c.c_size_t), c.POINTER(c.c_int), c.c_char_p, c.c_size_t]
+        lib.course_plan_create.argtypes = [c.c_int, c.c_int, c.c_size_t, c.c_int, c.c_int, c.c_int, c.c_char_p,
+                                           c.c_size_t, c.POINTER(c.c_size_t), c.POINTER(c.c_int), c.c_char_p,
+                                           c.c_size_t]
         lib.course_plan_create.restype = c.c_void_p
         lib.course_plan_destroy.argtypes = [c.c_void_p]
         lib.course_plan_destroy.restype = None
         lib.course_execute.argtypes = [c.c_void_p, c.c_int, c.c_void_p, c.c_void_p, c.c_void_p, c.c_void_p,
-                                       c.c_void_p, c.c_char_p, c.c_size_t]
+                                       c.c_void_p, c.c_int, c.c_char_p, c.c_size_t]
         lib.course_execute.restype = c.c_int
         _lib = lib
     return _lib
@@ -107,21 +111,22 @@ def _precision(precision):
 
 
 class _Plan:
-    """One C plan: made once per (GPU, n, batch, alignment, precision, thread), destroyed when the cache lets
-    it go."""
+    """One C plan: made once per (GPU, n, batch, alignment, precision, dtype, thread), destroyed when the cache
+    lets it go."""
 
-    def __init__(self, device, n, batch, unaligned, precision=0):
+    def __init__(self, device, n, batch, unaligned, precision=0, f64=False):
         lib = _library()
         explain, msg = ctypes.create_string_buffer(1536), ctypes.create_string_buffer(512)
         work, status = ctypes.c_size_t(0), ctypes.c_int(0)
-        self.handle = lib.course_plan_create(device, n, batch, int(unaligned), int(precision), explain, 1536,
-                                             ctypes.byref(work), ctypes.byref(status), msg, 512)
+        self.handle = lib.course_plan_create(device, n, batch, int(unaligned), int(precision), int(f64), explain,
+                                             1536, ctypes.byref(work), ctypes.byref(status), msg, 512)
         if not self.handle:  # a shape or option it cannot take: ValueError; CUDA's failures: RuntimeError
             _raise(status.value, msg.value.decode(), ValueError if status.value == 1 else RuntimeError)
         self.explain, self.work_bytes, self._lib = explain.value.decode(), work.value, lib
         self.execute = lib.course_execute  # looked up once
         self.msg = ctypes.create_string_buffer(512)
         self.device = device
+        self.f64 = int(f64)
 
     def destroy(self):
         if self.handle and not sys.is_finalizing():  # at exit the process frees it all
@@ -183,14 +188,14 @@ def _evict(keep=None):
     del gone
 
 
-def _plan(device, n, batch, unaligned=False, precision=0):
+def _plan(device, n, batch, unaligned=False, precision=0, f64=False):
     """The plan of this shape: the thread's own for the batched kernels; one for all threads on the
     whole-GPU path, whose executes the library takes one at a time on the plan's own streams (two of
     them running at once on one GPU gave a wrong factor with the warpgroup MMA: see the README)."""
-    shared = (device, n, batch, unaligned, precision, None)
+    shared = (device, n, batch, unaligned, precision, f64, None)
     p = _plans.get(shared)  # one dict lookup under the GIL: the hot path takes no lock
     if p is None:
-        shared = (device, n, batch, unaligned, precision, threading.get_ident())
+        shared = (device, n, batch, unaligned, precision, f64, threading.get_ident())
         p = _plans.get(shared)
     if p is not None:
         try:
@@ -199,8 +204,8 @@ def _plan(device, n, batch, unaligned=False, precision=0):
             pass
         return p
     own = shared
-    shared = (device, n, batch, unaligned, precision, None)
-    p = _Plan(device, n, batch, unaligned, precision)
+    shared = (device, n, batch, unaligned, precision, f64, None)
+    p = _Plan(device, n, batch, unaligned, precision, f64)
     with _plans_lock:
         key = shared if "whole GPU" in p.explain else own
         if key in _plans:  # another thread made it meanwhile
@@ -212,9 +217,12 @@ def _plan(device, n, batch, unaligned=False, precision=0):
     return p
 
 
-def choice(n, batch, device=0, precision="highest"):
-    """What the course runs for `batch` row-major matrices of order n on GPU `device`, and why (one line)."""
-    return _plan(device, n, batch, False, _precision(precision)).explain
+def choice(n, batch, device=0, precision="highest", dtype="float32"):
+    """What the course runs for `batch` row-major matrices of order n (dtype "float32" or "float64") on GPU
+    `device`, and why (one line)."""
+    if str(dtype).split(".")[-1] not in ("float32", "float64"):
+        raise ValueError(f"course_cholesky: dtype={dtype!r}: 'float32' or 'float64'")
+    return _plan(device, n, batch, False, _precision(precision), str(dtype).endswith("float64")).explain
 
 
 class _Torch:
@@ -224,11 +232,11 @@ class _Torch:
         self.t = torch
         self.raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # the handle alone, no Stream object
         self.error = getattr(torch.linalg, "LinAlgError", RuntimeError)
-        self.f32, self.i32 = torch.float32, torch.int32
+        self.f32, self.f64, self.i32 = torch.float32, torch.float64, torch.int32
 
     def check(self, a):
-        if a.dtype is not self.f32:
-            raise TypeError(f"course_cholesky: float32 only, not {a.dtype}")
+        if a.dtype is not self.f32 and a.dtype is not self.f64:
+            raise TypeError(f"course_cholesky: float32 or float64, not {a.dtype}")
         device = a.get_device()  # an int, -1 for host memory (a.device.index makes an object: slower)
         if device < 0:
             raise ValueError("course_cholesky: the tensor is in host memory; move it to the GPU (.cuda())")
@@ -239,6 +247,9 @@ class _Torch:
 
     def ptr(self, a):
         return a.data_ptr()
+
+    def wide(self, a):
+        return a.dtype is self.f64
 
     def stream(self, device):
         return self.raw_stream(device) if self.raw_stream else self.t.cuda.current_stream(device).cuda_stream
@@ -275,8 +286,8 @@ class _Cupy:
         self.error = numpy.linalg.LinAlgError
 
     def check(self, a):
-        if a.dtype != self.cp.float32:
-            raise TypeError(f"course_cholesky: float32 only, not {a.dtype}")
+        if a.dtype != self.cp.float32 and a.dtype != self.cp.float64:
+            raise TypeError(f"course_cholesky: float32 or float64, not {a.dtype}")
         if not a.flags.c_contiguous:
             raise ValueError("course_cholesky: the array is not C-contiguous (transposed or strided); "
                              "pass cupy.ascontiguousarray(A) (a copy) or the matrices as they are stored")
@@ -284,6 +295,9 @@ class _Cupy:
 
     def ptr(self, a):
         return a.data.ptr
+
+    def wide(self, a):
+        return a.dtype == self.cp.float64
 
     def stream(self, device):
         return self.cp.cuda.get_current_stream().ptr
@@ -343,12 +357,12 @@ def _side(a):
 
 
 def _run(side, A, out, info, n, batch, device, precision):
-    """One execute of the library: A into out (contiguous, float32, same shape), info (int32)."""
+    """One execute of the library: A into out (contiguous, float32 or float64, same shape and type), info (int32)."""
     pa, po = side.ptr(A), side.ptr(out)
-    plan = _plan(device, n, batch, bool((pa | po) % ALIGNMENT), precision)
+    plan = _plan(device, n, batch, bool((pa | po) % ALIGNMENT), precision, side.wide(A))
     work = side.scratch(A, plan.work_bytes) if plan.work_bytes else None
     status = plan.execute(plan.handle, device, pa, po, side.ptr(info), side.ptr(work) if work is not None else None,
-                          side.stream(device), plan.msg, 512)
+                          side.stream(device), plan.f64, plan.msg, 512)
     if status != 0:
         _raise(status, plan.msg.value.decode())
 
@@ -364,6 +378,8 @@ def _factor(side, A, out, check_errors, name, precision=0):
     elif out is not A:
         if tuple(side.check(out)[0]) != tuple(shape):
             raise ValueError(f"course_cholesky: out has shape {tuple(side.check(out)[0])}, A {tuple(shape)}")
+        if out.dtype != A.dtype:
+            raise TypeError(f"course_cholesky: out is {out.dtype}, A {A.dtype}")
     if n > MAX_N:
         raise ValueError(f"course_cholesky: n = {n}: this library takes n = 1..{MAX_N}")
     batch = 1
@@ -440,6 +456,8 @@ def _ex(A, upper, check_errors, out, name, precision=0):
     side, A = _side(A)
     side.check(A)  # dtype, device, contiguity: one clear exception on every path (the operator's included)
     L_out, info_out = (out if isinstance(out, (tuple, list)) else (out, None)) if out is not None else (None, None)
+    if L_out is not None and getattr(L_out, "dtype", A.dtype) != A.dtype:  # as torch: out= takes A's type only
+        raise TypeError(f"course_cholesky: out is {L_out.dtype}, A {A.dtype}")
     src = side.transpose(A) if upper else A  # upper: the upper triangle is the lower one of A^T
     torch = getattr(side, "t", None)
     if torch is not None and _needs_op(torch, A):
@@ -468,7 +486,7 @@ def _ex(A, upper, check_errors, out, name, precision=0):
 
 def _fits(side, out, A):
     try:
-        return tuple(side.check(out)[0]) == tuple(A.shape)
+        return tuple(side.check(out)[0]) == tuple(A.shape) and out.dtype == A.dtype
     except (TypeError, ValueError):
         return False
 

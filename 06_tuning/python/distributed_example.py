@@ -1,0 +1,115 @@
+"""distributed_example.py - a batch bigger than one GPU, through the engine clusters use: torch.distributed.
+
+Every rank (one process a GPU, started by torchrun or a Slurm job step) makes its own shard of one
+global batch of SPD matrices (rows [lo, hi) of it, from seeds: no input moves between GPUs),
+factors it with course_cholesky.cholesky_ex on its GPU, and the infos are gathered on rank 0 over
+NCCL (all_gather_into_tensor: torch's own transport, nothing home-made). Rank 0 prints the time of
+the slowest rank (CUDA events between two barriers) and the matrices a second.
+
+    torchrun --nproc-per-node=2 06_tuning/python/distributed_example.py --n 64 --batch 2000000 --dtype float64
+    torchrun --nproc-per-node=2 06_tuning/python/distributed_example.py --n 64 --batch 20000 --check
+
+--check: the factors of every rank are gathered on rank 0 too, which factors the whole batch again
+alone, and every factor must be equal bit for bit (a matrix's factor does not depend on the batch
+around it or the GPU it ran on). Across nodes: the same script under `srun` (06_tuning/python/README.md,
+"Beyond one GPU": MASTER_ADDR, MASTER_PORT and the ranks come from Slurm's variables).
+"""
+import argparse
+import os
+import sys
+
+import torch
+import torch.distributed as dist
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import course_cholesky as cc  # noqa: E402
+
+
+def shard(batch, world, rank):
+    """[lo, hi) of the global batch for this rank: sizes differ by at most one."""
+    base, extra = divmod(batch, world)
+    lo = rank * base + min(rank, extra)
+    return lo, lo + base + (rank < extra)
+
+
+def make(lo, hi, n, dtype, device):
+    """Matrices lo .. hi-1 of the global batch: each from its own seed, so any rank makes the same one."""
+    out = torch.empty(hi - lo, n, n, dtype=dtype, device=device)
+    step = max(1, (1 << 26) // (n * n))  # generate in pieces of 512 MiB of float64 at most
+    for a in range(lo, hi, step):
+        b = min(hi, a + step)
+        g = torch.Generator(device=device).manual_seed(1_000_003 * a + n)
+        x = torch.randn(b - a, n, n, dtype=torch.float64, device=device, generator=g)
+        m = x @ x.mT / n + torch.eye(n, dtype=torch.float64, device=device)
+        out[a - lo:b - lo] = m.to(dtype)
+    return out
+
+
+def rank_env():
+    """(rank, world, local rank): torchrun's variables, else Slurm's (srun), else one process."""
+    env = os.environ
+    if "RANK" in env:
+        return int(env["RANK"]), int(env["WORLD_SIZE"]), int(env.get("LOCAL_RANK", 0))
+    if "SLURM_PROCID" in env:
+        return int(env["SLURM_PROCID"]), int(env["SLURM_NTASKS"]), int(env.get("SLURM_LOCALID", 0))
+    return 0, 1, 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--n", type=int, default=64)
+    ap.add_argument("--batch", type=int, default=200000, help="matrices in the global batch")
+    ap.add_argument("--dtype", default="float64", choices=["float32", "float64"])
+    ap.add_argument("--check", action="store_true", help="rank 0 refactors the whole batch alone and compares")
+    a = ap.parse_args()
+    rank, world, local = rank_env()
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", "29517")
+    torch.cuda.set_device(local)
+    device = torch.device("cuda", local)
+    dist.init_process_group("nccl", rank=rank, world_size=world, device_id=device)
+    dtype = getattr(torch, a.dtype)
+    lo, hi = shard(a.batch, world, rank)
+    A = make(lo, hi, a.n, dtype, device)
+    L, info = cc.cholesky_ex(A)  # the plan and its warm-up, outside the timing
+    torch.cuda.synchronize()
+    dist.barrier()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    L, info = cc.cholesky_ex(A)
+    stop.record()
+    stop.synchronize()
+    ms = torch.tensor([start.elapsed_time(stop)], device=device)
+    dist.all_reduce(ms, op=dist.ReduceOp.MAX)  # the batch is done when the slowest rank is
+    # The infos of every rank on every rank (equal shards: pad the short ones with -1).
+    size = -(-a.batch // world)
+    mine = torch.full((size,), -1, dtype=torch.int32, device=device)
+    mine[:hi - lo] = info
+    every = torch.empty(world * size, dtype=torch.int32, device=device)
+    dist.all_gather_into_tensor(every, mine)
+    infos = torch.cat([every[r * size:r * size + (shard(a.batch, world, r)[1] - shard(a.batch, world, r)[0])]
+                       for r in range(world)])
+    same = True
+    if a.check:  # every factor on rank 0, against the whole batch factored there alone
+        Ls = torch.zeros(world * size, a.n, a.n, dtype=dtype, device=device)
+        part = torch.zeros(size, a.n, a.n, dtype=dtype, device=device)
+        part[:hi - lo] = L
+        dist.all_gather_into_tensor(Ls, part)
+        if rank == 0:
+            gathered = torch.cat([Ls[r * size:r * size + (shard(a.batch, world, r)[1] - shard(a.batch, world, r)[0])]
+                                  for r in range(world)])
+            whole = make(0, a.batch, a.n, dtype, device)
+            alone, _ = cc.cholesky_ex(whole)
+            same = torch.equal(gathered, alone)
+    if rank == 0:
+        bad = int((infos != 0).sum())
+        t = float(ms[0])
+        print(f"{world} ranks ({torch.cuda.get_device_name(device)}), {a.batch} matrices of n = {a.n}, {a.dtype}: "
+              f"{t:.3f} ms (slowest rank), {a.batch / t * 1e3:.3g} matrices/s; infos gathered: {infos.numel()}, "
+              f"nonzero {bad}" + (f"; every factor equal to one GPU's: {same}" if a.check else ""), flush=True)
+    dist.destroy_process_group()
+    sys.exit(0 if same and int((infos != 0).sum()) == 0 else 1)
+
+
+if __name__ == "__main__":
+    main()
