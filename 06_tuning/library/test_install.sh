@@ -30,7 +30,7 @@ installed_tests() {
     record "the shared library's SONAME is libcourse_cholesky.so.1" $([ "$soname" = libcourse_cholesky.so.1 ] && echo PASS || echo FAIL) "SONAME: ${soname:-none}"
     # The public API: every function the header declares, and nothing else.
     local api exported archived
-    api=$(sed -nE 's/^[a-z_ ]+[ *](cholesky_[a-z_]+)\(.*/\1/p' 06_tuning/library/cholesky_plan.h | sort -u | tr '\n' ' ')
+    api=$(sed -nE 's/^[a-z_ ]+[ *](cholesky_[a-z0-9_]+)\(.*/\1/p' 06_tuning/library/cholesky_plan.h | sort -u | tr '\n' ' ')
     exported=$(nm -D --defined-only $prefix/lib/libcourse_cholesky.so 2> /dev/null | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sed 's/@.*//' | grep -v '^COURSE_CHOLESKY_' | sort -u | tr '\n' ' ')
     record "the shared library exports the header's functions and nothing else" $([ -n "$api" ] && [ "$api" = "$exported" ] && echo PASS || echo FAIL) "header: $api; exported: ${exported:0:300}"
     archived=$(nm -g --defined-only $prefix/lib/libcourse_cholesky.a 2> /dev/null | awk 'NF == 3 {print $3}' | sort -u | tr '\n' ' ')

@@ -6,8 +6,8 @@ factors it with course_cholesky.cholesky_ex on its GPU, and the infos are gather
 NCCL (all_gather_into_tensor: torch's own transport, nothing home-made). Rank 0 prints the time of
 the slowest rank (CUDA events between two barriers) and the matrices a second.
 
-    torchrun --nproc-per-node=2 06_tuning/python/distributed_example.py --n 64 --batch 2000000 --dtype float64
-    torchrun --nproc-per-node=2 06_tuning/python/distributed_example.py --n 64 --batch 20000 --check
+    torchrun --nproc-per-node=2 06_tuning/python/distributed_example.py --order 64 --matrices 2000000 --dtype float64
+    torchrun --nproc-per-node=2 06_tuning/python/distributed_example.py --order 64 --matrices 20000 --check
 
 --check: the factors of every rank are gathered on rank 0 too, which factors the whole batch again
 alone, and every factor must be equal bit for bit (a matrix's factor does not depend on the batch
@@ -57,8 +57,8 @@ def rank_env():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--n", type=int, default=64)
-    ap.add_argument("--batch", type=int, default=200000, help="matrices in the global batch")
+    ap.add_argument("--order", type=int, default=64, help="n: the order of every matrix")
+    ap.add_argument("--matrices", type=int, default=200000, help="the global batch's size")
     ap.add_argument("--dtype", default="float64", choices=["float32", "float64"])
     ap.add_argument("--check", action="store_true", help="rank 0 refactors the whole batch alone and compares")
     a = ap.parse_args()
@@ -69,8 +69,8 @@ def main():
     device = torch.device("cuda", local)
     dist.init_process_group("nccl", rank=rank, world_size=world, device_id=device)
     dtype = getattr(torch, a.dtype)
-    lo, hi = shard(a.batch, world, rank)
-    A = make(lo, hi, a.n, dtype, device)
+    lo, hi = shard(a.matrices, world, rank)
+    A = make(lo, hi, a.order, dtype, device)
     L, info = cc.cholesky_ex(A)  # the plan and its warm-up, outside the timing
     torch.cuda.synchronize()
     dist.barrier()
@@ -82,30 +82,30 @@ def main():
     ms = torch.tensor([start.elapsed_time(stop)], device=device)
     dist.all_reduce(ms, op=dist.ReduceOp.MAX)  # the batch is done when the slowest rank is
     # The infos of every rank on every rank (equal shards: pad the short ones with -1).
-    size = -(-a.batch // world)
+    size = -(-a.matrices // world)
     mine = torch.full((size,), -1, dtype=torch.int32, device=device)
     mine[:hi - lo] = info
     every = torch.empty(world * size, dtype=torch.int32, device=device)
     dist.all_gather_into_tensor(every, mine)
-    infos = torch.cat([every[r * size:r * size + (shard(a.batch, world, r)[1] - shard(a.batch, world, r)[0])]
+    infos = torch.cat([every[r * size:r * size + (shard(a.matrices, world, r)[1] - shard(a.matrices, world, r)[0])]
                        for r in range(world)])
     same = True
     if a.check:  # every factor on rank 0, against the whole batch factored there alone
-        Ls = torch.zeros(world * size, a.n, a.n, dtype=dtype, device=device)
-        part = torch.zeros(size, a.n, a.n, dtype=dtype, device=device)
+        Ls = torch.zeros(world * size, a.order, a.order, dtype=dtype, device=device)
+        part = torch.zeros(size, a.order, a.order, dtype=dtype, device=device)
         part[:hi - lo] = L
         dist.all_gather_into_tensor(Ls, part)
         if rank == 0:
-            gathered = torch.cat([Ls[r * size:r * size + (shard(a.batch, world, r)[1] - shard(a.batch, world, r)[0])]
+            gathered = torch.cat([Ls[r * size:r * size + (shard(a.matrices, world, r)[1] - shard(a.matrices, world, r)[0])]
                                   for r in range(world)])
-            whole = make(0, a.batch, a.n, dtype, device)
+            whole = make(0, a.matrices, a.order, dtype, device)
             alone, _ = cc.cholesky_ex(whole)
             same = torch.equal(gathered, alone)
     if rank == 0:
         bad = int((infos != 0).sum())
         t = float(ms[0])
-        print(f"{world} ranks ({torch.cuda.get_device_name(device)}), {a.batch} matrices of n = {a.n}, {a.dtype}: "
-              f"{t:.3f} ms (slowest rank), {a.batch / t * 1e3:.3g} matrices/s; infos gathered: {infos.numel()}, "
+        print(f"{world} ranks ({torch.cuda.get_device_name(device)}), {a.matrices} matrices of n = {a.order}, {a.dtype}: "
+              f"{t:.3f} ms (slowest rank), {a.matrices / t * 1e3:.3g} matrices/s; infos gathered: {infos.numel()}, "
               f"nonzero {bad}" + (f"; every factor equal to one GPU's: {same}" if a.check else ""), flush=True)
     dist.destroy_process_group()
     sys.exit(0 if same and int((infos != 0).sum()) == 0 else 1)

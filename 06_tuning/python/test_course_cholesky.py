@@ -41,7 +41,10 @@ OTHER64 = ["float64: failing minors equal torch's, a NaN fails as LAPACK's dpotr
            "float64: torch.compile(fullgraph=True) equals the eager call",
            "float64: cupy agrees with cupy.linalg.cholesky",
            "float64: a GP's marginal likelihood trained 5 Adam steps: every loss equals torch's path",
-           "float64: choice() says float64, out= of another type refused"]
+           "float64: choice() says float64, out= of another type refused",
+           "float64: views one double into a buffer (in, out, in place): the aligned call's bits",
+           "float64: a CUDA graph captured without a warm-up replays the eager bits (n = 50 and 400)",
+           "float64: two threads, two streams: the factors of one"]
 GROUPS = {"python binding": len(NS) * len(BATCHES) + len(OTHER),
           "python gpu-mode families": len(SHAPES) * len(FAMILIES),
           HIGH: len(SHAPES) * (len(FAMILIES) + 1),
@@ -463,8 +466,61 @@ def float64_tests(torch, cc, rec):
         rec(OTHER64[4], bool(ok), why, None if ok is not None else "SKIP")
     except Exception as e:
         rec(OTHER64[4], False, f"{type(e).__name__}: {e}")
+    def views():
+        A = spd64((7,), 60, 21)
+        want = cc.cholesky_ex(A)
+        buf = torch.empty(A.numel() + 2, dtype=torch.float64, device=dev)
+        view = buf[1:1 + A.numel()].view(A.shape)  # 8 bytes past a 16-byte boundary
+        view.copy_(A)
+        got = cc.cholesky_ex(view)
+        out = torch.empty(A.numel() + 1, dtype=torch.float64, device=dev)[1:].view(A.shape)
+        cc.cholesky_ex(A, out=(out, torch.empty(7, dtype=torch.int32, device=dev)))
+        info = cc.cholesky_ex_(view)
+        ok = torch.equal(got.L, want.L) and torch.equal(out, want.L) and torch.equal(view, want.L) and \
+            int(info.abs().sum()) == 0
+        return ok, "in, out and in place one double off: " + ("the same bits" if ok else "different")
+
+    def graph():
+        bad = []
+        for n, batch in ((50, 300), (400, 3)):
+            A, B = spd64((batch,), n, n), spd64((batch,), n, n + 1)
+            static = A.clone()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                L, info = cc.cholesky_ex(static)
+            static.copy_(B)
+            g.replay()
+            torch.cuda.synchronize()
+            if not torch.equal(L, cc.cholesky_ex(B).L):
+                bad.append(f"n = {n}")
+        return not bad, "replays differ at " + ", ".join(bad) if bad else "replays equal eager calls bit for bit"
+
+    def threads():
+        import threading
+        A = [spd64((40,), 64, 50 + k) for k in range(2)]
+        want = [cc.cholesky_ex(a).L for a in A]
+        got, errors = [None, None], []
+
+        def work(k):
+            try:
+                s = torch.cuda.Stream()
+                with torch.cuda.stream(s):
+                    for _ in range(50):
+                        got[k] = cc.cholesky_ex(A[k]).L
+                s.synchronize()
+            except Exception as e:
+                errors.append(repr(e))
+        ts = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+        [t.start() for t in ts]
+        [t.join() for t in ts]
+        ok = not errors and all(torch.equal(got[k], want[k]) for k in range(2))
+        return ok, "; ".join(errors) or ("50 calls each, the factors of one thread" if ok else "factors differ")
+
     other(5, gp_training)
     other(6, said)
+    other(7, views)
+    other(8, graph)
+    other(9, threads)
     torch.cuda.empty_cache()
 
 

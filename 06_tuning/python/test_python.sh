@@ -35,7 +35,7 @@ group "python distributed"
 torchrun_check() { # ranks batch
     local out rc
     out=$(PYTHONPATH=$here${PYTHONPATH:+:$PYTHONPATH} timeout 300 python3 -m torch.distributed.run --nproc-per-node="$1" \
-        --master-port=$((29500 + $1)) $here/distributed_example.py --n 64 --batch "$2" --dtype float64 --check 2>&1)
+        --master-port=$((29500 + $1)) $here/distributed_example.py --order 64 --matrices "$2" --dtype float64 --check 2>&1)
     rc=$?
     record "$3" "$([ $rc -eq 0 ] && echo PASS || echo FAIL)" "$(tail -2 <<< "$out" | tr '\n' ' ' | cut -c1-400)"
 }
