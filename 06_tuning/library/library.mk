@@ -38,7 +38,9 @@ lib-link: $(LIB_OBJS) 06_tuning/library/library.map
 		-Xlinker --as-needed -Xlinker --no-undefined -Xlinker -Map=$(LIB_OUT)/libcourse_cholesky.map
 	@bash 06_tuning/library/check_no_exit.sh --no-env $(LIB_OUT)/libcourse_cholesky.map $(COMMON_LIB) || { rm -f $(LIB_OUT)/libcourse_cholesky.so.*; exit 1; }
 	@# The static archive: one object with the same symbols made global as the shared library exports.
-	@sed -n 's/^ *\(cholesky_[a-z0-9_]*\);$$/\1/p' 06_tuning/library/library.map > $(LIB_OUT)/public.syms
+	@# (Also the hidden comdat DW.ref.__gxx_personality_v0 of the C++ objects' unwind tables: made local,
+	@# a program linked with a static libstdc++ keeps our copy of its group and finds no definition.)
+	@{ sed -n 's/^ *\(cholesky_[a-z0-9_]*\);$$/\1/p' 06_tuning/library/library.map; echo DW.ref.__gxx_personality_v0; } > $(LIB_OUT)/public.syms
 	ld -r -o $(LIB_OUT)/course_cholesky.o $(filter %.o %.a,$^)
 	objcopy --keep-global-symbols=$(LIB_OUT)/public.syms $(LIB_OUT)/course_cholesky.o
 	rm -f $(LIB_OUT)/libcourse_cholesky.a && ar rcs $(LIB_OUT)/libcourse_cholesky.a $(LIB_OUT)/course_cholesky.o

@@ -176,12 +176,37 @@ def clear_cache():
     _evict(0)
 
 
+# Plans evicted while a CUDA graph was being captured: destroying a whole-GPU plan's streams and
+# graphs inside a capture invalidates it (torch's capture mode is "global"), so they are kept until
+# the next eviction outside a capture.
+_deferred = []
+
+
+def _capturing():
+    """Is the current stream of torch or cupy (whichever is loaded) being captured into a graph?"""
+    try:
+        torch = sys.modules.get("torch")
+        if torch is not None and torch.cuda.is_initialized() and torch.cuda.is_current_stream_capturing():
+            return True
+        cupy = sys.modules.get("cupy")
+        return bool(cupy is not None and cupy.cuda.get_current_stream().is_capturing())
+    except Exception:  # no GPU, an old version: nothing is being captured that we could break
+        return False
+
+
 def _evict(keep=None):
     keep = _capacity if keep is None else keep
     gone = []
     with _plans_lock:
         while len(_plans) > keep:
             gone.append(_plans.popitem(last=False)[1])
+        if gone or _deferred:
+            if _capturing():
+                _deferred.extend(gone)
+                gone = []
+            else:
+                gone.extend(_deferred)
+                _deferred.clear()
     # Not destroyed here: another thread may have taken one of them from the cache a moment ago
     # (_plan takes no lock) and be executing it. Dropped, each plan is destroyed when its last
     # reference goes (_Plan.__del__): at once when nobody holds it, else when that call returns.
