@@ -9,7 +9,7 @@
 TEST_SUITES += course
 SUITE_DEPS_course := $(BUILD)/datasets/gen_dataset $(BUILD)/datasets/dataset_check $(BUILD)/datasets/hp3_study \
 	$(BUILD)/03_left_right_top/cholesky_one $(BUILD)/04_interleaved/cholesky_batched \
-	$(BUILD)/06_tuning/cholesky_tuned $(BUILD)/06_tuning/tune $(BUILD)/06_tuning/test_plan
+	$(BUILD)/06_tuning/cholesky_tuned $(BUILD)/06_tuning/tune $(BUILD)/06_tuning/test_plan $(BUILD)/06_tuning/test_float64
 SUITE_CMDS_course := 'bash common/tests/test_make_help.sh' 'bash common/tests/test_cli_conventions.sh' \
 	'bash common/tests/test_readme_commands.sh' 'bash common/tests/test_readme_points.sh' \
 	'bash common/tests/test_alone_lines.sh' 'bash common/tests/test_make_tools.sh' 'bash common/tests/test_format.sh'
