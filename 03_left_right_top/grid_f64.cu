@@ -1,99 +1,141 @@
 /* grid_f64.cu - a batch of float64 matrices of any order, factored by the whole GPU in 64 x 64 tile
  * tasks (grid_f64.h). Stage 03's right-looking order, one step k at a time, each step three launches
  * over every matrix of the batch at once:
- *   1. the diagonal tile (k, k): factored in shared memory by one block a matrix, and inverted there
- *      (LAPACK's dtrti2 order), the inverse kept in the workspace;
+ *   1. the diagonal tile (k, k): factored by one block a matrix, a row a thread in registers, and
+ *      inverted there, the inverse kept in the workspace;
  *   2. the panel below it: L(i, k) = A(i, k) L(k, k)^-T as a product A(i, k) inv^T, so it is the same
  *      tile product as the update, with no chain of dependent steps inside it;
  *   3. the update of the trailing lower tiles: A(i, j) -= L(i, k) L(j, k)^T.
  * Step 3 waits for a panel of PANEL_TILES tile columns (inside it, only the panel's own columns are
  * updated step by step), then updates the trailing matrix with all of them at once.
  * Steps 2 and 3 are one kernel (f64_tile_product): a 64 x 64 tile by four warps, each 32 x 32 as
- * 4 x 4 DMMA fragments (mma.sync m8n8k4 with f64 operands: the FP64 tensor cores, about twice the
- * FP64 rate of the cores' FMAs on Hopper). Rows and columns past n are read as zeros and not written;
- * in the diagonal tile they are the identity, so the last, partial tile needs no special case.
+ * 2 x 4 DMMA fragments (mma.sync m16n8k4 with f64 operands: the FP64 tensor cores). A panel's update
+ * of the trailing matrix, most of the flops, has its own kernel (f64_trailing_update): 128 x 128
+ * blocks, four slices in flight, where the GPU has enough of them. Rows and columns past n are read
+ * as zeros and not written; in the diagonal tile they are the identity, so the last, partial tile
+ * needs no special case.
  * The strict upper triangle is never read (the diagonal tile loads only its lower part; the updates
  * of a diagonal tile write garbage above its diagonal, which nothing reads) and is set to zero last.
  * Alone: make build/03_left_right_top/test_grid && build/03_left_right_top/test_grid */
 #include <math.h>
+#include <stdint.h>
 #include "cuda_check.h"
 #include "launch_split.cuh"
 #include "grid_f64.h"
 
 #define NB GRID_F64_NB
-#define KH 16       /* the product's K in slices of 16, two in flight: four 64 x 20 tiles fit the 48 KiB */
-#define KS (KH + 4) /* row stride: a warp's 8 rows x 4 doubles fall into two passes of the 32 banks, the least */
-#define TILE_THREADS 256
+#define KH 16           /* the product's K in slices of 16, two in flight: four 64 x 20 tiles fit the 48 KiB */
+#define KS (KH + 4)     /* row stride: a warp's 8 rows x 4 doubles fall into two passes of the 32 banks, the least */
+#define TILE_THREADS NB /* the diagonal tile: a thread a row */
 #define PRODUCT_THREADS 128
 /* Tile columns a panel: its columns' updates of the trailing matrix go in one launch (K = 256), which
  * reads and writes that matrix once per panel instead of once per tile column. */
 #define PANEL_TILES 4
 
-/* Step 1: tile (k, k) of matrix first + blockIdx.x: factor, store L, invert into inv. */
+/* Step 1: tile (k, k) of matrix first + blockIdx.x: factor, store L, invert into inv. A thread a row
+ * (then a column of the inverse), held in registers, so that a column step costs one barrier of two
+ * warps. The loops run in blocks of JB columns, the registers shifted by JB after each block: the code
+ * of one block (a few thousand instructions) is fetched once and run NB / JB times. Fully unrolled,
+ * the ~10 000 instructions of one tile ran once each, fetched from L2 (108 us a tile, ncu, H200), and
+ * a shared-memory version with a column of threads per step took 88 us. Entries past the tile (the
+ * top of a register window near the end) are garbage that nothing reads; the buffers are padded so
+ * that their reads stay in bounds. */
+#define JB 8
+#define TILE_ROWS (2 * NB - JB) /* S's rows: those past NB are the windows' padding */
+#define TILE_SMEM ((TILE_ROWS * (NB + 1) + 2 * 2 * NB + NB) * sizeof(double))
 __global__ void __launch_bounds__(TILE_THREADS)
     f64_potrf_tile(double *A, int n, int k, size_t first, int *info, double *inv)
 {
-    __shared__ double S[NB][NB + 1]; /* stride 65: a column's entries fall into different banks */
-    __shared__ double diag[NB], xdiag[NB];
-    __shared__ int fail;
-    const int t = threadIdx.x, k0 = k * NB, m = n - k0 < NB ? n - k0 : NB;
+    extern __shared__ double tile_smem[];
+    double(*S)[NB + 1] = (double(*)[NB + 1]) tile_smem; /* the tile (stride 65: a column's entries in
+                                                               different banks), then L */
+    double(*column)[2 * NB] = (double(*)[2 * NB])(tile_smem + TILE_ROWS * (NB + 1)); /* step j's column, two
+                                                               buffers: step j + 1 may write while j reads */
+    double *rdiag = tile_smem + TILE_ROWS * (NB + 1) + 2 * 2 * NB;                   /* 1 / L(j, j) */
+    const int i = threadIdx.x, k0 = k * NB, m = n - k0 < NB ? n - k0 : NB;
     const size_t b = first + blockIdx.x;
     double *M = A + b * (size_t)n * n;
-    for (int e = t; e < NB * NB; e += TILE_THREADS) {
+    for (int e = i; e < NB * NB; e += TILE_THREADS) { /* coalesced; the lower triangle only, the identity past m */
         const int r = e / NB, c = e % NB;
-        S[r][c] = r < m && c <= r ? M[(size_t)(k0 + r) * n + k0 + c] : r == c ? 1.0 : 0.0; /* lower only */
+        S[r][c] = r < m && c <= r ? M[(size_t)(k0 + r) * n + k0 + c] : r == c ? 1.0 : 0.0;
     }
-    if (t == 0) fail = 0;
     __syncthreads();
-    for (int j = 0; j < NB; j++) { /* right-looking, a column a step; the diagonal kept apart in diag */
-        const double d = S[j][j], l = sqrt(d), li = 1.0 / l;
-        if (t == 0) {
-            diag[j] = l;
-            if (!(d > 0.0) && !fail && j < m) fail = j + 1; /* a pivot <= 0 or NaN: the first one counts */
+    double a[NB]; /* row i from column j0 on: A(i, .) updated, L(i, .) once its step has passed */
+#pragma unroll
+    for (int c = 0; c < NB; c++) a[c] = S[i][c];
+    int fail = 0; /* the same in every thread: each computes every pivot */
+#pragma unroll 1
+    for (int j0 = 0; j0 < NB; j0 += JB) {
+#pragma unroll
+        for (int jj = 0; jj < JB; jj++) { /* right-looking: column j, then every row updates the columns after j */
+            const int j = j0 + jj;
+            column[j & 1][i] = a[jj];
+            __syncthreads();
+            const double d = column[j & 1][j], r = rsqrt(d), l = d * r; /* one rsqrt: sqrt and a division
+                                                  each are a long subroutine on the step's critical path */
+            if (!(d > 0.0) && !fail && j < m) fail = j + 1;             /* a pivot <= 0 or NaN: the first one counts */
+            /* rows above j compute garbage in their upper part, which is never read: no branch */
+            const double lij = a[jj] * r, t = lij * r,
+                         *col = column[j & 1] + j0; /* L(i, j), and L(i, j) / L(j, j) for A(j, q) = column[q] */
+            a[jj] = i == j ? l : lij;
+            if (i == j) rdiag[j] = r;
+#pragma unroll
+            for (int q = jj + 1; q < NB; q++) a[q] = fma(-t, col[q], a[q]);
         }
-        if (j + 1 + t < NB) S[j + 1 + t][j] *= li;
-        __syncthreads();
-        const int c = t / 4; /* four threads a column c: rows c + t % 4, c + t % 4 + 4, ... (only i >= c) */
-        if (c > j) {
-            const double lc = S[c][j];
-            for (int i = c + t % 4; i < NB; i += 4) S[i][c] -= S[i][j] * lc;
-        }
-        __syncthreads();
+#pragma unroll
+        for (int c = 0; c < JB; c++) S[i][j0 + c] = a[c];
+#pragma unroll
+        for (int c = 0; c < NB - JB; c++) a[c] = a[c + JB];
     }
-    for (int e = t; e < NB * NB; e += TILE_THREADS) {
+    __syncthreads();
+    for (int e = i; e < NB * NB; e += TILE_THREADS) {
         const int r = e / NB, c = e % NB;
-        if (r < m && c <= r) M[(size_t)(k0 + r) * n + k0 + c] = r == c ? diag[r] : S[r][c];
+        if (r < m && c <= r) M[(size_t)(k0 + r) * n + k0 + c] = S[r][c];
     }
-    if (t == 0 && fail && info[b] == 0) info[b] = k0 + fail;
-    /* The inverse X = L^-1 in place, column j from the last to the first (dtrti2): X(j, j) = 1 / L(j, j),
-     * X(j+1:, j) = -X(j, j) X(j+1:, j+1:) L(j+1:, j). Row i's sum by 4 threads (t = 4 i + part). */
-    if (t < NB) xdiag[t] = 1.0 / diag[t];
-    __syncthreads();
-    const int i = t / 4, part = t % 4;
-    for (int j = NB - 2; j >= 0; j--) {
-        double s = 0.0;
-        if (i > j)
-            for (int q = j + 1 + part; q <= i; q += 4) s += (q == i ? xdiag[i] : S[i][q]) * S[q][j];
-        s += __shfl_xor_sync(0xffffffffu, s, 1);
-        s += __shfl_xor_sync(0xffffffffu, s, 2);
-        __syncthreads(); /* every sum has read column j */
-        if (i > j && part == 0) S[i][j] = -xdiag[j] * s;
-        __syncthreads();
-    }
+    if (i == 0 && fail && info[b] == 0) info[b] = k0 + fail;
+    /* The inverse X = L^-1, a column a thread (j = i): forward substitution in axpy order, so that the
+     * products of a step are independent: x[c] holds X(q0 + c, j), final once its step has passed, a
+     * running sum before. Every thread reads the same L(q2, q): broadcasts. */
+    const int j = i;
+    double x[NB];
+#pragma unroll
+    for (int c = 0; c < NB; c++) x[c] = 0.0;
     double *X = inv + b * (size_t)NB * NB;
-    for (int e = t; e < NB * NB; e += TILE_THREADS) {
-        const int r = e / NB, c = e % NB;
-        X[e] = r == c ? xdiag[r] : c < r ? S[r][c] : 0.0;
+#pragma unroll 1
+    for (int q0 = 0; q0 < NB; q0 += JB) {
+#pragma unroll
+        for (int qq = 0; qq < JB; qq++) {
+            const int q = q0 + qq;
+            const double *Lq = &S[q0][q]; /* L(q0 + c, q) at Lq[c * (NB + 1)] */
+            x[qq] = q < j ? 0.0 : q == j ? rdiag[q] : -x[qq] * rdiag[q];
+#pragma unroll
+            for (int c = qq + 1; c < NB; c++) x[c] = fma(Lq[c * (NB + 1)], x[qq], x[c]);
+        }
+#pragma unroll
+        for (int c = 0; c < JB; c++) X[(q0 + c) * NB + j] = x[c]; /* zeros above the diagonal */
+#pragma unroll
+        for (int c = 0; c < NB - JB; c++) x[c] = x[c + JB];
     }
 }
 
-/* One 8 x 8 x 4 product on the FP64 tensor cores: c += a b for the warp's fragments (thread l holds
- * a = A(l / 4, l % 4), b = B(l % 4, l / 4), c = C(l / 4, 2 (l % 4) + {0, 1})). */
-__device__ __forceinline__ void dmma_8x8x4(double &c0, double &c1, double a, double b)
+/* One 16 x 8 x 4 product on the FP64 tensor cores: c += a b for the warp's fragments (g = lane / 4,
+ * t = lane % 4: a = A(g, t), A(g + 8, t); b = B(t, g); c = C(g, 2t + {0, 1}), C(g + 8, 2t + {0, 1})).
+ * Hopper has it as one instruction (m16n8k4); the m8n8k4 shape that sm_80 has peaks at half the rate
+ * there (H200: 33 against 66 TFLOP/s, measured with register-only loops), so sm_80 alone takes two. */
+__device__ __forceinline__ void dmma_16x8x4(double (&c)[4], double a0, double a1, double b)
 {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
+                 : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+                 : "d"(a0), "d"(a1), "d"(b));
+#elif __CUDA_ARCH__ >= 800
     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
-                 : "+d"(c0), "+d"(c1)
-                 : "d"(a), "d"(b));
+                 : "+d"(c[0]), "+d"(c[1])
+                 : "d"(a0), "d"(b));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+                 : "+d"(c[2]), "+d"(c[3])
+                 : "d"(a1), "d"(b));
+#endif
 }
 
 /* Rows r0 .. r0 + 63, columns c0 .. c0 + KH - 1 of M (ld entries a row; rows past `rows`, columns past
@@ -126,6 +168,15 @@ template <int pending> __device__ __forceinline__ void slices_wait()
 #endif
 }
 
+/* Entry s of a lower triangle enumerated row by row: s = i (i + 1) / 2 + j, j <= i. */
+__device__ __forceinline__ void lower_index(int s, int &i, int &j)
+{
+    i = (int)((sqrt(8.0 * s + 1.0) - 1.0) / 2.0);
+    while ((i + 1) * (i + 2) / 2 <= s) i++;
+    while (i * (i + 1) / 2 > s) i--;
+    j = s - i * (i + 1) / 2;
+}
+
 /* Steps 2 and 3, block g = first + blockIdx.x: tile g % tiles of matrix g / tiles. The tiles: a
  * rectangle of `cols` tile columns from (row0, col0), row by row (those above the diagonal do
  * nothing), or with cols = 0 the lower triangle from (row0, row0), row by row. SOLVE: the tile
@@ -141,17 +192,16 @@ template <bool SOLVE> __global__ void __launch_bounds__(PRODUCT_THREADS)
     const int s = (int)(g % tiles);
     int ti, tj;
     if (cols) ti = row0 + s / cols, tj = col0 + s % cols;
-    else { /* s = i'(i'+1)/2 + j', j' <= i' */ int ip = (int)((sqrt(8.0 * s + 1.0) - 1.0) / 2.0);
-        while ((ip + 1) * (ip + 2) / 2 <= s) ip++;
-        while (ip * (ip + 1) / 2 > s) ip--;
-        ti = row0 + ip, tj = row0 + (s - ip * (ip + 1) / 2);
+    else {
+        lower_index(s, ti, tj);
+        ti += row0, tj += row0;
     }
     if (tj > ti) return; /* (the whole block: before any barrier) */
     double *M = A + b * (size_t)n * n;
     const int r0 = ti * NB, c0 = tj * NB;
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32, wr = w / 2 * 32, wc = w % 2 * 32, lr = lane / 4,
               lk = lane % 4;
-    double acc[4][4][2] = {};
+    double acc[2][4][4] = {}; /* the warp's 32 x 32: 2 x 4 fragments of 16 x 8 */
     const int slices = (SOLVE ? 1 : kcount) * (NB / KH);
     const double *X = inv + b * (size_t)NB * NB;
     auto load = [&](int h) { /* slice h: columns k0 .. k0 + KH - 1 of the A tile, and the B tile's */
@@ -170,35 +220,150 @@ template <bool SOLVE> __global__ void __launch_bounds__(PRODUCT_THREADS)
         const double(*Ah)[KS] = As[h & 1], (*Bh)[KS] = Bs[h & 1];
 #pragma unroll
         for (int kk = 0; kk < KH; kk += 4) {
-            double a[4], bv[4];
+            double a[2][2], bv[4];
 #pragma unroll
-            for (int f = 0; f < 4; f++) a[f] = Ah[wr + 8 * f + lr][kk + lk], bv[f] = Bh[wc + 8 * f + lr][kk + lk];
+            for (int f = 0; f < 2; f++)
+                a[f][0] = Ah[wr + 16 * f + lr][kk + lk], a[f][1] = Ah[wr + 16 * f + 8 + lr][kk + lk];
 #pragma unroll
-            for (int mi = 0; mi < 4; mi++)
+            for (int f = 0; f < 4; f++) bv[f] = Bh[wc + 8 * f + lr][kk + lk];
+#pragma unroll
+            for (int mi = 0; mi < 2; mi++)
 #pragma unroll
                 for (int ni = 0; ni < 4; ni++) {
 #if __CUDA_ARCH__ >= 800
-                    dmma_8x8x4(acc[mi][ni][0], acc[mi][ni][1], a[mi], bv[ni]);
+                    dmma_16x8x4(acc[mi][ni], a[mi][0], a[mi][1], bv[ni]);
 #else /* no FP64 tensor cores: the same sums on the cores */
-                    for (int e = 0; e < 2; e++)
+                    for (int e = 0; e < 4; e++)
                         for (int q = 0; q < 4; q++)
-                            acc[mi][ni][e] += Ah[wr + 8 * mi + lr][kk + q] * Bh[wc + 8 * ni + 2 * lk + e][kk + q];
+                            acc[mi][ni][e] +=
+                                Ah[wr + 16 * mi + 8 * (e / 2) + lr][kk + q] * Bh[wc + 8 * ni + 2 * lk + e % 2][kk + q];
 #endif
                 }
         }
         __syncthreads(); /* slice h is read: the next load may take its buffer */
     }
 #pragma unroll
-    for (int mi = 0; mi < 4; mi++)
+    for (int mi = 0; mi < 2; mi++)
 #pragma unroll
         for (int ni = 0; ni < 4; ni++)
 #pragma unroll
-            for (int e = 0; e < 2; e++) {
-                const int r = r0 + wr + 8 * mi + lr, c = c0 + wc + 8 * ni + 2 * lk + e;
+            for (int e = 0; e < 4; e++) {
+                const int r = r0 + wr + 16 * mi + 8 * (e / 2) + lr, c = c0 + wc + 8 * ni + 2 * lk + e % 2;
                 if (r < n && c < n) {
                     double *p = M + (size_t)r * n + c;
                     *p = SOLVE ? acc[mi][ni][e] : *p - acc[mi][ni][e];
                 }
+            }
+}
+
+/* The trailing update of a panel (step 3 for the panel's kcount tile columns), in blocks of BIG x BIG
+ * (2 x 2 tiles): half the bytes a flop of 64 x 64 blocks, so the product stays on the tensor cores
+ * instead of waiting for L2. 8 warps of 64 x 32, STAGES slices in flight (dynamic shared memory).
+ * Block g = first + blockIdx.x: block g % tiles of the lower triangle of BIG blocks from tile
+ * (row0, row0) of matrix g / tiles. VEC: 16-byte copies (n even and A 16-byte aligned, so a pair of
+ * columns is in or out together). Writes only on and below the diagonal. */
+#define BIG (2 * NB)
+#define BIG_THREADS 256
+#define STAGES 4
+#define BIG_SMEM (STAGES * 2 * BIG * KS * sizeof(double))
+
+template <bool VEC> __device__ __forceinline__ void load_big_slice(double *Ts, const double *M, int n, int r0, int c0)
+{
+    constexpr int per = VEC ? 2 : 1; /* doubles a copy */
+    for (int e = threadIdx.x; e < BIG * KH / per; e += BIG_THREADS) {
+        const int r = e / (KH / per), c = e % (KH / per) * per;
+        const bool in = r0 + r < n && c0 + c < n;
+        const double *src = in ? M + (size_t)(r0 + r) * n + c0 + c : M;
+#if __CUDA_ARCH__ >= 800
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(Ts + r * KS + c);
+        if (VEC)
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(in ? 16 : 0)
+                         : "memory");
+        else
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(dst), "l"(src), "r"(in ? 8 : 0)
+                         : "memory");
+#else
+        for (int q = 0; q < per; q++) Ts[r * KS + c + q] = in ? src[q] : 0.0;
+#endif
+    }
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
+    f64_trailing_update(double *A, int n, int row0, int kfirst, int kcount, size_t tiles, size_t first)
+{
+    extern __shared__ double2 big_smem[]; /* STAGES x {A rows, B rows} x BIG x KS */
+    double *sm = (double *)big_smem;
+    const size_t g = first + blockIdx.x, b = g / tiles;
+    int bi, bj;
+    lower_index((int)(g % tiles), bi, bj);
+    double *M = A + b * (size_t)n * n;
+    const int r0 = row0 * NB + bi * BIG, c0 = row0 * NB + bj * BIG;
+    const int w = threadIdx.x / 32, lane = threadIdx.x % 32, wr = w / 4 * 64, wc = w % 4 * 32, lr = lane / 4,
+              lk = lane % 4;
+    /* acc starts as -C, read now, while the first slices arrive, and ends as -(C - L L^T): the store at
+     * the end does not wait for a load (that wait was 37 % of the stalls, ncu, H200). */
+    double acc[4][4][4]; /* the warp's 64 x 32: 4 x 4 fragments of 16 x 8 */
+    const int slices = kcount * (NB / KH);
+    auto load = [&](int h) {
+        double *As = sm + (h % STAGES) * 2 * BIG * KS, *Bs = As + BIG * KS;
+        const int k0 = kfirst * NB + h * KH;
+        load_big_slice<VEC>(As, M, n, r0, k0);
+        load_big_slice<VEC>(Bs, M, n, c0, k0);
+    };
+    auto empty_group = [] {
+#if __CUDA_ARCH__ >= 800
+        asm volatile("cp.async.commit_group;" ::: "memory"); /* keeps the count of groups per slice */
+#endif
+    };
+    for (int h = 0; h < STAGES - 1; h++) h < slices ? load(h) : empty_group();
+#pragma unroll
+    for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+        for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int r = r0 + wr + 16 * mi + 8 * (e / 2) + lr, c = c0 + wc + 8 * ni + 2 * lk + e % 2;
+                acc[mi][ni][e] = r < n && c <= r ? -M[(size_t)r * n + c] : 0.0;
+            }
+    for (int h = 0; h < slices; h++) {
+        slices_wait<STAGES - 2>(); /* slice h has arrived (for this thread) */
+        __syncthreads();           /* for every thread; and slice h - 1 is read by all, so its buffer is free */
+        h + STAGES - 1 < slices ? load(h + STAGES - 1) : empty_group();
+        const double *Ah = sm + (h % STAGES) * 2 * BIG * KS, *Bh = Ah + BIG * KS;
+#pragma unroll
+        for (int kk = 0; kk < KH; kk += 4) {
+            double a[4][2], bv[4];
+#pragma unroll
+            for (int f = 0; f < 4; f++)
+                a[f][0] = Ah[(wr + 16 * f + lr) * KS + kk + lk], a[f][1] = Ah[(wr + 16 * f + 8 + lr) * KS + kk + lk];
+#pragma unroll
+            for (int f = 0; f < 4; f++) bv[f] = Bh[(wc + 8 * f + lr) * KS + kk + lk];
+#pragma unroll
+            for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+                for (int ni = 0; ni < 4; ni++) {
+#if __CUDA_ARCH__ >= 800
+                    dmma_16x8x4(acc[mi][ni], a[mi][0], a[mi][1], bv[ni]);
+#else
+                    for (int e = 0; e < 4; e++)
+                        for (int q = 0; q < 4; q++)
+                            acc[mi][ni][e] += Ah[(wr + 16 * mi + 8 * (e / 2) + lr) * KS + kk + q] *
+                                              Bh[(wc + 8 * ni + 2 * lk + e % 2) * KS + kk + q];
+#endif
+                }
+        }
+    }
+#pragma unroll
+    for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+        for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int r = r0 + wr + 16 * mi + 8 * (e / 2) + lr, c = c0 + wc + 8 * ni + 2 * lk + e % 2;
+                if (r < n && c <= r) M[(size_t)r * n + c] = -acc[mi][ni][e];
             }
 }
 
@@ -224,6 +389,13 @@ extern "C" int potrf_grid_f64(int n, size_t batch, const double *d_in, double *d
     if (d_out != d_in) CUDA_TRY(cudaMemcpyAsync(d_out, d_in, batch * nn * sizeof(double), cudaMemcpyDeviceToDevice, s));
     CUDA_TRY(cudaMemsetAsync(d_info, 0, batch * sizeof(int), s));
     const int T = (n + NB - 1) / NB;
+    static int optin_vec[64], optin_plain[64], optin_tile[64];
+    const int sms = launch_sm_count();
+    if (!sms || launch_smem_optin(f64_trailing_update<true>, optin_vec) < (int)BIG_SMEM ||
+        launch_smem_optin(f64_trailing_update<false>, optin_plain) < (int)BIG_SMEM ||
+        launch_smem_optin(f64_potrf_tile, optin_tile) < (int)TILE_SMEM)
+        return -1; /* noted; or a GPU with less than BIG_SMEM a block (none since Volta) */
+    const bool vec = n % 2 == 0 && (uintptr_t)d_out % 16 == 0;
     /* One launch of the product kernel over `tiles` tiles of every matrix. */
     auto product = [&](bool solve, int row0, int col0, int cols, int kfirst, int kcount, size_t tiles) {
         return launch_split(batch * tiles, s, [&](unsigned count, size_t first) {
@@ -239,14 +411,24 @@ extern "C" int potrf_grid_f64(int n, size_t batch, const double *d_in, double *d
         const int pe = T < p0 + PANEL_TILES ? T : p0 + PANEL_TILES; /* the panel: tile columns p0 .. pe - 1 */
         for (int k = p0; k < pe; k++) {
             TRY(launch_split(batch, s, [&](unsigned count, size_t first) {
-                f64_potrf_tile<<<count, TILE_THREADS, 0, s>>>(d_out, n, k, first, d_info, d_work);
+                f64_potrf_tile<<<count, TILE_THREADS, TILE_SMEM, s>>>(d_out, n, k, first, d_info, d_work);
             }));
             const int below = T - 1 - k, right = pe - 1 - k; /* tiles below (k, k); panel columns right of k */
             if (below) TRY(product(true, k + 1, k, 1, k, 1, (size_t)below));
             if (right) TRY(product(false, k + 1, k + 1, right, k, 1, (size_t)below * right));
         }
         const int rest = T - pe; /* the trailing lower triangle, once for the panel's columns */
-        if (rest) TRY(product(false, pe, pe, 0, p0, pe - p0, (size_t)rest * (rest + 1) / 2));
+        const size_t big = (size_t)(rest + 1) / 2 * ((rest + 1) / 2 + 1) / 2; /* its BIG blocks */
+        if (rest && batch * big >= (size_t)sms) {                             /* enough BIG blocks to fill the GPU */
+            TRY(launch_split(batch * big, s, [&](unsigned count, size_t first) {
+                if (vec)
+                    f64_trailing_update<true>
+                        <<<count, BIG_THREADS, BIG_SMEM, s>>>(d_out, n, pe, p0, pe - p0, big, first);
+                else
+                    f64_trailing_update<false>
+                        <<<count, BIG_THREADS, BIG_SMEM, s>>>(d_out, n, pe, p0, pe - p0, big, first);
+            }));
+        } else if (rest) TRY(product(false, pe, pe, 0, p0, pe - p0, (size_t)rest * (rest + 1) / 2));
     }
     return launch_split(batch * (size_t)n, s,
                         [&](unsigned count, size_t first) { f64_zero_upper<<<count, 128, 0, s>>>(d_out, n, first); });

@@ -10,8 +10,8 @@
  *   float64 decisions (no GPU)  what a float64 plan runs and says; refused dtypes, layouts, executes
  *   float64 batched             n = 1 .. 128 auto (the cyclic kernel in float64), every instance grid
  *                               given, row-major, interleaved and chunked, in and out of place
- *   float64 whole GPU           n = 129 .. 1024 in batches against the reference; 4096 and 8192 alone
- *                               (sampled residuals, float64's bound), an indefinite 4096 (info n/2 + 1)
+ *   float64 whole GPU           n = 129 .. 1024 in batches against the reference; 4096, 4095 and 8192
+ *                               alone (sampled residuals, float64's bound), an indefinite 4096 (info n/2 + 1)
  *   float64 door                a CUDA graph around execute, pointers 8 bytes off (staged or refused)
  *
  *   make build/06_tuning/test_float64 && build/06_tuning/test_float64 */
@@ -305,6 +305,9 @@ static const size_t layouts[][2] = {{40, 32}, {33, 33}, {100, 7}, {128, 200}}; /
 static const int whole_ns[] = {129, 200, 300, 1024};
 static const size_t whole_batches[] = {7, 6, 3, 2};
 #define NWHOLE ((int)(sizeof whole_ns / sizeof whole_ns[0]))
+/* (n, indefinite): 4095 takes the 128 x 128 trailing blocks with 8-byte copies, the even n 16-byte ones */
+static const int large[][2] = {{4096, 0}, {4095, 0}, {8192, 0}, {4096, 1}};
+#define NLARGE ((int)(sizeof large / sizeof large[0]))
 
 static int run_graph(char *detail, size_t len);
 static int run_offset(int unaligned, char *detail, size_t len);
@@ -315,7 +318,7 @@ int main(void)
     harness_begin(&h, "stage-6");
     harness_plan(&h, DECISIONS, harness_count(&h, decision_tests));
     harness_plan_gpu(&h, BATCHED, 128 + NGIVEN + NLAYOUTS);
-    harness_plan_gpu(&h, WHOLE, NWHOLE * 2 + 3);
+    harness_plan_gpu(&h, WHOLE, NWHOLE * 2 + NLARGE);
     harness_plan_gpu(&h, DOOR, 3);
     harness_group(&h, DECISIONS);
     decision_tests(&h);
@@ -364,8 +367,7 @@ int main(void)
                                     sizeof detail),
                           name, "%s", detail);
         }
-    static const int large[][2] = {{4096, 0}, {8192, 0}, {4096, 1}};
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < NLARGE; k++) {
         snprintf(name, sizeof name, "whole GPU n=%d%s", large[k][0], large[k][1] ? " indefinite at n/2 + 1" : "");
         harness_start(&h, "%s", name);
         harness_check(&h, run_large(large[k][0], large[k][1], detail, sizeof detail), name, "%s", detail);
