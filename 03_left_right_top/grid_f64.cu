@@ -55,6 +55,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
     const int i = threadIdx.x, k0 = k * NB, m = n - k0 < NB ? n - k0 : NB;
     const size_t b = first + blockIdx.x;
     double *M = A + b * (size_t)n * n;
+#pragma unroll 16 /* 16 loads in flight a thread: 64 threads waiting on one load at a time took ~10 us */
     for (int e = i; e < NB * NB; e += TILE_THREADS) { /* coalesced; the lower triangle only, the identity past m */
         const int r = e / NB, c = e % NB;
         S[r][c] = r < m && c <= r ? M[(size_t)(k0 + r) * n + k0 + c] : r == c ? 1.0 : 0.0;
