@@ -63,17 +63,6 @@ static void make_batch(int n, size_t count, uint64_t seed, double *A)
     free(f);
 }
 
-/* The library's copy: garbage above the diagonal (NaN in even matrices, 2 a_ji + 1 in odd ones). */
-static void poison_upper_d(int n, size_t count, double *A)
-{
-    for (size_t b = 0; b < count; b++)
-        for (int i = 0; i < n; i++)
-            for (int j = i + 1; j < n; j++) {
-                double *M = A + b * (size_t)n * n;
-                M[(size_t)i * n + j] = b % 2 ? 2.0 * M[(size_t)j * n + i] + 1.0 : NAN;
-            }
-}
-
 /* Row-major <-> the plan's layout on the host (layout.h's index, the one the kernels use). */
 static void layout_copy(int n, size_t count, size_t chunk, double *row, double *lay, int back)
 {
@@ -108,8 +97,8 @@ static int run_batch(int n, size_t count, size_t chunk, const batched_config *gi
     int *info = host_alloc(count * sizeof(int), "info"), *want = host_alloc(count * sizeof(int), "cuSOLVER's info");
     make_batch(n, count, seed, A);
     memcpy(P, A, bytes);
-    poison_upper_d(n, count, P);
-    oracle_dpotrf_host(n, count, P, ref, want); /* (it reads the lower triangle only, as we do) */
+    poison_strict_upper_d(n, count, P, UPPER_MIXED); /* NaN in even matrices, 2 a_ji + 1 in odd ones */
+    oracle_dpotrf_host(n, count, P, ref, want);      /* (it reads the lower triangle only, as we do) */
     layout_copy(n, count, chunk, P, lay, 0);
     cholesky_plan *plan = NULL;
     char err[512];

@@ -255,6 +255,16 @@ void poison_strict_upper(int n, size_t count, float *a, upper_garbage kind)
             }
 }
 
+void poison_strict_upper_d(int n, size_t count, double *a, upper_garbage kind)
+{
+    for (size_t b = 0; b < count; b++)
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++) {
+                double *m = a + b * (size_t)n * n;
+                m[(size_t)i * n + j] = upper_garbage_is_nan(kind, b) ? NAN : 2.0 * m[(size_t)j * n + i] + 1.0;
+            }
+}
+
 /* ---- verifying a benchmark's result ------------------------------------------------------- */
 
 static size_t sample_index(size_t count, int s) { return (size_t)((double)(count - 1) * s / 3); }

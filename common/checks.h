@@ -108,9 +108,14 @@ void zero_strict_upper(int n, size_t count, float *L);
  * in odd ones. */
 typedef enum { UPPER_NAN = 0, UPPER_UNEQUAL = 1, UPPER_MIXED = 2 } upper_garbage;
 void poison_strict_upper(int n, size_t count, float *a, upper_garbage kind);
+void poison_strict_upper_d(int n, size_t count, double *a, upper_garbage kind); /* float64 inputs */
+HD static inline int upper_garbage_is_nan(upper_garbage kind, size_t b)
+{
+    return kind == UPPER_NAN || (kind == UPPER_MIXED && b % 2 == 0);
+}
 HD static inline float upper_garbage_value(upper_garbage kind, size_t b, float a_ji)
 {
-    return kind == UPPER_NAN || (kind == UPPER_MIXED && b % 2 == 0) ? NAN : 2.0f * a_ji + 1.0f;
+    return upper_garbage_is_nan(kind, b) ? NAN : 2.0f * a_ji + 1.0f;
 }
 
 /* Benchmarks check what they timed before they report it (report.h). These sample 4 matrices of

@@ -418,6 +418,21 @@ static void test_checker(harness *h)
         snprintf(name, sizeof name, "poison_strict_upper kind %d: lower kept, upper garbage", k);
         harness_check(h, kept && junk, name, "lower kept %d, upper as the kind says %d", kept, junk);
     }
+    { /* the float64 twin, MIXED: the same rule in double */
+        static double D[2 * 20 * 20];
+        for (int i = 0; i < 2 * n * n; i++) D[i] = Ad[i % (n * n)];
+        poison_strict_upper_d(n, 2, D, UPPER_MIXED);
+        int kept = 1, junk = 1;
+        for (int b = 0; b < 2; b++)
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++) {
+                    const double g = D[(b * n + i) * n + j], a = Ad[i * n + j];
+                    if (j <= i) kept &= memcmp(&g, &a, sizeof g) == 0;
+                    else junk &= b == 0 ? isnan(g) : g == 2.0 * Ad[j * n + i] + 1.0 && g != a;
+                }
+        harness_check(h, kept && junk, "poison_strict_upper_d MIXED: lower kept, upper garbage",
+                      "lower kept %d, upper as the kind says %d", kept, junk);
+    }
     /* The normwise residual: the exact factor well within the bound, rows 0, 3, 6, .. too; L rounded
      * to 8 bits (an error of about 2^-9 in every entry) past it; a NaN past it. */
     for (int i = 0; i < n * n; i++) L[i] = (float)L64[i];
