@@ -11,9 +11,9 @@
  * Steps 2 and 3 are one kernel (f64_tile_product): a 64 x 64 tile by four warps, each 32 x 32 as
  * 2 x 4 DMMA fragments (mma.sync m16n8k4 with f64 operands: the FP64 tensor cores). A panel's update
  * of the trailing matrix, most of the flops, has its own kernel (f64_trailing_update): 128 x 128
- * blocks, four slices in flight, where the GPU has enough of them. Rows and columns past n are read
- * as zeros and not written; in the diagonal tile they are the identity, so the last, partial tile
- * needs no special case.
+ * blocks, K in slices of 16 through four buffers, where the GPU has enough of them. Rows and columns
+ * past n are read as zeros and not written; in the diagonal tile they are the identity, so the last,
+ * partial tile needs no special case.
  * The strict upper triangle is never read (the diagonal tile loads only its lower part; the updates
  * of a diagonal tile write garbage above its diagonal, which nothing reads) and is set to zero last.
  * Alone: make build/03_left_right_top/test_grid && build/03_left_right_top/test_grid */
@@ -259,7 +259,10 @@ template <bool SOLVE> __global__ void __launch_bounds__(PRODUCT_THREADS)
 
 /* The trailing update of a panel (step 3 for the panel's kcount tile columns), in blocks of BIG x BIG
  * (2 x 2 tiles): half the bytes a flop of 64 x 64 blocks, so the product stays on the tensor cores
- * instead of waiting for L2. 8 warps of 64 x 32, STAGES slices in flight (dynamic shared memory).
+ * instead of waiting for L2. 8 warps of 64 x 32, STAGES slice buffers (dynamic shared memory).
+ * As written, a slice is two commit groups (A's and B's), so wait_group STAGES - 2 also waits for slice
+ * h + 1: one slice arrives while h is computed, not STAGES - 2 (one commit a slice would mend it; not
+ * yet measured).
  * Block g = first + blockIdx.x: block g % tiles of the lower triangle of BIG blocks from tile
  * (row0, row0) of matrix g / tiles. VEC: 16-byte copies (n even and A 16-byte aligned, so a pair of
  * columns is in or out together). Writes only on and below the diagonal. */
@@ -391,11 +394,18 @@ extern "C" int potrf_grid_f64(int n, size_t batch, const double *d_in, double *d
     CUDA_TRY(cudaMemsetAsync(d_info, 0, batch * sizeof(int), s));
     const int T = (n + NB - 1) / NB;
     static int optin_vec[64], optin_plain[64], optin_tile[64];
-    const int sms = launch_sm_count();
-    if (!sms || launch_smem_optin(f64_trailing_update<true>, optin_vec) < (int)BIG_SMEM ||
-        launch_smem_optin(f64_trailing_update<false>, optin_plain) < (int)BIG_SMEM ||
-        launch_smem_optin(f64_potrf_tile, optin_tile) < (int)TILE_SMEM)
-        return -1; /* noted; or a GPU with less than BIG_SMEM a block (none since Volta) */
+    const int sms = launch_sm_count(), tile_optin = launch_smem_optin(f64_potrf_tile, optin_tile),
+              vec_optin = launch_smem_optin(f64_trailing_update<true>, optin_vec),
+              plain_optin = launch_smem_optin(f64_trailing_update<false>, optin_plain);
+    if (!sms || !tile_optin || !vec_optin || !plain_optin) return -1; /* noted */
+    if (tile_optin < (int)TILE_SMEM) {
+        course_report(
+            "potrf_grid_f64: the diagonal task needs %zu bytes of shared memory a block, this GPU offers %d\n",
+            (size_t)TILE_SMEM, tile_optin);
+        return -1;
+    }
+    /* Where a block may not have BIG_SMEM (sm_86 and sm_89 offer ~99 KiB), the 64 x 64 product updates. */
+    const bool big_fits = vec_optin >= (int)BIG_SMEM && plain_optin >= (int)BIG_SMEM;
     const bool vec = n % 2 == 0 && (uintptr_t)d_out % 16 == 0;
     /* One launch of the product kernel over `tiles` tiles of every matrix. */
     auto product = [&](bool solve, int row0, int col0, int cols, int kfirst, int kcount, size_t tiles) {
@@ -420,7 +430,7 @@ extern "C" int potrf_grid_f64(int n, size_t batch, const double *d_in, double *d
         }
         const int rest = T - pe; /* the trailing lower triangle, once for the panel's columns */
         const size_t big = (size_t)(rest + 1) / 2 * ((rest + 1) / 2 + 1) / 2; /* its BIG blocks */
-        if (rest && batch * big >= (size_t)sms) {                             /* enough BIG blocks to fill the GPU */
+        if (rest && big_fits && batch * big >= (size_t)sms) {                 /* enough BIG blocks to fill the GPU */
             TRY(launch_split(batch * big, s, [&](unsigned count, size_t first) {
                 if (vec)
                     f64_trailing_update<true>
