@@ -129,7 +129,7 @@ help:
 	@echo "  make bench-<stage> one stage's benchmark, e.g. make bench-stage-N: $(addprefix bench-,$(BENCH_STAGES))"
 	@echo "  make sanitize-stage-N  stage N's kernels under compute-sanitizer; make sanitize: every stage"
 	@echo "  make bench-gpumode [GPUMODE_CSV=FILE]   the gpu-mode Cholesky grid (n = 32..32768): auto vs cuSOLVER, torch, cupy, jax"
-	@echo "  make bench-float64                   float64 through the door: the cyclic sweep (n = 20..128) and whole GPU vs cuSOLVER's Dpotrf"
+	@echo "  make bench-float64                   float64 through the door: the cyclic sweep (n = 20..128) and whole GPU vs cuSOLVER's Dpotrf, torch, cupy, jax"
 	@echo "  make cusolverdx [MATHDX_WHEEL=FILE]   fetch libmathdx (cuSolverDx, pinned) so that make bench-stage-6 times it as a peer"
 	@echo "  make tune [QUICK=1]    stage 06's sweep on this GPU (resumable), then its tuned table"
 	@echo "  make python        stage 06's auto as a Python library (06_tuning/python: torch and cupy arrays)"

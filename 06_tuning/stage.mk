@@ -78,13 +78,14 @@ $(S6)/bench_gpumode: $(S6)/bench_gpumode.o $(PLAN_OBJS) $(COMMON_LIB)
 	$(LINK)
 ALL_BINS += $(S6)/bench_gpumode
 # make bench-float64: the door in float64 against cuSOLVER's Dpotrf(Batched): the float64 sweep of the
-# cyclic kernel at n = 20..128 (1024 matrices and 1 GiB) and the whole-GPU path up to 32768 (bench_float64.c).
+# cyclic kernel at n = 20..128 (1024 matrices and 1 GiB) and the whole-GPU path up to 32768 (bench_float64.c),
+# then torch, cupy and jax in float64 on the same shapes, into the same CSV (frameworks.py --float64).
 $(S6)/bench_float64: $(S6)/bench_float64.o $(PLAN_OBJS) $(COMMON_LIB)
 	$(LINK)
 ALL_BINS += $(S6)/bench_float64
 .PHONY: bench-float64
 bench-float64: $(S6)/bench_float64
-	$(S6)/bench_float64
+	$(S6)/bench_float64 && python3 common/course/frameworks.py --float64
 GPUMODE_CSV ?= $(BUILD)/bench-gpumode.csv
 .PHONY: bench-gpumode
 # Without a GPU bench_gpumode prints its one SKIP line and writes no row: the rest is left out.
