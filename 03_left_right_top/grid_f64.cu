@@ -35,11 +35,10 @@
 /* Step 1: tile (k, k) of matrix first + blockIdx.x: factor, store L, invert into inv. A thread a row
  * (then a column of the inverse), held in registers, so that a column step costs one barrier of two
  * warps. The loops run in blocks of JB columns, the registers shifted by JB after each block: the code
- * of one block (a few thousand instructions) is fetched once and run NB / JB times. Fully unrolled,
- * the ~10 000 instructions of one tile ran once each, fetched from L2 (108 us a tile, ncu, H200), and
- * a shared-memory version with a column of threads per step took 88 us. Entries past the tile (the
- * top of a register window near the end) are garbage that nothing reads; the buffers are padded so
- * that their reads stay in bounds. */
+ * of one block (a few thousand instructions) is fetched once and run NB / JB times; fully unrolled,
+ * each instruction ran once, fetched from L2, slower than the extra multiply-adds (03 README, question
+ * 29). Entries past the tile (the top of a register window near the end) are garbage that nothing
+ * reads; the buffers are padded so that their reads stay in bounds. */
 #define JB 8
 #define TILE_ROWS (2 * NB - JB) /* S's rows: those past NB are the windows' padding */
 #define TILE_SMEM ((TILE_ROWS * (NB + 1) + 2 * 2 * NB + NB) * sizeof(double))
@@ -55,7 +54,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
     const int i = threadIdx.x, k0 = k * NB, m = n - k0 < NB ? n - k0 : NB;
     const size_t b = first + blockIdx.x;
     double *M = A + b * (size_t)n * n;
-#pragma unroll 16 /* 16 loads in flight a thread: 64 threads waiting on one load at a time took ~10 us */
+#pragma unroll 16 /* 16 loads in flight a thread: 64 threads, one load at a time each, wait long */
     for (int e = i; e < NB * NB; e += TILE_THREADS) { /* coalesced; the lower triangle only, the identity past m */
         const int r = e / NB, c = e % NB;
         S[r][c] = r < m && c <= r ? M[(size_t)(k0 + r) * n + k0 + c] : r == c ? 1.0 : 0.0;
@@ -122,7 +121,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
 /* One 16 x 8 x 4 product on the FP64 tensor cores: c += a b for the warp's fragments (g = lane / 4,
  * t = lane % 4: a = A(g, t), A(g + 8, t); b = B(t, g); c = C(g, 2t + {0, 1}), C(g + 8, 2t + {0, 1})).
  * Hopper has it as one instruction (m16n8k4); the m8n8k4 shape that sm_80 has peaks at half the rate
- * there (H200: 33 against 66 TFLOP/s, measured with register-only loops), so sm_80 alone takes two. */
+ * there (06 LIMITS, "float64, one large matrix"), so sm_80 alone takes two. */
 __device__ __forceinline__ void dmma_16x8x4(double (&c)[4], double a0, double a1, double b)
 {
 #if __CUDA_ARCH__ >= 900
@@ -308,7 +307,7 @@ template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32, wr = w / 4 * 64, wc = w % 4 * 32, lr = lane / 4,
               lk = lane % 4;
     /* acc starts as -C, read now, while the first slices arrive, and ends as -(C - L L^T): the store at
-     * the end does not wait for a load (that wait was 37 % of the stalls, ncu, H200). */
+     * the end does not wait for a load (that wait was the largest stall, 06 LIMITS). */
     double acc[4][4][4]; /* the warp's 64 x 32: 4 x 4 fragments of 16 x 8 */
     const int slices = kcount * (NB / KH);
     auto load = [&](int h) {
