@@ -138,6 +138,11 @@ __device__ __forceinline__ void dmma_16x8x4(double (&c)[4], double a0, double a1
 #endif
 }
 
+/* Where entry e of the warp's accumulator fragment (mi, ni) lies in the warp's block (c of dmma_16x8x4
+ * for the fragment 16 mi rows down and 8 ni columns right; lr = lane / 4, lk = lane % 4). */
+__device__ __forceinline__ int frag_row(int mi, int e, int lr) { return 16 * mi + 8 * (e / 2) + lr; }
+__device__ __forceinline__ int frag_col(int ni, int e, int lk) { return 8 * ni + 2 * lk + e % 2; }
+
 /* Rows r0 .. r0 + 63, columns c0 .. c0 + KH - 1 of M (ld entries a row; rows past `rows`, columns past
  * `cols` as zeros) into Ts[64][KS], asynchronously (cp.async: the copy runs while the warps compute on
  * the other slice; zeros by a source size of 0). Before sm_80, plain loads. */
@@ -236,7 +241,7 @@ template <bool SOLVE> __global__ void __launch_bounds__(PRODUCT_THREADS)
                     for (int e = 0; e < 4; e++)
                         for (int q = 0; q < 4; q++)
                             acc[mi][ni][e] +=
-                                Ah[wr + 16 * mi + 8 * (e / 2) + lr][kk + q] * Bh[wc + 8 * ni + 2 * lk + e % 2][kk + q];
+                                Ah[wr + frag_row(mi, e, lr)][kk + q] * Bh[wc + frag_col(ni, e, lk)][kk + q];
 #endif
                 }
         }
@@ -248,7 +253,7 @@ template <bool SOLVE> __global__ void __launch_bounds__(PRODUCT_THREADS)
         for (int ni = 0; ni < 4; ni++)
 #pragma unroll
             for (int e = 0; e < 4; e++) {
-                const int r = r0 + wr + 16 * mi + 8 * (e / 2) + lr, c = c0 + wc + 8 * ni + 2 * lk + e % 2;
+                const int r = r0 + wr + frag_row(mi, e, lr), c = c0 + wc + frag_col(ni, e, lk);
                 if (r < n && c < n) {
                     double *p = M + (size_t)r * n + c;
                     *p = SOLVE ? acc[mi][ni][e] : *p - acc[mi][ni][e];
@@ -328,7 +333,7 @@ template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
         for (int ni = 0; ni < 4; ni++)
 #pragma unroll
             for (int e = 0; e < 4; e++) {
-                const int r = r0 + wr + 16 * mi + 8 * (e / 2) + lr, c = c0 + wc + 8 * ni + 2 * lk + e % 2;
+                const int r = r0 + wr + frag_row(mi, e, lr), c = c0 + wc + frag_col(ni, e, lk);
                 acc[mi][ni][e] = r < n && c <= r ? -M[(size_t)r * n + c] : 0.0;
             }
     for (int h = 0; h < slices; h++) {
@@ -353,8 +358,8 @@ template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
 #else
                     for (int e = 0; e < 4; e++)
                         for (int q = 0; q < 4; q++)
-                            acc[mi][ni][e] += Ah[(wr + 16 * mi + 8 * (e / 2) + lr) * KS + kk + q] *
-                                              Bh[(wc + 8 * ni + 2 * lk + e % 2) * KS + kk + q];
+                            acc[mi][ni][e] += Ah[(wr + frag_row(mi, e, lr)) * KS + kk + q] *
+                                              Bh[(wc + frag_col(ni, e, lk)) * KS + kk + q];
 #endif
                 }
         }
@@ -365,7 +370,7 @@ template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
         for (int ni = 0; ni < 4; ni++)
 #pragma unroll
             for (int e = 0; e < 4; e++) {
-                const int r = r0 + wr + 16 * mi + 8 * (e / 2) + lr, c = c0 + wc + 8 * ni + 2 * lk + e % 2;
+                const int r = r0 + wr + frag_row(mi, e, lr), c = c0 + wc + frag_col(ni, e, lk);
                 if (r < n && c <= r) M[(size_t)r * n + c] = -acc[mi][ni][e];
             }
 }
