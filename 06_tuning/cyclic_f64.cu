@@ -2,7 +2,7 @@
  * triangle and one barrier a step, with double elements, for the plans of cholesky_options.dtype =
  * CHOLESKY_FLOAT64 at n <= 128. A double takes two registers, so each grid holds half the columns
  * it holds in float32 at the same register count: the instances below keep a thread's triangle at
- * most 72 doubles (144 registers), the size of the largest float32 ones. Only the loop variant, one
+ * most 78 doubles (156 registers; 8 x 8 threads up to n = 96). Only the loop variant, one
  * launcher, no prefetch twin: those were measured for float32 only (the README's float64 section).
  * Alone: make build/06_tuning/test_plan && build/06_tuning/test_plan */
 #include <stdio.h>
@@ -22,6 +22,10 @@
     X(64, 6)                    \
     X(64, 7)                    \
     X(64, 8)                    \
+    X(64, 9)                    \
+    X(64, 10)                   \
+    X(64, 11)                   \
+    X(64, 12)                   \
     X(128, 5)                   \
     X(128, 6)                   \
     X(128, 7)                   \
@@ -50,6 +54,19 @@ extern "C" int cyclic_f64_max_n(int threads)
     return most;
 }
 
+/* Registers a thread, capped where that fits one more block of 128 threads on an SM (8 x 16 threads,
+ * A = 7, n = 97..112: 186 -> 168 registers, 2 -> 3 matrices an SM; the 06 README's float64 section
+ * has the times). 0: no cap. */
+__host__ __device__ constexpr int cyclic_f64_reg_cap(int T, int A) { return T == 128 && A == 7 ? 168 : 0; }
+
+template <int T, int A, int R> __global__ void __launch_bounds__(CYCLIC_MAX_BLOCK)
+    __maxnreg__(cyclic_f64_reg_cap(T, A) ? cyclic_f64_reg_cap(T, A) : 255)
+        potrf_cyclic_f64_kernel(const double *in, double *Amat, int n, size_t batch, size_t chunk, size_t first,
+                                int per_block, int *info)
+{
+    cyclic_factor<T, A, R, false, false, double>(in, Amat, n, batch, chunk, first, per_block, 0, info);
+}
+
 template <int T, int A> static int launch_instance(int per_block, int n, size_t batch, size_t chunk, const double *d_in,
                                                    double *d_out, int *d_info, cudaStream_t s)
 {
@@ -57,8 +74,8 @@ template <int T, int A> static int launch_instance(int per_block, int n, size_t 
     const size_t smem = (size_t)per_block * cyclic_buf_elements(T, A, 2) * sizeof(double),
                  blocks = (batch + per_block - 1) / per_block;
     return launch_split(blocks, s, [&](unsigned k, size_t first_block) {
-        potrf_cyclic_kernel<T, A, R, false, double><<<k, per_block * T, smem, s>>>(
-            d_in, d_out, n, batch, chunk, first_block * per_block, per_block, 0, d_info);
+        potrf_cyclic_f64_kernel<T, A, R>
+            <<<k, per_block * T, smem, s>>>(d_in, d_out, n, batch, chunk, first_block * per_block, per_block, d_info);
     });
 }
 

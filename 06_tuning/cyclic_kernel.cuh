@@ -97,6 +97,12 @@ __device__ __forceinline__ double cyclic_fma(double a, double b, double c) { ret
 __device__ __forceinline__ float cyclic_rsqrt(float d) { return rsqrtf(d); }
 __device__ __forceinline__ double cyclic_rsqrt(double d) { return rsqrt(d); }
 
+/* The step's lean form (cyclic_panel), float64 only: the owners' update of column slot P as a
+ * predicated fma, not an fma and a select (two selects a double), and a wide grid's c_jk read entry
+ * by entry, not as the whole row half of which is then selected. Fewer instructions and registers a
+ * step in float64; float32 measured slower at some n with it and keeps the select (06 LIMITS). */
+template <typename E> __host__ __device__ constexpr bool cyclic_lean() { return sizeof(E) == 8; }
+
 template <int T> __device__ __forceinline__ void cyclic_group_sync()
 {
     if (T <= 32) __syncwarp();
@@ -244,21 +250,33 @@ template <int T, int A, int R, int P, bool U, typename E> struct cyclic_panel {
             const E d = col[(k % GR) * S + k / GR];
             E rv[AR], cr[AR], cv[A]; /* column k at my rows p + GR a, and at my columns q + GC b (over d) */
             cyclic_read_row<AR, W * P>(col + p * S, rv);
-            cyclic_read_row<AR, W * P>(col + qr * S, cr);
+            if constexpr (!cyclic_lean<E>()) cyclic_read_row<AR, W * P>(col + qr * S, cr);
             if (!(d > E(0)) && my_info == 0) my_info = k + 1;
             const E inv = cyclic_rsqrt(d), dinv = inv * inv;
             /* c_jk / d. With a row slot trimmed (AR = W A - 1), entry W b + 1 of the last b is a row past
-             * every n the instance takes: 0. (With all W A slots the test is always true.) */
+             * every n the instance takes: 0. (With all W A slots the test is always true.) In float64 a
+             * wide grid (W = 2) loads only its every other entry instead (cyclic_lean). */
+            if constexpr (W == 1 || !cyclic_lean<E>()) {
+                if constexpr (cyclic_lean<E>()) cyclic_read_row<AR, W * P>(col + qr * S, cr); /* here: fewer live */
 #pragma unroll
-            for (int b = P; b < A; b++)
-                cv[b] = (W == 1 ? cr[b] : qa ? (W * b + 1 < AR ? cr[W * b + 1] : E(0)) : cr[W * b]) * dinv;
+                for (int b = P; b < A; b++)
+                    cv[b] = (W == 1 ? cr[b] : qa ? (W * b + 1 < AR ? cr[W * b + 1] : E(0)) : cr[W * b]) * dinv;
+            } else {
+                const E *mine = col + qr * S + qa; /* my columns' entries: qa, qa + W, ... */
+#pragma unroll
+                for (int b = P; b < A; b++) cv[b] = (W * b + 1 < AR || !qa ? mine[W * b] : E(0)) * dinv;
+            }
             if (q == c && p == 0) buf[2 * C::B + k] = inv; /* column k is scaled by it when stored */
             const bool right = q > c;                      /* my column in slot P lies right of column k */
 #pragma unroll
             for (int a = W * P; a < AR; a++) {
                 E &y = x[cyclic_slot(W, a, P)];
-                const E updated = cyclic_fma(-rv[a], cv[P], y); /* A(i, j) - c_ik c_jk / d */
-                y = right ? updated : y;                        /* a select, not a branch: threads differ */
+                if constexpr (cyclic_lean<E>()) {
+                    if (right) y = cyclic_fma(-rv[a], cv[P], y); /* a predicated fma, no branch */
+                } else {
+                    const E updated = cyclic_fma(-rv[a], cv[P], y); /* A(i, j) - c_ik c_jk / d */
+                    y = right ? updated : y;                        /* a select, not a branch: threads differ */
+                }
 #pragma unroll
                 for (int b = P + 1; b < A; b++)
                     if (a >= W * b) x[cyclic_slot(W, a, b)] = cyclic_fma(-rv[a], cv[b], x[cyclic_slot(W, a, b)]);

@@ -231,7 +231,8 @@ static void decision_tests(harness *h)
         size_t batch, chunk;
         const char *phrase;
     } says[] = {{1, 10, 1, "cyclic T=32 x1 in float64"},    {40, 1000, 1, "cyclic T=64 x1 in float64"},
-                {64, 1000, 1, "cyclic T=32 x1 in float64"}, {100, 1000, 32, "cyclic T=128 x1 in float64"},
+                {64, 1000, 1, "cyclic T=32 x1 in float64"}, {80, 1000, 1, "cyclic T=64 x1 in float64"},
+                {96, 1000, 1, "cyclic T=64 x1 in float64"}, {100, 1000, 32, "cyclic T=128 x1 in float64"},
                 {128, 5, 5, "interleaved float64"},         {129, 3, 1, "whole GPU in float64"},
                 {32768, 1, 1, "FP64 tensor cores"}};
     char err[512], name[160];

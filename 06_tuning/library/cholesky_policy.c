@@ -58,13 +58,13 @@ int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_conf
 
 /* The float64 rule, from the float64 sweep (make bench-float64, H200; 06 README, "float64"): one matrix
  * a block, one warp a matrix (4 x 8 threads) up to n = 64 unless the 8 x 8 grid pads fewer columns
- * (n = 33..40 and 49..56: its slots end at 40 and 56, the warp's at 48 and 64), 8 x 16 threads
- * beyond. Measured: T=32 x1 within 1 % of the sweep's best at every n <= 64 but 40 and 56 (T=64 x1
- * 1-5 % faster there); T=128 x1 the best at every n = 72..128, 1024 matrices and 1 GiB alike;
- * two or four matrices a block never won by more than 1 %. */
+ * (n = 33..40 and 49..56: its slots end at 40 and 56, the warp's at 48 and 64), 8 x 8 threads at
+ * n = 65..96 (A = 9..12: four to six matrices an SM where 8 x 16 threads fit two or three), 8 x 16
+ * threads beyond. Two or four matrices a block never won by more than a few percent. */
 static int f64_threads(int n)
 {
-    if (n > 64) return 128;
+    if (n > 96) return 128;
+    if (n > 64) return 64;
     const int warp = n <= 16 ? 16 : n <= 24 ? 24 : n <= 32 ? 32 : n <= 48 ? 48 : 64; /* 4 x 8: slots of 8 columns */
     const int grid = (n + 7) / 8 * 8;                                                /* 8 x 8: A = 5..8 */
     return n > 32 && grid < warp ? 64 : 32;

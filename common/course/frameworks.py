@@ -165,7 +165,8 @@ def main():
     ns = [int(x) for x in (os.environ.get("BENCH_NS") or default_ns).replace(",", " ").split()]
     size = 8 if float64 else 4
     classes = ((("(one matrix)", lambda n: 1),) if single else
-               (("(1 GiB)", lambda n: -(-(1 << 30) // (n * n * size))), ("(1024)", lambda n: 1024)))
+               (("(1 GiB)", lambda n: (1 << 30) // (n * n * size) if float64  # as bench_float64.c: down
+                 else -(-(1 << 30) // (n * n * size))), ("(1024)", lambda n: 1024)))  # as tune_class_batch: up
     runs = [(label, n, batch_of(n)) for label, batch_of in classes for n in ns]
     max_n = int(os.environ.get("BENCH_MAX_N") or 65536)
     if gpumode:
