@@ -265,8 +265,8 @@ template <bool SOLVE> __global__ void __launch_bounds__(PRODUCT_THREADS)
  * (2 x 2 tiles): half the bytes a flop of 64 x 64 blocks, so the product stays on the tensor cores
  * instead of waiting for L2. 8 warps of 64 x 32, STAGES slice buffers (dynamic shared memory).
  * As written, a slice is two commit groups (A's and B's), so wait_group STAGES - 2 also waits for slice
- * h + 1: one slice arrives while h is computed, not STAGES - 2 (one commit a slice would mend it; not
- * yet measured).
+ * h + 1: one slice arrives while h is computed, not STAGES - 2 (one commit a slice: measured level,
+ * 06 LIMITS).
  * Block g = first + blockIdx.x: block g % tiles of the lower triangle of BIG blocks from tile
  * (row0, row0) of matrix g / tiles. VEC: 16-byte copies (n even and A 16-byte aligned, so a pair of
  * columns is in or out together). Writes only on and below the diagonal. */
