@@ -24,98 +24,131 @@
 #include "grid_f64.h"
 
 #define NB GRID_F64_NB
-#define KH 16           /* the product's K in slices of 16, two in flight: four 64 x 20 tiles fit the 48 KiB */
-#define KS (KH + 4)     /* row stride: a warp's 8 rows x 4 doubles fall into two passes of the 32 banks, the least */
-#define TILE_THREADS NB /* the diagonal tile: a thread a row */
+#define KH 16       /* the product's K in slices of 16, two in flight: four 64 x 20 tiles fit the 48 KiB */
+#define KS (KH + 4) /* row stride: a warp's 8 rows x 4 doubles fall into two passes of the 32 banks, the least */
 #define PRODUCT_THREADS 128
 /* Tile columns a panel: its columns' updates of the trailing matrix go in one launch (K = 256), which
  * reads and writes that matrix once per panel instead of once per tile column. */
 #define PANEL_TILES 4
 
-/* Step 1: tile (k, k) of matrix first + blockIdx.x: factor, store L, invert into inv. A thread a row
- * (then a column of the inverse), held in registers, so that a column step costs one barrier of two
- * warps. The loops run in blocks of JB columns, the registers shifted by JB after each block: the code
- * of one block (a few thousand instructions) is fetched once and run NB / JB times; fully unrolled,
- * each instruction ran once, fetched from L2, slower than the extra multiply-adds (03 README, question
- * 29). Entries past the tile (the top of a register window near the end) are garbage that nothing
- * reads; the buffers are padded so that their reads stay in bounds. */
-#define JB 8
-#define TILE_ROWS (2 * NB - JB) /* S's rows: those past NB are the windows' padding */
-#define TILE_SMEM ((TILE_ROWS * (NB + 1) + 2 * 2 * NB + NB) * sizeof(double))
+/* Step 1: tile (k, k) of matrix first + blockIdx.x: factor, store L, invert into inv. FOUR threads a
+ * row (256 threads): thread (r, q) holds the entries of row r at columns c = 4 e + q in x[e], so
+ * each group of four columns J .. J + 3 has one column in every thread of a row. A group is one
+ * barrier: the owners publish the four columns (updated through J - 1), then every thread factors
+ * the 4 x 4 block B at (J, J) itself, solves for its row's four entries l_r, and updates its own
+ * columns c > J + 3 by all four at once: a_rc -= f . a_c with f = L_B^-T l_r (the float32 task's
+ * scheme, grid_tasks.cu, potrf_columns). The first version, a thread a row and a barrier a column
+ * (64 threads, 63 multiply-adds a step in 2 warps), took 39 us a tile under ncu. Every index into
+ * x[] is a compile-time constant (the group loop is unrolled), so x[] stays in registers. Rows
+ * above J compute values in their upper part that nothing reads; the identity past m. */
+#define TILE_Q 4             /* threads a row */
+#define TILE_W (NB / TILE_Q) /* entries a thread */
+#define TILE_THREADS (NB * TILE_Q)
 __global__ void __launch_bounds__(TILE_THREADS)
     f64_potrf_tile(double *A, int n, int k, size_t first, int *info, double *inv)
 {
-    extern __shared__ double tile_smem[];
-    double(*S)[NB + 1] = (double(*)[NB + 1]) tile_smem; /* the tile (stride 65: a column's entries in
-                                                               different banks), then L */
-    double(*column)[2 * NB] = (double(*)[2 * NB])(tile_smem + TILE_ROWS * (NB + 1)); /* step j's column, two
-                                                               buffers: step j + 1 may write while j reads */
-    double *rdiag = tile_smem + TILE_ROWS * (NB + 1) + 2 * 2 * NB;                   /* 1 / L(j, j) */
-    const int i = threadIdx.x, k0 = k * NB, m = n - k0 < NB ? n - k0 : NB;
+    __shared__ __align__(16) double S[NB][NB + 2];        /* L, for the inverse (stride 66: 16-byte pairs, and a
+                                                      warp's 4 rows in different banks) */
+    __shared__ __align__(16) double group[2][NB][TILE_Q]; /* the group's columns by rows, two buffers:
+                                                                  group g + 1 may write while g reads */
+    __shared__ double rdiag[NB];                          /* 1 / L(j, j) */
+    const int r = threadIdx.x / TILE_Q, q = threadIdx.x % TILE_Q, k0 = k * NB, m = n - k0 < NB ? n - k0 : NB;
     const size_t b = first + blockIdx.x;
     double *M = A + b * (size_t)n * n;
-#pragma unroll 16 /* 16 loads in flight a thread: 64 threads, one load at a time each, wait long */
-    for (int e = i; e < NB * NB; e += TILE_THREADS) { /* coalesced; the lower triangle only, the identity past m */
-        const int r = e / NB, c = e % NB;
-        S[r][c] = r < m && c <= r ? M[(size_t)(k0 + r) * n + k0 + c] : r == c ? 1.0 : 0.0;
+    double x[TILE_W];
+#pragma unroll
+    for (int e = 0; e < TILE_W; e++) { /* the lower triangle only, the identity past m */
+        const int c = TILE_Q * e + q;
+        x[e] = r < m && c <= r ? M[(size_t)(k0 + r) * n + k0 + c] : r == c ? 1.0 : 0.0;
     }
-    __syncthreads();
-    double a[NB]; /* row i from column j0 on: A(i, .) updated, L(i, .) once its step has passed */
+    int fail = 0; /* the same in every thread: each factors every block */
 #pragma unroll
-    for (int c = 0; c < NB; c++) a[c] = S[i][c];
-    int fail = 0; /* the same in every thread: each computes every pivot */
-#pragma unroll 1
-    for (int j0 = 0; j0 < NB; j0 += JB) {
+    for (int g = 0; g < TILE_W; g++) {
+        const int J = TILE_Q * g;
+        double(*col)[TILE_Q] = group[g & 1];
+        col[r][q] = x[g];
+        __syncthreads();
+        double lb[TILE_Q][TILE_Q], lr[TILE_Q], iv[TILE_Q], f[TILE_Q]; /* L_B (lower), 1 / its diagonal, l_r */
 #pragma unroll
-        for (int jj = 0; jj < JB; jj++) { /* right-looking: column j, then every row updates the columns after j */
-            const int j = j0 + jj;
-            column[j & 1][i] = a[jj];
-            __syncthreads();
-            const double d = column[j & 1][j], r = rsqrt(d), l = d * r; /* one rsqrt: sqrt and a division
-                                                  each are a long subroutine on the step's critical path */
-            if (!(d > 0.0) && !fail && j < m) fail = j + 1;             /* a pivot <= 0 or NaN: the first one counts */
-            /* rows above j compute garbage in their upper part, which is never read: no branch */
-            const double lij = a[jj] * r, t = lij * r,
-                         *col = column[j & 1] + j0; /* L(i, j), and L(i, j) / L(j, j) for A(j, q) = column[q] */
-            a[jj] = i == j ? l : lij;
-            if (i == j) rdiag[j] = r;
+        for (int i = 0; i < TILE_Q; i++) {
+            const double2 *row = reinterpret_cast<const double2 *>(col[J + i]), v0 = row[0], v1 = row[1];
+            lb[i][0] = v0.x, lb[i][1] = v0.y, lb[i][2] = v1.x, lb[i][3] = v1.y;
+        }
+        const double2 *mine = reinterpret_cast<const double2 *>(col[r]), u0 = mine[0], u1 = mine[1];
+        lr[0] = u0.x, lr[1] = u0.y, lr[2] = u1.x, lr[3] = u1.y;
 #pragma unroll
-            for (int q = jj + 1; q < NB; q++) a[q] = fma(-t, col[q], a[q]);
+        for (int c = 0; c < TILE_Q; c++) {
+            double d = lb[c][c];
+#pragma unroll
+            for (int t = 0; t < c; t++) d = fma(-lb[c][t], lb[c][t], d);
+            if (!(d > 0.0) && !fail && J + c < m) fail = J + c + 1; /* a pivot <= 0 or NaN: the first counts */
+            iv[c] = rsqrt(d); /* one rsqrt: sqrt and a division each are a long subroutine on the chain */
+#pragma unroll
+            for (int i = c + 1; i < TILE_Q; i++) {
+                double a = lb[i][c];
+#pragma unroll
+                for (int t = 0; t < c; t++) a = fma(-lb[i][t], lb[c][t], a);
+                lb[i][c] = a * iv[c];
+            }
+#pragma unroll
+            for (int t = 0; t < c; t++) lr[c] = fma(-lr[t], lb[c][t], lr[c]);
+            lr[c] *= iv[c]; /* L(r, J + c); on the diagonal d * 1/sqrt(d) = sqrt(d) */
         }
 #pragma unroll
-        for (int c = 0; c < JB; c++) S[i][j0 + c] = a[c];
+        for (int c = TILE_Q - 1; c >= 0; c--) {
+            double a = lr[c];
 #pragma unroll
-        for (int c = 0; c < NB - JB; c++) a[c] = a[c + JB];
+            for (int t = c + 1; t < TILE_Q; t++) a = fma(-lb[t][c], f[t], a);
+            f[c] = a * iv[c];
+        }
+        x[g] = q == 0 ? lr[0] : q == 1 ? lr[1] : q == 2 ? lr[2] : lr[3];
+        if (threadIdx.x == 0)
+#pragma unroll
+            for (int c = 0; c < TILE_Q; c++) rdiag[J + c] = iv[c];
+#pragma unroll
+        for (int e = g + 1; e < TILE_W; e++) { /* my columns right of the group, the next group's first */
+            const double2 *a = reinterpret_cast<const double2 *>(col[TILE_Q * e + q]), a0 = a[0], a1 = a[1];
+            x[e] = fma(-f[0], a0.x, fma(-f[1], a0.y, fma(-f[2], a1.x, fma(-f[3], a1.y, x[e]))));
+        }
     }
+#pragma unroll
+    for (int e = 0; e < TILE_W; e++) {
+        const int c = TILE_Q * e + q;
+        S[r][c] = x[e];
+        if (r < m && c <= r) M[(size_t)(k0 + r) * n + k0 + c] = x[e];
+    }
+    if (threadIdx.x == 0 && fail && info[b] == 0) info[b] = k0 + fail;
     __syncthreads();
-    for (int e = i; e < NB * NB; e += TILE_THREADS) {
-        const int r = e / NB, c = e % NB;
-        if (r < m && c <= r) M[(size_t)(k0 + r) * n + k0 + c] = S[r][c];
-    }
-    if (i == 0 && fail && info[b] == 0) info[b] = k0 + fail;
-    /* The inverse X = L^-1, a column a thread (j = i): forward substitution in axpy order, so that the
-     * products of a step are independent: x[c] holds X(q0 + c, j), final once its step has passed, a
-     * running sum before. Every thread reads the same L(q2, q): broadcasts. */
-    const int j = i;
-    double x[NB];
+    /* The inverse X = L^-1, column j = r by the row's four threads, rows 4 e + q in y[e]: forward
+     * substitution in axpy order. y starts as column j of the identity; step p finishes X(p, j) =
+     * y_p / L(p, p), its owner hands it to the other three by a shuffle, and each takes it out of its
+     * rows below p. L(i, p) and L(i, p + 1) come in one 16-byte load (S's stride is even), read by
+     * the four threads of a row alike (4 addresses a warp). A warp's columns are 8 w .. 8 w + 7, zero
+     * above row 8 w: its steps before p = 8 w change nothing and are skipped. */
+    const int j = r, quad = threadIdx.x % 32 & ~(TILE_Q - 1), from = threadIdx.x / 32 * (32 / TILE_Q);
+    double y[TILE_W];
 #pragma unroll
-    for (int c = 0; c < NB; c++) x[c] = 0.0;
+    for (int e = 0; e < TILE_W; e++) y[e] = TILE_Q * e + q == j ? 1.0 : 0.0;
+#pragma unroll
+    for (int p = 0; p < NB; p += 2)
+        if (p + 2 > from) { /* else the warp's columns are zero in these rows (warp-uniform) */
+            const int pe = p / TILE_Q;
+            double2 l[TILE_W];
+#pragma unroll
+            for (int e = pe; e < TILE_W; e++) l[e] = *reinterpret_cast<const double2 *>(&S[TILE_Q * e + q][p]);
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int pq = (p + h) % TILE_Q;
+                const double xp = __shfl_sync(0xffffffffu, y[pe] * rdiag[p + h], quad | pq);
+                if (q == pq) y[pe] = xp;
+#pragma unroll
+                for (int e = pe; e < TILE_W; e++)
+                    if (e > pe || q > pq) y[e] = fma(h ? -l[e].y : -l[e].x, xp, y[e]);
+            }
+        }
     double *X = inv + b * (size_t)NB * NB;
-#pragma unroll 1
-    for (int q0 = 0; q0 < NB; q0 += JB) {
 #pragma unroll
-        for (int qq = 0; qq < JB; qq++) {
-            const int q = q0 + qq;
-            const double *Lq = &S[q0][q]; /* L(q0 + c, q) at Lq[c * (NB + 1)] */
-            x[qq] = q < j ? 0.0 : q == j ? rdiag[q] : -x[qq] * rdiag[q];
-#pragma unroll
-            for (int c = qq + 1; c < NB; c++) x[c] = fma(Lq[c * (NB + 1)], x[qq], x[c]);
-        }
-#pragma unroll
-        for (int c = 0; c < JB; c++) X[(q0 + c) * NB + j] = x[c]; /* zeros above the diagonal */
-#pragma unroll
-        for (int c = 0; c < NB - JB; c++) x[c] = x[c + JB];
-    }
+    for (int e = 0; e < TILE_W; e++) X[(TILE_Q * e + q) * NB + j] = y[e]; /* zeros above the diagonal */
 }
 
 /* One 16 x 8 x 4 product on the FP64 tensor cores: c += a b for the warp's fragments (g = lane / 4,
@@ -397,17 +430,10 @@ extern "C" int potrf_grid_f64(int n, size_t batch, const double *d_in, double *d
     if (d_out != d_in) CUDA_TRY(cudaMemcpyAsync(d_out, d_in, batch * nn * sizeof(double), cudaMemcpyDeviceToDevice, s));
     CUDA_TRY(cudaMemsetAsync(d_info, 0, batch * sizeof(int), s));
     const int T = (n + NB - 1) / NB;
-    static int optin_vec[64], optin_plain[64], optin_tile[64];
-    const int sms = launch_sm_count(), tile_optin = launch_smem_optin(f64_potrf_tile, optin_tile),
-              vec_optin = launch_smem_optin(f64_trailing_update<true>, optin_vec),
+    static int optin_vec[64], optin_plain[64];
+    const int sms = launch_sm_count(), vec_optin = launch_smem_optin(f64_trailing_update<true>, optin_vec),
               plain_optin = launch_smem_optin(f64_trailing_update<false>, optin_plain);
-    if (!sms || !tile_optin || !vec_optin || !plain_optin) return -1; /* noted */
-    if (tile_optin < (int)TILE_SMEM) {
-        course_report(
-            "potrf_grid_f64: the diagonal task needs %zu bytes of shared memory a block, this GPU offers %d\n",
-            (size_t)TILE_SMEM, tile_optin);
-        return -1;
-    }
+    if (!sms || !vec_optin || !plain_optin) return -1; /* noted */
     /* Where a block may not have BIG_SMEM (sm_86 and sm_89 offer ~99 KiB), the 64 x 64 product updates. */
     const bool big_fits = vec_optin >= (int)BIG_SMEM && plain_optin >= (int)BIG_SMEM;
     const bool vec = n % 2 == 0 && (uintptr_t)d_out % 16 == 0;
@@ -426,7 +452,7 @@ extern "C" int potrf_grid_f64(int n, size_t batch, const double *d_in, double *d
         const int pe = T < p0 + PANEL_TILES ? T : p0 + PANEL_TILES; /* the panel: tile columns p0 .. pe - 1 */
         for (int k = p0; k < pe; k++) {
             TRY(launch_split(batch, s, [&](unsigned count, size_t first) {
-                f64_potrf_tile<<<count, TILE_THREADS, TILE_SMEM, s>>>(d_out, n, k, first, d_info, d_work);
+                f64_potrf_tile<<<count, TILE_THREADS, 0, s>>>(d_out, n, k, first, d_info, d_work);
             }));
             const int below = T - 1 - k, right = pe - 1 - k; /* tiles below (k, k); panel columns right of k */
             if (below) TRY(product(true, k + 1, k, 1, k, 1, (size_t)below));
