@@ -1,7 +1,7 @@
 /* grid_f64.cu - a batch of float64 matrices of any order, factored by the whole GPU in 64 x 64 tile
  * tasks (grid_f64.h). Stage 03's right-looking order, one step k at a time, each step three launches
  * over every matrix of the batch at once:
- *   1. the diagonal tile (k, k): factored by one block a matrix, a row a thread in registers, and
+ *   1. the diagonal tile (k, k): factored by one block a matrix, four threads a row in registers, and
  *      inverted there, the inverse kept in the workspace;
  *   2. the panel below it: L(i, k) = A(i, k) L(k, k)^-T as a product A(i, k) inv^T, so it is the same
  *      tile product as the update, with no chain of dependent steps inside it;
