@@ -220,12 +220,29 @@ __device__ __forceinline__ void lower_index(int s, int &i, int &j)
  * nothing), or with cols = 0 the lower triangle from (row0, row0), row by row. SOLVE: the tile
  * (i, k = col0) becomes itself times inv^T. Else tile (i, j) -= sum over the tile columns p = kfirst ..
  * kfirst + kcount - 1 of L(i, p) L(j, p)^T: a wider panel's update reads and writes the trailing
- * matrix once for all its columns. */
-template <bool SOLVE> __global__ void __launch_bounds__(PRODUCT_THREADS)
+ * matrix once for all its columns.
+ * DEEP (one tile column, K = 64, and a launch too small to fill the GPU twice: the chain's solve and
+ * the panel's own updates): all four slices are requested at once, so the block waits for the L2
+ * once instead of once a slice; two buffers otherwise (more blocks an SM where there are many). */
+#define PRODUCT_BUFS(deep) ((deep) ? NB / KH : 2)
+#define PRODUCT_SMEM(deep) (2 * PRODUCT_BUFS(deep) * NB * KS * sizeof(double))
+
+/* Wait until at most `pending` (0, 2, 4 or 6: two commit groups a slice) are still in flight. */
+__device__ __forceinline__ void slices_wait_upto(int pending)
+{
+    if (pending >= 6) slices_wait<6>();
+    else if (pending >= 4) slices_wait<4>();
+    else if (pending >= 2) slices_wait<2>();
+    else slices_wait<0>();
+}
+
+template <bool SOLVE, bool DEEP> __global__ void __launch_bounds__(PRODUCT_THREADS)
     f64_tile_product(double *A, int n, int row0, int col0, int cols, int kfirst, int kcount, size_t tiles, size_t first,
                      const double *inv)
 {
-    __shared__ double As[2][NB][KS], Bs[2][NB][KS]; /* two slices: one computed on, one arriving */
+    constexpr int BUFS = PRODUCT_BUFS(DEEP);
+    extern __shared__ double2 product_smem[];
+    double(*As)[NB][KS] = (double(*)[NB][KS])product_smem, (*Bs)[NB][KS] = As + BUFS; /* BUFS slices each */
     const size_t g = first + blockIdx.x, b = g / tiles;
     const int s = (int)(g % tiles);
     int ti, tj;
@@ -244,18 +261,21 @@ template <bool SOLVE> __global__ void __launch_bounds__(PRODUCT_THREADS)
     const double *X = inv + b * (size_t)NB * NB;
     auto load = [&](int h) { /* slice h: columns k0 .. k0 + KH - 1 of the A tile, and the B tile's */
                              const int k0 = (SOLVE ? col0 : kfirst + h / (NB / KH)) * NB + h % (NB / KH) * KH;
-                             load_slice(As[h & 1], M, n, n, n, r0, k0);
-                             if (SOLVE) load_slice(Bs[h & 1], X, NB, NB, NB, 0, h * KH);
-                             else load_slice(Bs[h & 1], M, n, n, n, c0, k0);
+                             load_slice(As[h % BUFS], M, n, n, n, r0, k0);
+                             if (SOLVE) load_slice(Bs[h % BUFS], X, NB, NB, NB, 0, h * KH);
+                             else load_slice(Bs[h % BUFS], M, n, n, n, c0, k0);
     };
-    load(0);
+    if (DEEP)
+        for (int h = 0; h < BUFS; h++) load(h); /* slices = BUFS: the launch makes sure */
+    else load(0);
     for (int h = 0; h < slices; h++) {
-        if (h + 1 < slices) {
+        if (DEEP) slices_wait_upto(2 * (slices - 1 - h));
+        else if (h + 1 < slices) {
             load(h + 1); /* into the other buffer, read by everyone before the last barrier */
             slices_wait<2>();
         } else slices_wait<0>();
         __syncthreads(); /* slice h has arrived for every thread */
-        const double(*Ah)[KS] = As[h & 1], (*Bh)[KS] = Bs[h & 1];
+        const double(*Ah)[KS] = As[h % BUFS], (*Bh)[KS] = Bs[h % BUFS];
 #pragma unroll
         for (int kk = 0; kk < KH; kk += 4) {
             double a[2][2], bv[4];
@@ -278,7 +298,7 @@ template <bool SOLVE> __global__ void __launch_bounds__(PRODUCT_THREADS)
 #endif
                 }
         }
-        __syncthreads(); /* slice h is read: the next load may take its buffer */
+        if (!DEEP) __syncthreads(); /* slice h is read: the next load may take its buffer */
     }
 #pragma unroll
     for (int mi = 0; mi < 2; mi++)
@@ -430,22 +450,29 @@ extern "C" int potrf_grid_f64(int n, size_t batch, const double *d_in, double *d
     if (d_out != d_in) CUDA_TRY(cudaMemcpyAsync(d_out, d_in, batch * nn * sizeof(double), cudaMemcpyDeviceToDevice, s));
     CUDA_TRY(cudaMemsetAsync(d_info, 0, batch * sizeof(int), s));
     const int T = (n + NB - 1) / NB;
-    static int optin_vec[64], optin_plain[64];
+    static int optin_vec[64], optin_plain[64], optin_solve[64], optin_update[64];
     const int sms = launch_sm_count(), vec_optin = launch_smem_optin(f64_trailing_update<true>, optin_vec),
-              plain_optin = launch_smem_optin(f64_trailing_update<false>, optin_plain);
-    if (!sms || !vec_optin || !plain_optin) return -1; /* noted */
+              plain_optin = launch_smem_optin(f64_trailing_update<false>, optin_plain),
+              solve_optin = launch_smem_optin(f64_tile_product<true, true>, optin_solve),
+              update_optin = launch_smem_optin(f64_tile_product<false, true>, optin_update);
+    if (!sms || !vec_optin || !plain_optin || !solve_optin || !update_optin) return -1; /* noted */
+    /* sm_75 offers 64 KiB a block: there the chain's products keep two buffers. */
+    const bool deep_fits = solve_optin >= (int)PRODUCT_SMEM(true) && update_optin >= (int)PRODUCT_SMEM(true);
     /* Where a block may not have BIG_SMEM (sm_86 and sm_89 offer ~99 KiB), the 64 x 64 product updates. */
     const bool big_fits = vec_optin >= (int)BIG_SMEM && plain_optin >= (int)BIG_SMEM;
     const bool vec = n % 2 == 0 && (uintptr_t)d_out % 16 == 0;
     /* One launch of the product kernel over `tiles` tiles of every matrix. */
     auto product = [&](bool solve, int row0, int col0, int cols, int kfirst, int kcount, size_t tiles) {
+        const bool deep = deep_fits && kcount == 1 && batch * tiles <= 2 * (size_t)sms;
         return launch_split(batch * tiles, s, [&](unsigned count, size_t first) {
-            if (solve)
-                f64_tile_product<true><<<count, PRODUCT_THREADS, 0, s>>>(d_out, n, row0, col0, cols, kfirst, kcount,
-                                                                         tiles, first, d_work);
-            else
-                f64_tile_product<false><<<count, PRODUCT_THREADS, 0, s>>>(d_out, n, row0, col0, cols, kfirst, kcount,
-                                                                          tiles, first, d_work);
+#define F64_PRODUCT(S, D)                                                                                              \
+    f64_tile_product<S, D><<<count, PRODUCT_THREADS, PRODUCT_SMEM(D), s>>>(d_out, n, row0, col0, cols, kfirst, kcount, \
+                                                                           tiles, first, d_work)
+            if (solve && deep) F64_PRODUCT(true, true);
+            else if (solve) F64_PRODUCT(true, false);
+            else if (deep) F64_PRODUCT(false, true);
+            else F64_PRODUCT(false, false);
+#undef F64_PRODUCT
         });
     };
     for (int p0 = 0; p0 < T; p0 += PANEL_TILES) {
