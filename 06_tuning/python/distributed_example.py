@@ -4,15 +4,16 @@ Every rank (one process a GPU, started by torchrun or a Slurm job step) makes it
 global batch of SPD matrices (rows [lo, hi) of it, from seeds: no input moves between GPUs),
 factors it with course_cholesky.cholesky_ex on its GPU, and the infos are gathered on rank 0 over
 NCCL (all_gather_into_tensor: torch's own transport, nothing home-made). Rank 0 prints the time of
-the slowest rank (CUDA events between two barriers) and the matrices a second.
+the slowest rank (the median of 5 calls, CUDA events between two barriers) and the matrices a second.
 
     torchrun --nproc-per-node=2 06_tuning/python/distributed_example.py --order 64 --matrices 2000000 --dtype float64
     torchrun --nproc-per-node=2 06_tuning/python/distributed_example.py --order 64 --matrices 20000 --check
 
---check: the factors of every rank are gathered on rank 0 too, which factors the whole batch again
-alone, and every factor must be equal bit for bit (a matrix's factor does not depend on the batch
-around it or the GPU it ran on). Across nodes: the same script under `srun` (06_tuning/python/README.md,
-"Beyond one GPU": MASTER_ADDR, MASTER_PORT and the ranks come from Slurm's variables).
+--check: the factors of every rank are gathered on rank 0 too, which factors each rank's shard again
+alone (the same matrices and batch size, so the same plan), and every factor must be equal bit for
+bit: it may not depend on the GPU it ran on, nor on the transport. Across nodes: the same script
+under `srun` (06_tuning/python/README.md, "Beyond one GPU": MASTER_ADDR, MASTER_PORT and the ranks
+come from Slurm's variables).
 """
 import argparse
 import os
@@ -32,16 +33,19 @@ def shard(batch, world, rank):
     return lo, lo + base + (rank < extra)
 
 
-def make(lo, hi, n, dtype, device):
-    """Matrices lo .. hi-1 of the global batch: each from its own seed, so any rank makes the same one."""
+def make(lo, hi, n, dtype, device, total):
+    """Matrices lo .. hi-1 of a global batch of `total`: made in pieces of the global batch that do not
+    depend on the ranks (piece p: matrices p .. p + step - 1, from seed p, the whole piece generated),
+    so any rank makes the same matrix bit for bit."""
     out = torch.empty(hi - lo, n, n, dtype=dtype, device=device)
     step = max(1, (1 << 26) // (n * n))  # generate in pieces of 512 MiB of float64 at most
-    for a in range(lo, hi, step):
-        b = min(hi, a + step)
-        g = torch.Generator(device=device).manual_seed(1_000_003 * a + n)
-        x = torch.randn(b - a, n, n, dtype=torch.float64, device=device, generator=g)
+    for p in range(lo // step * step, hi, step):
+        q = min(total, p + step)
+        g = torch.Generator(device=device).manual_seed(1_000_003 * p + n)
+        x = torch.randn(q - p, n, n, dtype=torch.float64, device=device, generator=g)
         m = x @ x.mT / n + torch.eye(n, dtype=torch.float64, device=device)
-        out[a - lo:b - lo] = m.to(dtype)
+        a, b = max(lo, p), min(hi, q)
+        out[a - lo:b - lo] = m[a - p:b - p].to(dtype)
     return out
 
 
@@ -70,16 +74,19 @@ def main():
     dist.init_process_group("nccl", rank=rank, world_size=world, device_id=device)
     dtype = getattr(torch, a.dtype)
     lo, hi = shard(a.matrices, world, rank)
-    A = make(lo, hi, a.order, dtype, device)
+    A = make(lo, hi, a.order, dtype, device, a.matrices)
     L, info = cc.cholesky_ex(A)  # the plan and its warm-up, outside the timing
     torch.cuda.synchronize()
-    dist.barrier()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    L, info = cc.cholesky_ex(A)
-    stop.record()
-    stop.synchronize()
-    ms = torch.tensor([start.elapsed_time(stop)], device=device)
+    times = []
+    for _ in range(5):  # the median of 5 calls, each between two barriers
+        dist.barrier()
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        L, info = cc.cholesky_ex(A)
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    ms = torch.tensor([sorted(times)[len(times) // 2]], device=device)
     dist.all_reduce(ms, op=dist.ReduceOp.MAX)  # the batch is done when the slowest rank is
     # The infos of every rank on every rank (equal shards: pad the short ones with -1).
     size = -(-a.matrices // world)
@@ -90,23 +97,23 @@ def main():
     infos = torch.cat([every[r * size:r * size + (shard(a.matrices, world, r)[1] - shard(a.matrices, world, r)[0])]
                        for r in range(world)])
     same = True
-    if a.check:  # every factor on rank 0, against the whole batch factored there alone
+    if a.check:  # every factor on rank 0, against each rank's shard factored there alone
         Ls = torch.zeros(world * size, a.order, a.order, dtype=dtype, device=device)
         part = torch.zeros(size, a.order, a.order, dtype=dtype, device=device)
         part[:hi - lo] = L
         dist.all_gather_into_tensor(Ls, part)
         if rank == 0:
-            gathered = torch.cat([Ls[r * size:r * size + (shard(a.matrices, world, r)[1] - shard(a.matrices, world, r)[0])]
-                                  for r in range(world)])
-            whole = make(0, a.matrices, a.order, dtype, device)
-            alone, _ = cc.cholesky_ex(whole)
-            same = torch.equal(gathered, alone)
+            for r in range(world):  # the same batch size as on rank r, so the same plan
+                rlo, rhi = shard(a.matrices, world, r)
+                alone, _ = cc.cholesky_ex(make(rlo, rhi, a.order, dtype, device, a.matrices))
+                same = same and torch.equal(Ls[r * size:r * size + rhi - rlo], alone)
     if rank == 0:
         bad = int((infos != 0).sum())
         t = float(ms[0])
         print(f"{world} ranks ({torch.cuda.get_device_name(device)}), {a.matrices} matrices of n = {a.order}, {a.dtype}: "
               f"{t:.3f} ms (slowest rank), {a.matrices / t * 1e3:.3g} matrices/s; infos gathered: {infos.numel()}, "
-              f"nonzero {bad}" + (f"; every factor equal to one GPU's: {same}" if a.check else ""), flush=True)
+              f"nonzero {bad}" + (f"; every factor equal to its shard's on GPU 0 alone: {same}" if a.check else ""),
+              flush=True)
     dist.destroy_process_group()
     sys.exit(0 if same and int((infos != 0).sum()) == 0 else 1)
 
