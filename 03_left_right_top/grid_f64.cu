@@ -38,7 +38,7 @@
  * the 4 x 4 block B at (J, J) itself, solves for its row's four entries l_r, and updates its own
  * columns c > J + 3 by all four at once: a_rc -= f . a_c with f = L_B^-T l_r (the float32 task's
  * scheme, grid_tasks.cu, potrf_columns). The first version, a thread a row and a barrier a column
- * (64 threads, 63 multiply-adds a step in 2 warps), took 39 us a tile under ncu. Every index into
+ * (64 threads), was slower: its step was the whole row (06 LIMITS has the times). Every index into
  * x[] is a compile-time constant (the group loop is unrolled), so x[] stays in registers. Rows
  * above J compute values in their upper part that nothing reads; the identity past m. */
 #define TILE_Q 4             /* threads a row */
