@@ -24,7 +24,7 @@
 #include "grid_f64.h"
 
 #define NB GRID_F64_NB
-#define KH 16       /* the product's K in slices of 16, two in flight: four 64 x 20 tiles fit the 48 KiB */
+#define KH 16       /* the product's K in slices of 16, two in flight (four in the chain's DEEP products) */
 #define KS (KH + 4) /* row stride: a warp's 8 rows x 4 doubles fall into two passes of the 32 banks, the least */
 #define PRODUCT_THREADS 128
 /* Tile columns a panel: its columns' updates of the trailing matrix go in one launch (K = 256), which
@@ -47,11 +47,11 @@
 __global__ void __launch_bounds__(TILE_THREADS)
     f64_potrf_tile(double *A, int n, int k, size_t first, int *info, double *inv)
 {
-    __shared__ __align__(16) double S[NB][NB + 2];        /* L, for the inverse (stride 66: 16-byte pairs, and a
-                                                      warp's 4 rows in different banks) */
-    __shared__ __align__(16) double group[2][NB][TILE_Q]; /* the group's columns by rows, two buffers:
-                                                                  group g + 1 may write while g reads */
-    __shared__ double rdiag[NB];                          /* 1 / L(j, j) */
+    /* S: L, for the inverse (stride 66: 16-byte pairs, and a warp's 4 rows in different banks); group:
+     * the group's columns by rows, two buffers (group g + 1 may write while g reads). */
+    __shared__ __align__(16) double S[NB][NB + 2];
+    __shared__ __align__(16) double group[2][NB][TILE_Q];
+    __shared__ double rdiag[NB]; /* 1 / L(j, j) */
     const int r = threadIdx.x / TILE_Q, q = threadIdx.x % TILE_Q, k0 = k * NB, m = n - k0 < NB ? n - k0 : NB;
     const size_t b = first + blockIdx.x;
     double *M = A + b * (size_t)n * n;
