@@ -24,6 +24,19 @@
 #include "grid_f64.h"
 
 #define NB GRID_F64_NB
+
+/* A kernel of the chain may be launched before the one ahead of it on its stream has finished
+ * (programmatic dependent launch, sm_90 and newer; 03's grid_tasks.cu teaches it): it first waits
+ * until every grid it depends on has finished and its writes are visible, then lets its own successor
+ * be launched, then works. Every kernel of the chain waits before it releases, so the order holds
+ * down the chain. Where the kernel was launched without the attribute, the wait returns at once. */
+__device__ __forceinline__ void chain_link()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 #define KH 16       /* the product's K in slices of 16, two in flight (four in the chain's DEEP products) */
 #define KS (KH + 4) /* row stride: a warp's 8 rows x 4 doubles fall into two passes of the 32 banks, the least */
 #define PRODUCT_THREADS 128
@@ -56,6 +69,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
     const size_t b = first + blockIdx.x;
     double *M = A + b * (size_t)n * n;
     double x[TILE_W];
+    chain_link();
 #pragma unroll
     for (int e = 0; e < TILE_W; e++) { /* the lower triangle only, the identity past m */
         const int c = TILE_Q * e + q;
@@ -252,6 +266,7 @@ template <bool SOLVE, bool DEEP> __global__ void __launch_bounds__(PRODUCT_THREA
         ti += row0, tj += row0;
     }
     if (tj > ti) return; /* (the whole block: before any barrier) */
+    chain_link();
     double *M = A + b * (size_t)n * n;
     const int r0 = ti * NB, c0 = tj * NB;
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32, wr = w / 2 * 32, wc = w % 2 * 32, lr = lane / 4,
@@ -439,6 +454,143 @@ __global__ void f64_zero_upper(double *A, int n, size_t first)
 
 extern "C" size_t grid_f64_workspace_bytes(size_t batch) { return batch * NB * NB * sizeof(double); }
 
+/* The look-ahead (stage 03's, grid_schedule.c): the chain (diagonal tasks, the panel's solves and own
+ * updates, then the next panel's columns) on a stream of the GPU's highest priority, the rest of each
+ * panel's update (the bulk) on one of its lowest, so that panel P + 1 is factored while the bulk of
+ * panel P's update runs, and a block of the chain takes the first place a block of the bulk leaves.
+ * Forked from the caller's stream and joined back by events (so a capture takes both). Kept per host
+ * thread and GPU: two threads never share them (nor one thread's capture and another's launches). */
+struct f64_streams {
+    cudaStream_t chain, bulk;
+    cudaEvent_t fork, panel_done, rest_done, bulk_done, join;
+};
+
+/* This thread's streams on the current GPU, made on first use; NULL past 64 GPUs (then one stream). */
+static int f64_streams_get(f64_streams **out)
+{
+    static thread_local f64_streams kept[64];
+    int dev;
+    CUDA_TRY(cudaGetDevice(&dev));
+    *out = NULL;
+    if (dev >= 64) return 0;
+    if (!kept[dev].chain) { /* all or nothing: a failure leaves none kept */
+        f64_streams f;
+        int least, greatest;
+        CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        CUDA_TRY(cudaStreamCreateWithPriority(&f.chain, cudaStreamNonBlocking, greatest));
+        CUDA_TRY(cudaStreamCreateWithPriority(&f.bulk, cudaStreamNonBlocking, least));
+        cudaEvent_t *events[] = {&f.fork, &f.panel_done, &f.rest_done, &f.bulk_done, &f.join};
+        for (cudaEvent_t *e : events) CUDA_TRY(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+        kept[dev] = f;
+    }
+    *out = &kept[dev];
+    return 0;
+}
+
+/* A launch of a chain kernel: linked (chain_link) where the GPU has programmatic dependent launch. */
+template <typename... Params, typename... Args> static void launch_linked(bool linked, void (*kernel)(Params...),
+                                                                          unsigned blocks, unsigned threads,
+                                                                          size_t shared, cudaStream_t s, Args... args)
+{
+    cudaLaunchAttribute link;
+    link.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    link.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(blocks);
+    config.blockDim = dim3(threads);
+    config.dynamicSmemBytes = shared;
+    config.stream = s;
+    config.attrs = &link;
+    config.numAttrs = linked ? 1 : 0;
+    (void)cudaLaunchKernelEx(&config, kernel, (Params)args...); /* its error: launch_split's check */
+}
+
+/* Every launch of a factorization: the chain on `chain`, each panel's bulk on `bulk` (the same stream
+ * where there is no second one). */
+static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *d_work, cudaStream_t chain,
+                       cudaStream_t bulk, f64_streams *f)
+{
+    const int T = (n + NB - 1) / NB;
+    static int optin_vec[64], optin_plain[64], optin_solve[64], optin_update[64], major[64];
+    const int sms = launch_sm_count(), vec_optin = launch_smem_optin(f64_trailing_update<true>, optin_vec),
+              plain_optin = launch_smem_optin(f64_trailing_update<false>, optin_plain),
+              solve_optin = launch_smem_optin(f64_tile_product<true, true>, optin_solve),
+              update_optin = launch_smem_optin(f64_tile_product<false, true>, optin_update),
+              cc = launch_per_device(major, [](int dev) {
+                  int m = 0;
+                  const int failed = [&]() {
+                      CUDA_TRY(cudaDeviceGetAttribute(&m, cudaDevAttrComputeCapabilityMajor, dev));
+                      return 0;
+                  }();
+                  return failed ? 0 : m;
+              });
+    if (!sms || !vec_optin || !plain_optin || !solve_optin || !update_optin || !cc) return -1; /* noted */
+    const bool linked = cc >= 9;
+    /* sm_75 offers 64 KiB a block: there the chain's products keep two buffers. */
+    const bool deep_fits = solve_optin >= (int)PRODUCT_SMEM(true) && update_optin >= (int)PRODUCT_SMEM(true);
+    /* Where a block may not have BIG_SMEM (sm_86 and sm_89 offer ~99 KiB), the 64 x 64 product updates. */
+    const bool big_fits = vec_optin >= (int)BIG_SMEM && plain_optin >= (int)BIG_SMEM;
+    const bool vec = n % 2 == 0 && (uintptr_t)d_out % 16 == 0;
+    /* One launch of the product kernel over `tiles` tiles of every matrix, on stream s. */
+    auto product = [&](cudaStream_t s, bool solve, int row0, int col0, int cols, int kfirst, int kcount, size_t tiles) {
+        const bool deep = deep_fits && kcount == 1 && batch * tiles <= 2 * (size_t)sms, link = linked && s == chain;
+        return launch_split(batch * tiles, s, [&](unsigned count, size_t first) {
+            auto kernel = solve ? (deep ? f64_tile_product<true, true> : f64_tile_product<true, false>)
+                                : (deep ? f64_tile_product<false, true> : f64_tile_product<false, false>);
+            launch_linked(link, kernel, count, PRODUCT_THREADS, PRODUCT_SMEM(deep), s, d_out, n, row0, col0, cols,
+                          kfirst, kcount, tiles, first, (const double *)d_work);
+        });
+    };
+    /* The trailing lower triangle from tile (row0, row0) minus the panel's product (kcount tile columns
+     * from kfirst), on stream s. */
+    auto trailing = [&](cudaStream_t s, int row0, int kfirst, int kcount) {
+        const int rest = T - row0;
+        const size_t big = (size_t)(rest + 1) / 2 * ((rest + 1) / 2 + 1) / 2; /* its BIG blocks */
+        if (!big_fits || batch * big < (size_t)sms)                           /* too few BIG blocks to fill the GPU */
+            return product(s, false, row0, row0, 0, kfirst, kcount, (size_t)rest * (rest + 1) / 2);
+        return launch_split(batch * big, s, [&](unsigned count, size_t first) {
+            if (vec)
+                f64_trailing_update<true>
+                    <<<count, BIG_THREADS, BIG_SMEM, s>>>(d_out, n, row0, kfirst, kcount, big, first);
+            else
+                f64_trailing_update<false>
+                    <<<count, BIG_THREADS, BIG_SMEM, s>>>(d_out, n, row0, kfirst, kcount, big, first);
+        });
+    };
+    bool rest_pending = false; /* bulk has work the chain has not waited for */
+    for (int p0 = 0; p0 < T; p0 += PANEL_TILES) {
+        const int pe = T < p0 + PANEL_TILES ? T : p0 + PANEL_TILES; /* the panel: tile columns p0 .. pe - 1 */
+        for (int k = p0; k < pe; k++) {
+            TRY(launch_split(batch, chain, [&](unsigned count, size_t first) {
+                launch_linked(linked, f64_potrf_tile, count, TILE_THREADS, 0, chain, d_out, n, k, first, d_info,
+                              d_work);
+            }));
+            const int below = T - 1 - k, right = pe - 1 - k; /* tiles below (k, k); panel columns right of k */
+            if (below) TRY(product(chain, true, k + 1, k, 1, k, 1, (size_t)below));
+            if (right) TRY(product(chain, false, k + 1, k + 1, right, k, 1, (size_t)below * right));
+        }
+        if (pe == T) break;
+        /* The next panel's columns on the chain, the rest on the bulk's stream. One stream: all of it. */
+        const int pe2 = T < pe + PANEL_TILES ? T : pe + PANEL_TILES;
+        if (!f || pe2 == T) {
+            TRY(trailing(chain, pe, p0, pe - p0));
+            continue;
+        }
+        CUDA_TRY(cudaEventRecord(f->panel_done, chain));
+        CUDA_TRY(cudaStreamWaitEvent(bulk, f->panel_done, 0));
+        if (rest_pending)
+            CUDA_TRY(cudaStreamWaitEvent(chain, f->rest_done, 0)); /* the last panel's bulk updated them */
+        TRY(product(chain, false, pe, pe, pe2 - pe, p0, pe - p0, (size_t)(T - pe) * (pe2 - pe)));
+        TRY(trailing(bulk, pe2, p0, pe - p0));
+        CUDA_TRY(cudaEventRecord(f->rest_done, bulk));
+        rest_pending = true;
+    }
+    if (rest_pending) CUDA_TRY(cudaStreamWaitEvent(chain, f->rest_done, 0));
+    return launch_split(batch * (size_t)n, chain, [&](unsigned count, size_t first) {
+        f64_zero_upper<<<count, 128, 0, chain>>>(d_out, n, first);
+    });
+}
+
 extern "C" int potrf_grid_f64(int n, size_t batch, const double *d_in, double *d_out, int *d_info, double *d_work,
                               cudaStream_t s)
 {
@@ -449,55 +601,23 @@ extern "C" int potrf_grid_f64(int n, size_t batch, const double *d_in, double *d
     const size_t nn = (size_t)n * n;
     if (d_out != d_in) CUDA_TRY(cudaMemcpyAsync(d_out, d_in, batch * nn * sizeof(double), cudaMemcpyDeviceToDevice, s));
     CUDA_TRY(cudaMemsetAsync(d_info, 0, batch * sizeof(int), s));
-    const int T = (n + NB - 1) / NB;
-    static int optin_vec[64], optin_plain[64], optin_solve[64], optin_update[64];
-    const int sms = launch_sm_count(), vec_optin = launch_smem_optin(f64_trailing_update<true>, optin_vec),
-              plain_optin = launch_smem_optin(f64_trailing_update<false>, optin_plain),
-              solve_optin = launch_smem_optin(f64_tile_product<true, true>, optin_solve),
-              update_optin = launch_smem_optin(f64_tile_product<false, true>, optin_update);
-    if (!sms || !vec_optin || !plain_optin || !solve_optin || !update_optin) return -1; /* noted */
-    /* sm_75 offers 64 KiB a block: there the chain's products keep two buffers. */
-    const bool deep_fits = solve_optin >= (int)PRODUCT_SMEM(true) && update_optin >= (int)PRODUCT_SMEM(true);
-    /* Where a block may not have BIG_SMEM (sm_86 and sm_89 offer ~99 KiB), the 64 x 64 product updates. */
-    const bool big_fits = vec_optin >= (int)BIG_SMEM && plain_optin >= (int)BIG_SMEM;
-    const bool vec = n % 2 == 0 && (uintptr_t)d_out % 16 == 0;
-    /* One launch of the product kernel over `tiles` tiles of every matrix. */
-    auto product = [&](bool solve, int row0, int col0, int cols, int kfirst, int kcount, size_t tiles) {
-        const bool deep = deep_fits && kcount == 1 && batch * tiles <= 2 * (size_t)sms;
-        return launch_split(batch * tiles, s, [&](unsigned count, size_t first) {
-#define F64_PRODUCT(S, D)                                                                                              \
-    f64_tile_product<S, D><<<count, PRODUCT_THREADS, PRODUCT_SMEM(D), s>>>(d_out, n, row0, col0, cols, kfirst, kcount, \
-                                                                           tiles, first, d_work)
-            if (solve && deep) F64_PRODUCT(true, true);
-            else if (solve) F64_PRODUCT(true, false);
-            else if (deep) F64_PRODUCT(false, true);
-            else F64_PRODUCT(false, false);
-#undef F64_PRODUCT
-        });
-    };
-    for (int p0 = 0; p0 < T; p0 += PANEL_TILES) {
-        const int pe = T < p0 + PANEL_TILES ? T : p0 + PANEL_TILES; /* the panel: tile columns p0 .. pe - 1 */
-        for (int k = p0; k < pe; k++) {
-            TRY(launch_split(batch, s, [&](unsigned count, size_t first) {
-                f64_potrf_tile<<<count, TILE_THREADS, 0, s>>>(d_out, n, k, first, d_info, d_work);
-            }));
-            const int below = T - 1 - k, right = pe - 1 - k; /* tiles below (k, k); panel columns right of k */
-            if (below) TRY(product(true, k + 1, k, 1, k, 1, (size_t)below));
-            if (right) TRY(product(false, k + 1, k + 1, right, k, 1, (size_t)below * right));
-        }
-        const int rest = T - pe; /* the trailing lower triangle, once for the panel's columns */
-        const size_t big = (size_t)(rest + 1) / 2 * ((rest + 1) / 2 + 1) / 2; /* its BIG blocks */
-        if (rest && big_fits && batch * big >= (size_t)sms) {                 /* enough BIG blocks to fill the GPU */
-            TRY(launch_split(batch * big, s, [&](unsigned count, size_t first) {
-                if (vec)
-                    f64_trailing_update<true>
-                        <<<count, BIG_THREADS, BIG_SMEM, s>>>(d_out, n, pe, p0, pe - p0, big, first);
-                else
-                    f64_trailing_update<false>
-                        <<<count, BIG_THREADS, BIG_SMEM, s>>>(d_out, n, pe, p0, pe - p0, big, first);
-            }));
-        } else if (rest) TRY(product(false, pe, pe, 0, p0, pe - p0, (size_t)rest * (rest + 1) / 2));
+    f64_streams *f = NULL;
+    if (n > 2 * PANEL_TILES * NB) TRY(f64_streams_get(&f)); /* a panel's bulk to overlap the next panel with */
+    if (!f) return f64_enqueue(n, batch, d_out, d_info, d_work, s, s, NULL);
+    CUDA_TRY(cudaEventRecord(f->fork, s));
+    CUDA_TRY(cudaStreamWaitEvent(f->chain, f->fork, 0));
+    CUDA_TRY(cudaStreamWaitEvent(f->bulk, f->fork, 0));
+    const int failed = f64_enqueue(n, batch, d_out, d_info, d_work, f->chain, f->bulk, f);
+    /* Joined back even after a failure, so that neither the caller's stream nor its capture is left
+     * with work of ours outstanding. */
+    if (failed) {
+        (void)cudaEventRecord(f->bulk_done, f->bulk), (void)cudaStreamWaitEvent(f->chain, f->bulk_done, 0);
+        (void)cudaEventRecord(f->join, f->chain), (void)cudaStreamWaitEvent(s, f->join, 0);
+        return -1;
     }
-    return launch_split(batch * (size_t)n, s,
-                        [&](unsigned count, size_t first) { f64_zero_upper<<<count, 128, 0, s>>>(d_out, n, first); });
+    CUDA_TRY(cudaEventRecord(f->bulk_done, f->bulk));
+    CUDA_TRY(cudaStreamWaitEvent(f->chain, f->bulk_done, 0));
+    CUDA_TRY(cudaEventRecord(f->join, f->chain));
+    CUDA_TRY(cudaStreamWaitEvent(s, f->join, 0));
+    return 0;
 }
