@@ -6,8 +6,10 @@
  *   2. the panel below it: L(i, k) = A(i, k) L(k, k)^-T as a product A(i, k) inv^T, so it is the same
  *      tile product as the update, with no chain of dependent steps inside it;
  *   3. the update of the trailing lower tiles: A(i, j) -= L(i, k) L(j, k)^T.
- * Step 3 waits for a panel of PANEL_TILES tile columns (inside it, only the panel's own columns are
- * updated step by step), then updates the trailing matrix with all of them at once.
+ * Step 3 waits for a panel of 4 to 12 tile columns (inside it, only the panel's own columns are
+ * updated step by step), then updates the trailing matrix with all of them at once: the next panel's
+ * columns first, on the chain's stream, and the rest on a second stream, while the next panel is
+ * factored (the look-ahead, f64_streams).
  * Steps 2 and 3 are one kernel (f64_tile_product): a 64 x 64 tile by four warps, each 32 x 32 as
  * 2 x 4 DMMA fragments (mma.sync m16n8k4 with f64 operands: the FP64 tensor cores). A panel's update
  * of the trailing matrix, most of the flops, has its own kernel (f64_trailing_update): 128 x 128
@@ -40,9 +42,12 @@ __device__ __forceinline__ void chain_link()
 #define KH 16       /* the product's K in slices of 16, two in flight (four in the chain's DEEP products) */
 #define KS (KH + 4) /* row stride: a warp's 8 rows x 4 doubles fall into two passes of the 32 banks, the least */
 #define PRODUCT_THREADS 128
-/* Tile columns a panel: its columns' updates of the trailing matrix go in one launch (K = 256), which
- * reads and writes that matrix once per panel instead of once per tile column. */
-#define PANEL_TILES 4
+/* Tile columns a panel of T: its columns' updates of the trailing matrix go in one launch (K = 64 x
+ * the panel's tiles), which reads and writes that matrix once per panel instead of once per tile
+ * column. Wider panels make that traffic and the bulk's launches fewer but the chain's own updates
+ * longer: H200, the widths timed side by side (06 LIMITS), 4 was the fastest up to 4096, 8 up to
+ * 16384, 12 at 32768. */
+static int panel_tiles(int T) { return T <= 64 ? 4 : T <= 256 ? 8 : 12; }
 
 /* Step 1: tile (k, k) of matrix first + blockIdx.x: factor, store L, invert into inv. FOUR threads a
  * row (256 threads): thread (r, q) holds the entries of row r at columns c = 4 e + q in x[e], so
@@ -558,8 +563,9 @@ static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *
         });
     };
     bool rest_pending = false; /* bulk has work the chain has not waited for */
-    for (int p0 = 0; p0 < T; p0 += PANEL_TILES) {
-        const int pe = T < p0 + PANEL_TILES ? T : p0 + PANEL_TILES; /* the panel: tile columns p0 .. pe - 1 */
+    const int P = panel_tiles(T);
+    for (int p0 = 0; p0 < T; p0 += P) {
+        const int pe = T < p0 + P ? T : p0 + P; /* the panel: tile columns p0 .. pe - 1 */
         for (int k = p0; k < pe; k++) {
             TRY(launch_split(batch, chain, [&](unsigned count, size_t first) {
                 launch_linked(linked, f64_potrf_tile, count, TILE_THREADS, 0, chain, d_out, n, k, first, d_info,
@@ -571,7 +577,7 @@ static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *
         }
         if (pe == T) break;
         /* The next panel's columns on the chain, the rest on the bulk's stream. One stream: all of it. */
-        const int pe2 = T < pe + PANEL_TILES ? T : pe + PANEL_TILES;
+        const int pe2 = T < pe + P ? T : pe + P;
         if (!f || pe2 == T) {
             TRY(trailing(chain, pe, p0, pe - p0));
             continue;
@@ -602,7 +608,7 @@ extern "C" int potrf_grid_f64(int n, size_t batch, const double *d_in, double *d
     if (d_out != d_in) CUDA_TRY(cudaMemcpyAsync(d_out, d_in, batch * nn * sizeof(double), cudaMemcpyDeviceToDevice, s));
     CUDA_TRY(cudaMemsetAsync(d_info, 0, batch * sizeof(int), s));
     f64_streams *f = NULL;
-    if (n > 2 * PANEL_TILES * NB) TRY(f64_streams_get(&f)); /* a panel's bulk to overlap the next panel with */
+    if (n > 8 * NB) TRY(f64_streams_get(&f)); /* two panels and a rest: a bulk to overlap the next panel with */
     if (!f) return f64_enqueue(n, batch, d_out, d_info, d_work, s, s, NULL);
     CUDA_TRY(cudaEventRecord(f->fork, s));
     CUDA_TRY(cudaStreamWaitEvent(f->chain, f->fork, 0));
