@@ -470,8 +470,9 @@ struct f64_streams {
     cudaEvent_t fork, panel_done, rest_done, bulk_done, join;
 };
 
-/* This thread's streams on the current GPU, made on first use; NULL past 64 GPUs (then one stream). */
-static int f64_streams_get(f64_streams **out)
+/* This thread's streams on the current GPU, made on first use; NULL past 64 GPUs, and where the first
+ * use is inside a capture of s (nothing is made then): one stream does it all, the same bits. */
+static int f64_streams_get(cudaStream_t s, f64_streams **out)
 {
     static thread_local f64_streams kept[64];
     int dev;
@@ -479,6 +480,9 @@ static int f64_streams_get(f64_streams **out)
     *out = NULL;
     if (dev >= 64) return 0;
     if (!kept[dev].chain) { /* all or nothing: a failure leaves none kept */
+        enum cudaStreamCaptureStatus capture;
+        CUDA_TRY(cudaStreamIsCapturing(s, &capture));
+        if (capture != cudaStreamCaptureStatusNone) return 0;
         f64_streams f;
         int least, greatest;
         CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
@@ -608,7 +612,7 @@ extern "C" int potrf_grid_f64(int n, size_t batch, const double *d_in, double *d
     if (d_out != d_in) CUDA_TRY(cudaMemcpyAsync(d_out, d_in, batch * nn * sizeof(double), cudaMemcpyDeviceToDevice, s));
     CUDA_TRY(cudaMemsetAsync(d_info, 0, batch * sizeof(int), s));
     f64_streams *f = NULL;
-    if (n > 8 * NB) TRY(f64_streams_get(&f)); /* two panels and a rest: a bulk to overlap the next panel with */
+    if (n > 8 * NB) TRY(f64_streams_get(s, &f)); /* two panels and a rest: a bulk to overlap the next panel with */
     if (!f) return f64_enqueue(n, batch, d_out, d_info, d_work, s, s, NULL);
     CUDA_TRY(cudaEventRecord(f->fork, s));
     CUDA_TRY(cudaStreamWaitEvent(f->chain, f->fork, 0));

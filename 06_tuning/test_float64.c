@@ -12,7 +12,9 @@
  *                               given, row-major, interleaved and chunked, in and out of place
  *   float64 whole GPU           n = 129 .. 1024 in batches against the reference; 4096, 4095 and 8192
  *                               alone (sampled residuals, float64's bound), an indefinite 4096 (info n/2 + 1)
- *   float64 door                a CUDA graph around execute, pointers 8 bytes off (staged or refused)
+ *   float64 door                a CUDA graph around execute (n = 1100: the look-ahead forked inside
+ *                               it; and a new thread whose first call is captured), pointers 8 bytes
+ *                               off (staged or refused)
  *
  *   make build/06_tuning/test_float64 && build/06_tuning/test_float64 */
 #define _POSIX_C_SOURCE 200809L
@@ -20,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include "checks.h"
 #include "cholesky_plan_internal.h"
@@ -300,6 +303,8 @@ static const int large[][2] = {{4096, 0}, {4095, 0}, {8192, 0}, {4096, 1}};
 #define NLARGE ((int)(sizeof large / sizeof large[0]))
 
 static int run_graph(char *detail, size_t len);
+static int graph_cases(int first, int last, char *detail, size_t len);
+static int run_graph_fresh_thread(char *detail, size_t len);
 static int run_offset(int unaligned, char *detail, size_t len);
 
 int main(void)
@@ -309,7 +314,7 @@ int main(void)
     harness_plan(&h, DECISIONS, harness_count(&h, decision_tests));
     harness_plan_gpu(&h, BATCHED, 128 + NGIVEN + NLAYOUTS);
     harness_plan_gpu(&h, WHOLE, NWHOLE * 2 + NLARGE);
-    harness_plan_gpu(&h, DOOR, 3);
+    harness_plan_gpu(&h, DOOR, 4);
     harness_group(&h, DECISIONS);
     decision_tests(&h);
     char reason[256], detail[1024], name[160];
@@ -364,8 +369,10 @@ int main(void)
     }
     harness_group(&h, DOOR);
     harness_start(&h, "a CUDA graph");
-    harness_check(&h, run_graph(detail, sizeof detail), "a CUDA graph around cholesky_execute_f64 (n=48 and n=300)",
-                  "%s", detail);
+    harness_check(&h, run_graph(detail, sizeof detail),
+                  "a CUDA graph around cholesky_execute_f64 (n=48, n=300 and n=1100)", "%s", detail);
+    harness_check(&h, run_graph_fresh_thread(detail, sizeof detail),
+                  "a new thread's first call captured (n=1100), then eager: the same bits", "%s", detail);
     harness_check(&h, run_offset(1, detail, sizeof detail), "pointers 8 bytes off, unaligned plan: staged", "%s",
                   detail);
     harness_check(&h, run_offset(0, detail, sizeof detail), "pointers 8 bytes off, aligned plan: refused", "%s",
@@ -373,14 +380,19 @@ int main(void)
     return harness_end(&h);
 }
 
-/* Capture execute in a graph, replay it on new matrices: the factors equal an eager call's bit for bit. */
-static int run_graph(char *detail, size_t len)
+/* Capture execute in a graph, replay it on new matrices: the factors equal an eager call's bit for bit.
+ * n = 1100 takes the whole-GPU path's look-ahead, its chain and bulk forked to two streams of the
+ * calling thread's inside the capture. */
+static const int graph_ns[] = {48, 300, 1100};
+static const size_t graph_counts[] = {500, 3, 1};
+static int run_graph(char *detail, size_t len) { return graph_cases(0, 3, detail, len); }
+
+/* Cases first .. last - 1 of graph_ns. */
+static int graph_cases(int first, int last, char *detail, size_t len)
 {
-    static const int ns[] = {48, 300};
-    static const size_t counts[] = {500, 3};
-    for (int k = 0; k < 2; k++) {
-        const int n = ns[k];
-        const size_t count = counts[k], bytes = count * (size_t)n * n * sizeof(double);
+    for (int k = first; k < last; k++) {
+        const int n = graph_ns[k];
+        const size_t count = graph_counts[k], bytes = count * (size_t)n * n * sizeof(double);
         double *A = host_alloc(bytes, "A"), *L1 = host_alloc(bytes, "eager"), *L2 = host_alloc(bytes, "replayed");
         make_batch(n, count, 900 + k, A);
         cholesky_plan *plan;
@@ -430,6 +442,32 @@ static int run_graph(char *detail, size_t len)
     }
     snprintf(detail, len, "replays equal eager calls bit for bit");
     return 1;
+}
+
+/* A new host thread whose FIRST call is captured: its streams are not made inside a capture, so the
+ * captured call runs on the caller's stream alone; the eager call after it forks. Same bits. */
+typedef struct {
+    char detail[1024];
+    int ok;
+} fresh_thread;
+
+static void *fresh_thread_run(void *arg)
+{
+    fresh_thread *t = (fresh_thread *)arg;
+    t->ok = graph_cases(2, 3, t->detail, sizeof t->detail);
+    return NULL;
+}
+
+static int run_graph_fresh_thread(char *detail, size_t len)
+{
+    fresh_thread t = {"", 0};
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, fresh_thread_run, &t) != 0 || pthread_join(thread, NULL) != 0) {
+        snprintf(detail, len, "no thread");
+        return 0;
+    }
+    snprintf(detail, len, "%s", t.detail);
+    return t.ok;
 }
 
 /* A view one double into a buffer (8-byte aligned, not 16): staged by an unaligned plan, else refused. */

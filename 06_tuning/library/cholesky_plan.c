@@ -37,7 +37,7 @@ struct cholesky_plan {
     grid_policy policy;            /* grid: schedule, arithmetic, warpgroup MMA, launch rules */
     grid_context *ctx;             /* grid: streams, events, graphs */
     pthread_mutex_t grid_lock;     /* grid: one execute at a time enqueues on ctx's streams */
-    int grid_f64;                  /* float64, n > 128: grid_f64.cu's tile tasks on the caller's stream */
+    int grid_f64;                  /* float64, n > 128: grid_f64.cu's tile tasks, ordered on the caller's stream */
     /* The workspace, in this order, each part 256-byte aligned: the converted batch, the grid's
      * padded copies, the grid's split panels (warpgroup MMA), the staged batch (unaligned plans). */
     size_t convert_bytes, pad_bytes, split_bytes, stage_bytes;
