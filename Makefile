@@ -136,6 +136,7 @@ help:
 	@echo "  make lib [LIB_ARCHS=\"80 90\"]   stage 06's door as a C library: libcourse_cholesky .so (SONAME .so.1) and .a, for this GPU or sm_80 + sm_90a + PTX"
 	@echo "  make install PREFIX=dir [LIB_ARCHS=...]   the header, libraries, pkg-config and CMake files into dir (06_tuning/library/README.md)"
 	@echo "  make slurm-script TARGET=test|bench|tune [OUT=job.sh]   a batch script for one GPU of a Slurm cluster"
+	@echo "  make slurm-script TARGET=distributed NODES=N GPUS=G [ARGS=...]   torch.distributed over N x G GPUs (06_tuning/python)"
 	@echo "  make dataset       write the default dataset ($(DEFAULT_DATASET))"
 	@echo "  make hp3-study     how often the seed project's recipe is not positive definite (datasets/README.md)"
 	@echo "Pictures (install matplotlib into .venv on first use)"
@@ -158,6 +159,7 @@ else
 	@echo "  make test-grade-class  make grade-class for real: here and through the running Slurm cluster (slow)"
 endif
 	@echo "  make SAN=1 test    every test with the host code under ASan/UBSan (build-san/)"
+	@echo "  make test-slurm-distributed  the torch.distributed example's batch script through the running Slurm cluster"
 	@echo "  make fuzz          the dataset reader, the parsers and every CLI with random input (FUZZ_SECONDS=60)"
 	@echo "  make sass [SASS_ARCH=sm_90] [FILES=...] [KERNEL=regex]   registers and spills of every kernel instance (ptxas -v)"
 	@echo "  make format        the course's style (.clang-format, clang-format $(CLANG_FORMAT_PIN)) on every C/CUDA source; make format-check: which differ"
@@ -272,9 +274,11 @@ grade-class:
 		$(if $(SLURM),$(if $(filter 1 yes,$(SLURM)),--slurm,--local)) $(if $(CLASS_OUT),--out $(CLASS_OUT))
 endif
 
-# make slurm-script TARGET=test|bench|tune [OUT=job.sh]: a batch script for one GPU of a cluster
+# make slurm-script TARGET=test|bench|tune [OUT=job.sh]: a batch script for one GPU of a cluster;
+# TARGET=distributed [NODES=N] [GPUS=G] [ARGS="..."]: the torch.distributed example over N x G GPUs.
 slurm-script:
-	@python3 common/course/slurm_script.py $(or $(TARGET),test) $(if $(OUT),--out $(OUT))
+	@python3 common/course/slurm_script.py $(or $(TARGET),test) $(if $(OUT),--out $(OUT)) \
+		$(if $(NODES),--nodes '$(NODES)') $(if $(GPUS),--gpus '$(GPUS)') $(if $(ARGS),--args '$(ARGS)')
 
 # make leaderboard CSVS="alice.csv bob.csv ...": ranks by geomean x cuSOLVER, per GPU
 leaderboard: $(VENV)/.installed

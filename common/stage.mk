@@ -53,7 +53,16 @@ test-fresh-targets:
 test-grade-class: all
 	@python3 common/course/run_suite.py --suite grade-class --points common/points-grade-class.tsv --results $(RESULTS) --timeout 5400 -- 'bash common/tests/test_grade_class.sh'
 	@python3 common/course/test_summary.py $(RESULTS)/grade-class.json
+
 endif
+
+# The torch.distributed example's batch script through the Slurm cluster that is running
+# (06_tuning/python/test_slurm_distributed.sh): make slurm-script TARGET=distributed, sbatch, the ranks
+# Slurm gave. Seconds; CI runs it while its one-node cluster is up, not make test.
+.PHONY: test-slurm-distributed
+test-slurm-distributed:
+	@python3 common/course/run_suite.py --suite slurm-distributed --points common/points-slurm-distributed.tsv --results $(RESULTS) --timeout 600 -- 'bash 06_tuning/python/test_slurm_distributed.sh'
+	@python3 common/course/test_summary.py $(RESULTS)/slurm-distributed.json
 
 # cuSolverDx, the device-side peer of make bench-stage-6 (cusolverdx_peer.h). libmathdx is loaded at
 # run time from what `make cusolverdx` unpacks into build/mathdx/ (the pinned wheel from PyPI, or

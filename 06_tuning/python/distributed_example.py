@@ -12,18 +12,22 @@ the slowest rank (the median of 5 calls, CUDA events between two barriers) and t
 --check: the factors of every rank are gathered on rank 0 too, which factors each rank's shard again
 alone (the same matrices and batch size, so the same plan), and every factor must be equal bit for
 bit: it may not depend on the GPU it ran on, nor on the transport. Across nodes: the same script
-under `srun` (06_tuning/python/README.md, "Beyond one GPU": MASTER_ADDR, MASTER_PORT and the ranks
-come from Slurm's variables).
+under `srun`, in the batch script `make slurm-script TARGET=distributed NODES=N GPUS=G` writes
+(06_tuning/python/README.md, "Beyond one GPU": MASTER_ADDR, MASTER_PORT and the ranks come from
+Slurm's variables). --show-ranks prints what the launcher gave this process and stops.
 """
 import argparse
 import os
+import socket
 import sys
 
-import torch
-import torch.distributed as dist
+try:
+    import torch
+    import torch.distributed as dist
+except ImportError:  # --show-ranks needs neither (the Slurm test on a machine without torch)
+    torch = dist = None
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import course_cholesky as cc  # noqa: E402
 
 
 def shard(batch, world, rank):
@@ -65,12 +69,26 @@ def main():
     ap.add_argument("--matrices", type=int, default=200000, help="the global batch's size")
     ap.add_argument("--dtype", default="float64", choices=["float32", "float64"])
     ap.add_argument("--check", action="store_true", help="rank 0 refactors the whole batch alone and compares")
+    ap.add_argument("--show-ranks", action="store_true",
+                    help="print this process's rank, the world, its shard and the rendezvous, and stop (no GPU)")
     a = ap.parse_args()
     rank, world, local = rank_env()
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", "29517")
-    torch.cuda.set_device(local)
-    device = torch.device("cuda", local)
+    if a.show_ranks:  # what a launcher gave this process: checked by the Slurm test without a GPU
+        lo, hi = shard(a.matrices, world, rank)
+        print(f"rank {rank} of {world}, local {local}, on {socket.gethostname()}: matrices [{lo}, {hi}); "
+              f"rendezvous {os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']}", flush=True)
+        return 0
+    if torch is None:
+        print("distributed_example.py: torch is not installed (pip install torch)", file=sys.stderr)
+        return 2
+    import course_cholesky as cc
+    # A GPU a rank: the node's GPU `local`, or, where the launcher shows each task only its own
+    # (srun --gpus-per-task), that one.
+    index = local % torch.cuda.device_count()
+    torch.cuda.set_device(index)
+    device = torch.device("cuda", index)
     dist.init_process_group("nccl", rank=rank, world_size=world, device_id=device)
     dtype = getattr(torch, a.dtype)
     lo, hi = shard(a.matrices, world, rank)
@@ -115,8 +133,8 @@ def main():
               f"nonzero {bad}" + (f"; every factor equal to its shard's on GPU 0 alone: {same}" if a.check else ""),
               flush=True)
     dist.destroy_process_group()
-    sys.exit(0 if same and int((infos != 0).sum()) == 0 else 1)
+    return 0 if same and int((infos != 0).sum()) == 0 else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
