@@ -23,22 +23,11 @@
 #include <stdint.h>
 #include "cuda_check.h"
 #include "launch_split.cuh"
+#include "chain_link.cuh"
 #include "grid_f64.h"
 
 #define NB GRID_F64_NB
 
-/* A kernel of the chain may be launched before the one ahead of it on its stream has finished
- * (programmatic dependent launch, sm_90 and newer; 03's grid_tasks.cu teaches it): it first waits
- * until every grid it depends on has finished and its writes are visible, then lets its own successor
- * be launched, then works. Every kernel of the chain waits before it releases, so the order holds
- * down the chain. Where the kernel was launched without the attribute, the wait returns at once. */
-__device__ __forceinline__ void chain_link()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
 #define KH 16       /* the product's K in slices of 16, two in flight (four in the chain's DEEP products) */
 #define KS (KH + 4) /* row stride: a warp's 8 rows x 4 doubles fall into two passes of the 32 banks, the least */
 #define PRODUCT_THREADS 128
@@ -74,7 +63,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
     const size_t b = first + blockIdx.x;
     double *M = A + b * (size_t)n * n;
     double x[TILE_W];
-    chain_link();
+    chain_wait_and_release(); /* the chain's launches are linked (chain_link.cuh) */
 #pragma unroll
     for (int e = 0; e < TILE_W; e++) { /* the lower triangle only, the identity past m */
         const int c = TILE_Q * e + q;
@@ -270,8 +259,8 @@ template <bool SOLVE, bool DEEP> __global__ void __launch_bounds__(PRODUCT_THREA
         lower_index(s, ti, tj);
         ti += row0, tj += row0;
     }
-    if (tj > ti) return; /* (the whole block: before any barrier) */
-    chain_link();
+    if (tj > ti) return;      /* (the whole block: before any barrier) */
+    chain_wait_and_release(); /* the chain's launches are linked (chain_link.cuh) */
     double *M = A + b * (size_t)n * n;
     const int r0 = ti * NB, c0 = tj * NB;
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32, wr = w / 2 * 32, wc = w % 2 * 32, lr = lane / 4,
@@ -496,24 +485,6 @@ static int f64_streams_get(cudaStream_t s, f64_streams **out)
     return 0;
 }
 
-/* A launch of a chain kernel: linked (chain_link) where the GPU has programmatic dependent launch. */
-template <typename... Params, typename... Args> static void launch_linked(bool linked, void (*kernel)(Params...),
-                                                                          unsigned blocks, unsigned threads,
-                                                                          size_t shared, cudaStream_t s, Args... args)
-{
-    cudaLaunchAttribute link;
-    link.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    link.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(blocks);
-    config.blockDim = dim3(threads);
-    config.dynamicSmemBytes = shared;
-    config.stream = s;
-    config.attrs = &link;
-    config.numAttrs = linked ? 1 : 0;
-    (void)cudaLaunchKernelEx(&config, kernel, (Params)args...); /* its error: launch_split's check */
-}
-
 /* Every launch of a factorization: the chain on `chain`, each panel's bulk on `bulk` (the same stream
  * where there is no second one). */
 static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *d_work, cudaStream_t chain,
@@ -546,8 +517,9 @@ static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *
         return launch_split(batch * tiles, s, [&](unsigned count, size_t first) {
             auto kernel = solve ? (deep ? f64_tile_product<true, true> : f64_tile_product<true, false>)
                                 : (deep ? f64_tile_product<false, true> : f64_tile_product<false, false>);
-            launch_linked(link, kernel, count, PRODUCT_THREADS, PRODUCT_SMEM(deep), s, d_out, n, row0, col0, cols,
-                          kfirst, kcount, tiles, first, (const double *)d_work);
+            (void)launch_linked(link, kernel, dim3(count), dim3(PRODUCT_THREADS), PRODUCT_SMEM(deep), s, d_out, n, row0,
+                                col0, cols, kfirst, kcount, tiles, first,
+                                (const double *)d_work); /* checked by launch_split */
         });
     };
     /* The trailing lower triangle from tile (row0, row0) minus the panel's product (kcount tile columns
@@ -572,8 +544,8 @@ static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *
         const int pe = T < p0 + P ? T : p0 + P; /* the panel: tile columns p0 .. pe - 1 */
         for (int k = p0; k < pe; k++) {
             TRY(launch_split(batch, chain, [&](unsigned count, size_t first) {
-                launch_linked(linked, f64_potrf_tile, count, TILE_THREADS, 0, chain, d_out, n, k, first, d_info,
-                              d_work);
+                (void)launch_linked(linked, f64_potrf_tile, dim3(count), dim3(TILE_THREADS), 0, chain, d_out, n, k,
+                                    first, d_info, d_work); /* checked by launch_split */
             }));
             const int below = T - 1 - k, right = pe - 1 - k; /* tiles below (k, k); panel columns right of k */
             if (below) TRY(product(chain, true, k + 1, k, 1, k, 1, (size_t)below));

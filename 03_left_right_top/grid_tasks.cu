@@ -25,6 +25,7 @@
 #include "cuda_check.h"
 #include "grid_tasks.h"
 #include "launch_split.cuh"
+#include "chain_link.cuh"
 #include "grid_tf32x3.cuh"
 #include "grid_wgmma.cuh"
 
@@ -32,22 +33,6 @@
 __device__ __forceinline__ float *tile_at(float *A, size_t ld, int T, int ti, int tj)
 {
     return A + (size_t)ti * T * ld + (size_t)tj * T;
-}
-
-/* The chain's launches overlap (programmatic dependent launch, compute capability 9.0+): a kernel
- * of the critical path (POTRF, TRSM, the next column's update) is launched with
- * cudaLaunchAttributeProgrammaticStreamSerialization, so its blocks may start while the kernel before
- * it on the stream still runs. Each such kernel first waits (griddepcontrol.wait: every grid it
- * depends on has finished and its writes are visible), then lets its own successor be launched
- * (launch_dependents), then works. What that saves is the launch latency between two kernels of
- * the chain: measured on the H100, same run, n = 1024 look-ahead 0.306 -> 0.278 ms, 2048 0.632 ->
- * 0.593, 4096 1.71 -> 1.67 (fp32). On an older GPU both are no-ops (and the attribute is not set). */
-__device__ __forceinline__ void chain_wait_and_release()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
 }
 
 /* A load issued BEFORE chain_wait_and_release: the TRSM's row of the panel. Why that is safe: every
@@ -598,23 +583,13 @@ template <int KT, int Q> __global__ void __launch_bounds__(256)
 
 /* ------------------------------------------------------------------ launchers */
 
-/* A kernel of the chain (see chain_wait_and_release), launched so that it may start before the
- * kernel ahead of it on the stream has finished, where the plan's rules say the GPU can. */
+/* A kernel of the chain (chain_link.cuh), launched so that it may start before the kernel ahead of
+ * it on the stream has finished, where the plan's rules say the GPU can. */
 template <typename... Params, typename... Args> static int launch_chain(const grid_plan *p, void (*kernel)(Params...),
                                                                         dim3 grid, dim3 block, size_t shared,
                                                                         cudaStream_t s, Args... args)
 {
-    cudaLaunchAttribute overlap;
-    overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    overlap.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = grid;
-    config.blockDim = block;
-    config.dynamicSmemBytes = shared;
-    config.stream = s;
-    config.attrs = &overlap;
-    config.numAttrs = p->rules.chain_overlap ? 1 : 0;
-    CUDA_TRY(cudaLaunchKernelEx(&config, kernel, (Params)args...));
+    CUDA_TRY(launch_linked(p->rules.chain_overlap, kernel, grid, block, shared, s, args...));
     KERNEL_TRY();
     return 0;
 }

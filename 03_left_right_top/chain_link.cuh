@@ -1,0 +1,42 @@
+/* chain_link.cuh - the chain's launches overlap (programmatic dependent launch, compute capability
+ * 9.0+), for the float32 tile tasks (grid_tasks.cu) and the float64 ones (grid_f64.cu): a kernel of
+ * the critical path (POTRF, TRSM, the next column's update) is launched with
+ * cudaLaunchAttributeProgrammaticStreamSerialization, so its blocks may start while the kernel before
+ * it on the stream still runs. Each such kernel first waits (griddepcontrol.wait: every grid it
+ * depends on has finished and its writes are visible), then lets its own successor be launched
+ * (launch_dependents), then works; so the order holds down the chain. What that saves is the launch
+ * latency between two kernels of the chain: measured on the H100, same run, n = 1024 look-ahead
+ * 0.306 -> 0.278 ms, 2048 0.632 -> 0.593, 4096 1.71 -> 1.67 (fp32). On an older GPU both are no-ops
+ * (and the attribute is not set); a kernel launched without it finds the wait already met. */
+#ifndef CHAIN_LINK_CUH
+#define CHAIN_LINK_CUH
+#include <cuda_runtime.h>
+
+__device__ __forceinline__ void chain_wait_and_release()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/* Launch `kernel` on s, linked to the kernel before it there where `linked` (the GPU has it); the
+ * launch's own error (the caller checks it, and the last error after it). */
+template <typename... Params, typename... Args> static cudaError_t launch_linked(bool linked, void (*kernel)(Params...),
+                                                                                 dim3 grid, dim3 block, size_t shared,
+                                                                                 cudaStream_t s, Args... args)
+{
+    cudaLaunchAttribute link;
+    link.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    link.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared;
+    config.stream = s;
+    config.attrs = &link;
+    config.numAttrs = linked ? 1 : 0;
+    return cudaLaunchKernelEx(&config, kernel, (Params)args...);
+}
+
+#endif
