@@ -27,7 +27,6 @@
 #include "grid_f64.h"
 
 #define NB GRID_F64_NB
-
 #define KH 16       /* the product's K in slices of 16, two in flight (four in the chain's DEEP products) */
 #define KS (KH + 4) /* row stride: a warp's 8 rows x 4 doubles fall into two passes of the 32 banks, the least */
 #define PRODUCT_THREADS 128
@@ -555,6 +554,9 @@ static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *
         /* The next panel's columns on the chain, the rest on the bulk's stream. One stream: all of it. */
         const int pe2 = T < pe + P ? T : pe + P;
         if (!f || pe2 == T) {
+            if (rest_pending) /* the last panel's bulk updates this triangle too: after it, not beside it */
+                CUDA_TRY(cudaStreamWaitEvent(chain, f->rest_done, 0));
+            rest_pending = false;
             TRY(trailing(chain, pe, p0, pe - p0));
             continue;
         }
