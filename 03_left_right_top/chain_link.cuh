@@ -6,7 +6,8 @@
  * depends on has finished and its writes are visible), then lets its own successor be launched
  * (launch_dependents), then works; so the order holds down the chain. What that saves is the launch
  * latency between two kernels of the chain (the README's part 2 has the times). On an older GPU both
- * are no-ops (and the attribute is not set); a kernel launched without it finds the wait already met. */
+ * are no-ops (and the attribute is not set); a kernel launched without it finds the wait already met.
+ * Alone: make build/03_left_right_top/cholesky_one && build/03_left_right_top/cholesky_one --n 4096 --mode lookahead */
 #ifndef CHAIN_LINK_CUH
 #define CHAIN_LINK_CUH
 #include <cuda_runtime.h>
