@@ -27,12 +27,13 @@ script_tests() {
 
 slurm_tests() {
     group "distributed through Slurm"
-    local job out host
-    setup eval 'job=$(cd "$tmp" && sbatch --parsable --wait job.sh 2> "$tmp/sbatch.err")'
+    local job out host job_rc=1
+    setup eval 'job=$(cd "$tmp" && sbatch --parsable --wait job.sh 2> "$tmp/sbatch.err"); job_rc=$?'
     out=$tmp/cholesky-distributed-${job%%;*}.out
     host=$(scontrol show hostnames "$(sinfo -h -o '%N' | head -n 1)" 2>/dev/null | head -n 1)
-    record "sbatch --wait: the job ran to its end" $([ -n "$job" ] && grep -q "tasks" "$out" 2>/dev/null && echo PASS || echo FAIL) \
-        "job ${job:-none}: $(head -n 1 "$out" 2>/dev/null || tail -n 1 "$tmp/sbatch.err")"
+    record "sbatch --wait: the job ran to its end, exit 0" \
+        $([ -n "$job" ] && [ "$job_rc" = 0 ] && grep -q "tasks" "$out" 2>/dev/null && echo PASS || echo FAIL) \
+        "job ${job:-none}, exit $job_rc: $(head -n 1 "$out" 2>/dev/null || tail -n 1 "$tmp/sbatch.err")"
     record "two ranks of 2, shards [0, 6) and [6, 11) of 11" \
         $(grep -q "^rank 0 of 2, local 0, .*matrices \[0, 6)" "$out" 2>/dev/null &&
           grep -q "^rank 1 of 2, local 1, .*matrices \[6, 11)" "$out" 2>/dev/null && echo PASS || echo FAIL) \
