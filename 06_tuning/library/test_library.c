@@ -7,7 +7,9 @@
  *       (make SAN=1 test). Executes that would launch are never made (their pointers are fake).
  *   library threads (GPU)  8 threads, each with plans of its own, 50 calls each at 1 x 4096^2 and
  *       2 x 2048^2, in 5 rounds: every factor equal bit for bit to one thread's (the header's
- *       promise: same plan, same input, same bits; the whole-GPU factorizations take turns).
+ *       promise: same plan, same input, same bits; the whole-GPU factorizations take turns). The
+ *       same in float64 at 1 x 2048^2 and 3 x 1100^2, 20 calls a round: there the whole-GPU
+ *       factorizations do not take turns (each host thread has its own streams) and may overlap.
  *   library errors (GPU)  a CUDA error planted (course_fault_plant) at the first, a middle and the
  *       last checked CUDA call of an execute (whole GPU, captured into a graph: 1 x 4096^2; padded:
  *       3 x 300^2; a small family converted in the workspace: 1024 x 64^2), and at every one of a
@@ -15,11 +17,12 @@
  *       no error behind, and the next call gives the same bits as before. Under make SAN=1,
  *       LeakSanitizer checks that nothing the failed calls took on the host is left.
  *
- *   make build/06_tuning/library/test_library && build/06_tuning/library/test_library [errors]
- *   (errors: that group alone; make SAN=1 builds build-san/06_tuning/library/test_library, whose
+ *   make build/06_tuning/library/test_library && build/06_tuning/library/test_library [errors|threads]
+ *   (errors, threads: that group alone; make SAN=1 builds build-san/06_tuning/library/test_library, whose
  *   LeakSanitizer then checks the failed calls' host memory) */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -28,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime.h>
+#include "checks.h"
 #include "cholesky_plan_internal.h"
 #include "family.h"
 #include "gpu_batch.h"
@@ -280,7 +284,8 @@ static void argument_tests(harness *h)
 typedef struct {
     int n;
     size_t batch;
-    const float *d_in;
+    int f64;                        /* a float64 plan (cholesky_execute_f64) */
+    const void *d_in;               /* float, or double where f64 */
     const unsigned long long *want; /* the hash of one thread's factor */
     int calls, wrong, failed;
     char why[256];
@@ -297,20 +302,23 @@ static unsigned long long hash_bytes(const void *p, size_t bytes)
 /* Factor job's batch `calls` times with a plan of this thread's own; each factor's hash. */
 static int factor_hashes(thread_job *j, unsigned long long *hashes, int calls)
 {
-    const size_t bytes = j->batch * (size_t)j->n * j->n * sizeof(float);
+    const size_t bytes = j->batch * (size_t)j->n * j->n * (j->f64 ? sizeof(double) : sizeof(float));
     cholesky_plan *plan = NULL;
-    float *d_out = NULL, *h_out = malloc(bytes);
+    void *d_out = NULL, *h_out = malloc(bytes);
     int *d_info = NULL;
     void *d_work = NULL;
     cudaStream_t s = NULL;
-    int ok = h_out && cholesky_plan_create(&plan, j->n, j->batch, NULL, j->why, sizeof j->why) == CHOLESKY_SUCCESS;
+    cholesky_options opt = CHOLESKY_OPTIONS_INIT;
+    opt.dtype = j->f64 ? CHOLESKY_FLOAT64 : CHOLESKY_FLOAT32;
+    int ok = h_out && cholesky_plan_create(&plan, j->n, j->batch, &opt, j->why, sizeof j->why) == CHOLESKY_SUCCESS;
     const size_t work = ok ? cholesky_plan_workspace_bytes(plan) : 0;
     ok = ok && cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
-         cudaMalloc((void **)&d_out, bytes) == cudaSuccess &&
+         cudaMalloc(&d_out, bytes) == cudaSuccess &&
          cudaMalloc((void **)&d_info, j->batch * sizeof(int)) == cudaSuccess &&
          (!work || cudaMalloc(&d_work, work) == cudaSuccess);
     for (int c = 0; ok && c < calls; c++) {
-        ok = cholesky_execute(plan, j->d_in, d_out, d_info, d_work, s) == CHOLESKY_SUCCESS &&
+        ok = (j->f64 ? cholesky_execute_f64(plan, j->d_in, d_out, d_info, d_work, s)
+                     : cholesky_execute(plan, j->d_in, d_out, d_info, d_work, s)) == CHOLESKY_SUCCESS &&
              cudaMemcpyAsync(h_out, d_out, bytes, cudaMemcpyDeviceToHost, s) == cudaSuccess &&
              cudaStreamSynchronize(s) == cudaSuccess;
         if (ok) hashes[c] = hash_bytes(h_out, bytes);
@@ -333,59 +341,109 @@ static void *thread_body(void *arg)
     return NULL;
 }
 
-static void thread_test(harness *h, int n, size_t batch)
+/* One thread's float64 batch: the generator's matrices widened (the upper triangle NaN: only the lower
+ * is read), and that thread's factor checked by sampled residuals against float64's bound. */
+static int thread_input_f64(const gen_params *p, int n, size_t batch, double **d_in, char *why, size_t len)
 {
-    char name[128];
-    snprintf(name, sizeof name, "8 threads, a plan each, 50 calls x 5 rounds at %zu x %d^2: one thread's bits", batch,
-             n);
+    const size_t nn = (size_t)n * n;
+    float *f = malloc(nn * sizeof(float));
+    double *A = malloc(batch * nn * sizeof(double));
+    int ok = f && A;
+    for (size_t b = 0; ok && b < batch; b++) {
+        gen_batch_host(p, n, b, 1, f);
+        for (size_t e = 0; e < nn; e++) A[b * nn + e] = e % n > e / n ? NAN : f[e];
+    }
+    ok = ok && cudaMalloc((void **)d_in, batch * nn * sizeof(double)) == cudaSuccess &&
+         cudaMemcpy(*d_in, A, batch * nn * sizeof(double), cudaMemcpyHostToDevice) == cudaSuccess;
+    /* One thread's factor against A (its lower triangle mirrored for the check). */
+    double *L = ok ? malloc(batch * nn * sizeof(double)) : NULL;
+    cholesky_plan *plan = NULL;
+    cholesky_options opt = CHOLESKY_OPTIONS_INIT;
+    opt.dtype = CHOLESKY_FLOAT64;
+    double *d_L = NULL;
+    int *d_info = NULL, *info = malloc(batch * sizeof(int));
+    void *d_work = NULL;
+    ok = ok && L && info && cholesky_plan_create(&plan, n, batch, &opt, why, len) == CHOLESKY_SUCCESS &&
+         cudaMalloc((void **)&d_L, batch * nn * sizeof(double)) == cudaSuccess &&
+         cudaMalloc((void **)&d_info, batch * sizeof(int)) == cudaSuccess &&
+         (!cholesky_plan_workspace_bytes(plan) ||
+          cudaMalloc(&d_work, cholesky_plan_workspace_bytes(plan)) == cudaSuccess) &&
+         cholesky_execute_f64(plan, *d_in, d_L, d_info, d_work, 0) == CHOLESKY_SUCCESS &&
+         cudaMemcpy(L, d_L, batch * nn * sizeof(double), cudaMemcpyDeviceToHost) == cudaSuccess &&
+         cudaMemcpy(info, d_info, batch * sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess;
+    if (!ok && !why[0]) snprintf(why, len, "one thread's factor: %s", cholesky_last_error());
+    for (size_t b = 0; ok && b < batch; b++) {
+        double *Ab = A + b * nn;
+        for (int r = 0; r < n; r++)
+            for (int c = r + 1; c < n; c++) Ab[(size_t)r * n + c] = Ab[(size_t)c * n + r];
+        char what[160];
+        ok = info[b] == 0 && check_sampled_residual_d(n, Ab, L + b * nn, 2000, what, sizeof what, NULL);
+        if (!ok) snprintf(why, len, "one thread's factor of matrix %zu: info %d; %s", b, info[b], info[b] ? "" : what);
+    }
+    cudaFree(d_L), cudaFree(d_info), cudaFree(d_work);
+    cholesky_plan_destroy(plan);
+    free(f), free(A), free(L), free(info);
+    return ok;
+}
+
+static void thread_test(harness *h, int n, size_t batch, int f64, int calls)
+{
+    char name[160], why[256] = "";
+    snprintf(name, sizeof name, "8 threads, a plan each, %d calls x 5 rounds at %zu x %d^2%s: one thread's bits", calls,
+             batch, n, f64 ? " in float64" : "");
     harness_start(h, "%s", name);
     const size_t bytes = batch * (size_t)n * n * sizeof(float);
     const gen_params p = gen_params_make(FAMILY_SPD, harness_seed(8300 + n), 0, 0);
-    float *d_in = NULL;
-    if (cudaMalloc((void **)&d_in, bytes) != cudaSuccess) {
-        harness_check(h, 0, name, "cudaMalloc of %zu bytes", bytes);
-        return;
+    void *d_in = NULL;
+    int ok;
+    if (f64) ok = thread_input_f64(&p, n, batch, (double **)&d_in, why, sizeof why);
+    else { /* One thread's factor, checked against the float64 reference. */
+        if (cudaMalloc(&d_in, bytes) != cudaSuccess) {
+            harness_check(h, 0, name, "cudaMalloc of %zu bytes", bytes);
+            return;
+        }
+        gen_batch_device(&p, n, 0, batch, 1, d_in);
+        poison_strict_upper_device(n, batch, 1, d_in, UPPER_MIXED, cudaStreamLegacy); /* only the lower is read */
+        float *d_check = NULL;
+        int *d_info = NULL;
+        cholesky_plan *plan = NULL;
+        if (cholesky_plan_create(&plan, n, batch, NULL, NULL, 0) == CHOLESKY_SUCCESS &&
+            cudaMalloc((void **)&d_check, bytes) == cudaSuccess &&
+            cudaMalloc((void **)&d_info, batch * 4) == cudaSuccess) {
+            void *d_work = NULL;
+            const size_t work = cholesky_plan_workspace_bytes(plan);
+            ok = (!work || cudaMalloc(&d_work, work) == cudaSuccess) &&
+                 cholesky_execute(plan, d_in, d_check, d_info, d_work, 0) == CHOLESKY_SUCCESS &&
+                 cudaDeviceSynchronize() == cudaSuccess &&
+                 verify_generated_batch(&p, n, batch, 1, d_check, d_info, 2, "  lib");
+            cudaFree(d_work);
+        } else ok = 0;
+        cudaFree(d_check), cudaFree(d_info);
+        cholesky_plan_destroy(plan);
     }
-    gen_batch_device(&p, n, 0, batch, 1, d_in);
-    poison_strict_upper_device(n, batch, 1, d_in, UPPER_MIXED, cudaStreamLegacy); /* only the lower is read */
-    /* One thread's factor, checked against the float64 reference, and its hash. */
-    thread_job one = {n, batch, d_in, NULL, 1, 0, 0, ""};
+    /* One thread's hash, made the way every thread makes its own. */
+    thread_job one = {n, batch, f64, d_in, NULL, 1, 0, 0, ""};
     unsigned long long want = 0;
-    int ok = factor_hashes(&one, &want, 1);
-    float *d_check = NULL;
-    int *d_info = NULL;
-    cholesky_plan *plan = NULL;
-    if (ok && cholesky_plan_create(&plan, n, batch, NULL, NULL, 0) == CHOLESKY_SUCCESS &&
-        cudaMalloc((void **)&d_check, bytes) == cudaSuccess && cudaMalloc((void **)&d_info, batch * 4) == cudaSuccess) {
-        void *d_work = NULL;
-        const size_t work = cholesky_plan_workspace_bytes(plan);
-        ok = (!work || cudaMalloc(&d_work, work) == cudaSuccess) &&
-             cholesky_execute(plan, d_in, d_check, d_info, d_work, 0) == CHOLESKY_SUCCESS &&
-             cudaDeviceSynchronize() == cudaSuccess &&
-             verify_generated_batch(&p, n, batch, 1, d_check, d_info, 2, "  lib");
-        cudaFree(d_work);
-    } else ok = 0;
-    cudaFree(d_check), cudaFree(d_info);
-    cholesky_plan_destroy(plan);
-    int wrong = 0, failed = 0, calls = 0;
-    char why[256] = "";
+    ok = ok && factor_hashes(&one, &want, 1);
+    if (one.why[0] && !why[0]) snprintf(why, sizeof why, "%s", one.why);
+    int wrong = 0, failed = 0, total = 0;
     for (int round = 0; ok && round < 5; round++) {
         thread_job jobs[8];
         pthread_t tid[8];
         for (int k = 0; k < 8; k++) {
-            jobs[k] = (thread_job){n, batch, d_in, &want, 50, 0, 0, ""};
+            jobs[k] = (thread_job){n, batch, f64, d_in, &want, calls, 0, 0, ""};
             pthread_create(&tid[k], NULL, thread_body, &jobs[k]);
         }
         for (int k = 0; k < 8; k++) {
             pthread_join(tid[k], NULL);
-            wrong += jobs[k].wrong, failed += jobs[k].failed, calls += jobs[k].calls;
+            wrong += jobs[k].wrong, failed += jobs[k].failed, total += jobs[k].calls;
             if (jobs[k].failed && !why[0]) snprintf(why, sizeof why, "%s", jobs[k].why);
         }
     }
     cudaFree(d_in);
     harness_check(h, ok && !wrong && !failed, name,
                   "%s%d calls, %d factors differ from one thread's, %d threads failed%s%s",
-                  ok ? "" : "one thread's factor wrong or not made; ", calls, wrong, failed, why[0] ? ": " : "", why);
+                  ok ? "" : "one thread's factor wrong or not made; ", total, wrong, failed, why[0] ? ": " : "", why);
 }
 
 /* ---- planted CUDA errors: a status, nothing left behind, the next call right ---- */
@@ -528,26 +586,32 @@ static int error_test(harness *h, int n, size_t batch)
 
 int main(int argc, char **argv)
 {
-    /* test_library errors: that group alone (make SAN=1's LeakSanitizer run of it on a GPU). */
-    const int only_errors = argc > 1 && !strcmp(argv[1], "errors");
+    /* test_library errors|threads: that group alone (errors: make SAN=1's LeakSanitizer run of it on
+     * a GPU). */
+    const char *only = argc > 1 && (!strcmp(argv[1], "errors") || !strcmp(argv[1], "threads")) ? argv[1] : NULL;
+    char skipped[96];
+    snprintf(skipped, sizeof skipped, "not asked for (test_library %s)", only ? only : "");
     harness h;
     harness_begin(&h, "library");
     harness_plan(&h, ARGS, harness_count(&h, argument_tests));
-    harness_plan(&h, THREADS, 2);
+    harness_plan(&h, THREADS, 4);
     harness_plan(&h, ERRORS, 12);
     harness_group(&h, ARGS);
-    if (only_errors) harness_skip_rest(&h, ARGS, "not asked for (test_library errors)");
+    if (only) harness_skip_rest(&h, ARGS, skipped);
     else argument_tests(&h);
     harness_group(&h, THREADS);
     char reason[256], what[160];
-    if (only_errors) harness_skip_rest(&h, THREADS, "not asked for (test_library errors)");
+    if (only && strcmp(only, "threads")) harness_skip_rest(&h, THREADS, skipped);
     else if (!gpu_available(reason, sizeof reason)) harness_skip_rest(&h, THREADS, reason);
     else if (harness_requires(&h, THREADS, student_kernels_work(what, sizeof what), what)) {
-        thread_test(&h, 4096, 1);
-        thread_test(&h, 2048, 2);
+        thread_test(&h, 4096, 1, 0, 50);
+        thread_test(&h, 2048, 2, 0, 50);
+        thread_test(&h, 2048, 1, 1, 20); /* float64: the look-ahead's two streams, no turn */
+        thread_test(&h, 1100, 3, 1, 20);
     }
     harness_group(&h, ERRORS);
-    if (!gpu_available(reason, sizeof reason)) harness_skip_rest(&h, ERRORS, reason);
+    if (only && strcmp(only, "errors")) harness_skip_rest(&h, ERRORS, skipped);
+    else if (!gpu_available(reason, sizeof reason)) harness_skip_rest(&h, ERRORS, reason);
     else if (harness_requires(&h, ERRORS, student_kernels_work(what, sizeof what), what)) {
         (void)(error_test(&h, 4096, 1) && error_test(&h, 300, 3) && error_test(&h, 64, 1024));
     }
