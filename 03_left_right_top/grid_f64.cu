@@ -341,15 +341,13 @@ template <bool SOLVE, bool DEEP> __global__ void __launch_bounds__(PRODUCT_THREA
 #define BIG (2 * NB)
 #define BIG_THREADS 256
 #define STAGES 4
-#define BIG_KH KH /* its slices: K in 16s, as the tile product's */
-#define BIG_KS KS
-#define BIG_SMEM (STAGES * 2 * BIG * BIG_KS * sizeof(double))
+#define BIG_SMEM (STAGES * 2 * BIG * KS * sizeof(double))
 
 /* One slice of BIG rows from (r0, c0), as load_slice: a thread keeps one column (a pair where VEC)
  * and takes every (BIG_THREADS / copies a row)-th row. */
 template <bool VEC> __device__ __forceinline__ void load_big_slice(double *Ts, const double *M, int n, int r0, int c0)
 {
-    constexpr int per = VEC ? 2 : 1, across = BIG_KH / per, down = BIG_THREADS / across; /* copies a row, rows a pass */
+    constexpr int per = VEC ? 2 : 1, across = KH / per, down = BIG_THREADS / across; /* copies a row, rows a pass */
     const int r = threadIdx.x / across, c = threadIdx.x % across * per;
     const bool col_in = c0 + c < n;
     const double *src = M + (size_t)(r0 + r) * n + c0 + c;
@@ -358,7 +356,7 @@ template <bool VEC> __device__ __forceinline__ void load_big_slice(double *Ts, c
         const bool in = col_in && r0 + r + i * down < n;
         const double *from = in ? src + (size_t)i * down * n : M;
 #if __CUDA_ARCH__ >= 800
-        const unsigned dst = (unsigned)__cvta_generic_to_shared(Ts + (r + i * down) * BIG_KS + c);
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(Ts + (r + i * down) * KS + c);
         if (VEC)
             asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(from), "r"(in ? 16 : 0)
                          : "memory");
@@ -366,7 +364,7 @@ template <bool VEC> __device__ __forceinline__ void load_big_slice(double *Ts, c
             asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(dst), "l"(from), "r"(in ? 8 : 0)
                          : "memory");
 #else
-        for (int q = 0; q < per; q++) Ts[(r + i * down) * BIG_KS + c + q] = in ? from[q] : 0.0;
+        for (int q = 0; q < per; q++) Ts[(r + i * down) * KS + c + q] = in ? from[q] : 0.0;
 #endif
     }
 #if __CUDA_ARCH__ >= 800
@@ -377,7 +375,7 @@ template <bool VEC> __device__ __forceinline__ void load_big_slice(double *Ts, c
 template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
     f64_trailing_update(double *A, int n, int row0, int kfirst, int kcount, size_t tiles, size_t first)
 {
-    extern __shared__ double2 big_smem[]; /* STAGES x {A rows, B rows} x BIG x BIG_KS */
+    extern __shared__ double2 big_smem[]; /* STAGES x {A rows, B rows} x BIG x KS */
     double *sm = (double *)big_smem;
     const size_t g = first + blockIdx.x, b = g / tiles;
     int bi, bj;
@@ -389,10 +387,10 @@ template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
     /* acc starts as -C, read now, while the first slices arrive, and ends as -(C - L L^T): the store at
      * the end does not wait for a load (that wait was the largest stall, 06 LIMITS). */
     double acc[4][4][4]; /* the warp's 64 x 32: 4 x 4 fragments of 16 x 8 */
-    const int slices = kcount * (NB / BIG_KH);
+    const int slices = kcount * (NB / KH);
     auto load = [&](int h) {
-        double *As = sm + (h % STAGES) * 2 * BIG * BIG_KS, *Bs = As + BIG * BIG_KS;
-        const int k0 = kfirst * NB + h * BIG_KH;
+        double *As = sm + (h % STAGES) * 2 * BIG * KS, *Bs = As + BIG * KS;
+        const int k0 = kfirst * NB + h * KH;
         load_big_slice<VEC>(As, M, n, r0, k0);
         load_big_slice<VEC>(Bs, M, n, c0, k0);
     };
@@ -415,16 +413,15 @@ template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
         slices_wait<STAGES - 2>(); /* slice h has arrived (for this thread) */
         __syncthreads();           /* for every thread; and slice h - 1 is read by all, so its buffer is free */
         h + STAGES - 1 < slices ? load(h + STAGES - 1) : empty_group();
-        const double *Ah = sm + (h % STAGES) * 2 * BIG * BIG_KS, *Bh = Ah + BIG * BIG_KS;
+        const double *Ah = sm + (h % STAGES) * 2 * BIG * KS, *Bh = Ah + BIG * KS;
 #pragma unroll
-        for (int kk = 0; kk < BIG_KH; kk += 4) {
+        for (int kk = 0; kk < KH; kk += 4) {
             double a[4][2], bv[4];
 #pragma unroll
             for (int f = 0; f < 4; f++)
-                a[f][0] = Ah[(wr + 16 * f + lr) * BIG_KS + kk + lk],
-                a[f][1] = Ah[(wr + 16 * f + 8 + lr) * BIG_KS + kk + lk];
+                a[f][0] = Ah[(wr + 16 * f + lr) * KS + kk + lk], a[f][1] = Ah[(wr + 16 * f + 8 + lr) * KS + kk + lk];
 #pragma unroll
-            for (int f = 0; f < 4; f++) bv[f] = Bh[(wc + 8 * f + lr) * BIG_KS + kk + lk];
+            for (int f = 0; f < 4; f++) bv[f] = Bh[(wc + 8 * f + lr) * KS + kk + lk];
 #pragma unroll
             for (int mi = 0; mi < 4; mi++)
 #pragma unroll
@@ -434,8 +431,8 @@ template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
 #else
                     for (int e = 0; e < 4; e++)
                         for (int q = 0; q < 4; q++)
-                            acc[mi][ni][e] += Ah[(wr + frag_row(mi, e, lr)) * BIG_KS + kk + q] *
-                                              Bh[(wc + frag_col(ni, e, lk)) * BIG_KS + kk + q];
+                            acc[mi][ni][e] += Ah[(wr + frag_row(mi, e, lr)) * KS + kk + q] *
+                                              Bh[(wc + frag_col(ni, e, lk)) * KS + kk + q];
 #endif
                 }
         }
