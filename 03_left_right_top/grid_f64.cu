@@ -187,8 +187,8 @@ __device__ __forceinline__ int frag_col(int ni, int e, int lk) { return 8 * ni +
  * `cols` as zeros) into Ts[64][KS], asynchronously (cp.async: the copy runs while the warps compute on
  * the other slice; zeros by a source size of 0). Before sm_80, plain loads. A thread keeps one column
  * and takes every (PRODUCT_THREADS / KH)-th row, so its addresses are one product and a constant step
- * (a loop over e = threadIdx.x, threadIdx.x + 128, ... with its divisions was most of the loop's
- * instructions, 06 LIMITS). */
+ * (a loop over e = threadIdx.x, threadIdx.x + 128, ... with its per-copy index arithmetic was most
+ * of the loop's instructions, 06 LIMITS). */
 __device__ __forceinline__ void load_slice(double (*Ts)[KS], const double *M, size_t ld, int rows, int cols, int r0,
                                            int c0)
 {
