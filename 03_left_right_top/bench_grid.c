@@ -43,7 +43,8 @@ static void run_single_block(void *p)
 /* Check what the last timed run left in d_L (input A on the host); print the worst sampled residual. */
 static int verified(int n, const float *A, const float *d_A, const grid_ctx *c, const char *variant)
 {
-    if (c->math != GRID_TF32 && n <= 1024 && !verify_sampled_device(n, 1, d_A, c->d_L, c->d_info)) return TIMING_WRONG;
+    if (!grid_math_reduced(c->math) && n <= 1024 && !verify_sampled_device(n, 1, d_A, c->d_L, c->d_info))
+        return TIMING_WRONG;
     size_t bytes = (size_t)n * n * sizeof(float);
     float *L = host_alloc(bytes, "the factor to check");
     int info;
@@ -51,7 +52,8 @@ static int verified(int n, const float *A, const float *d_A, const grid_ctx *c, 
     double worst = 0;
     CUDA_CHECK(cudaMemcpy(L, c->d_L, bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(&info, c->d_info, sizeof info, cudaMemcpyDeviceToHost));
-    if (c->math == GRID_TF32) { /* precision high: gpu-mode's normwise residual, not fp32's componentwise one */
+    if (grid_math_reduced(
+            c->math)) { /* precision high or medium: gpu-mode's normwise residual, not fp32's componentwise one */
         const double r = info ? -1 : residual_norm1_ratio(n, A, L, n <= 2048 ? 1 : n / 64 + 1);
         const int ok = info == 0 && r <= NORMWISE_BOUND(n);
         printf("  accuracy n=%d %s: ||A - L L^T||_1 / ||A||_1 = %.3g (= %.2f n eps; bound 20 n eps)%s\n", n, variant, r,
@@ -89,8 +91,9 @@ static void bench_update(int n, int panels, float *d_A, int *d_info)
 {
     const int K = panels * GRID_TILE, m = n - K;
     const double flops = 2.0 * K * m * (m + 1.0) / 2;
-    static const grid_math maths[] = {GRID_TF32X3, GRID_TF32}; /* fp32-accurate, and precision high */
-    for (int k = 0; k < 2; k++) {
+    /* fp32-accurate, precision high, precision medium (fp16 on the warpgroup MMA; TF32's mma.sync without) */
+    static const grid_math maths[] = {GRID_TF32X3, GRID_TF32, GRID_F16};
+    for (int k = 0; k < 3; k++) {
         update_ctx u = {{d_A, (size_t)n, n / GRID_TILE, d_info, 1, (size_t)n * n, maths[k], NULL, grid_rules_current()},
                         panels};
         grid_split split;
@@ -162,14 +165,18 @@ int main(int argc, char **argv)
         c.d_work = NULL;
         if (work) CUDA_CHECK(cudaMalloc((void **)&c.d_work, work));
         /* Every mode in fp32, then the three look-aheads with the tensor-core updates, then the default
-         * mode with one TF32 pass (precision high; from n = 1024, where the updates are worth it). */
+         * mode with one TF32 pass (precision high) and with fp16 (medium), from n = 1024, where the
+         * updates are worth it. */
         static const grid_mode tensor_modes[] = {GRID_LOOKAHEAD, GRID_PAIRS, GRID_QUADS};
-        for (int v = 0; v < GRID_MODE_COUNT + 4; v++) {
-            if (v == GRID_MODE_COUNT + 3 && n < 1024) break;
+        for (int v = 0; v < GRID_MODE_COUNT + 5; v++) {
+            if (v >= GRID_MODE_COUNT + 3 && n < 1024) break;
             c.mode = v < GRID_MODE_COUNT       ? (grid_mode)v
                      : v < GRID_MODE_COUNT + 3 ? tensor_modes[v - GRID_MODE_COUNT]
                                                : grid_default_mode(n);
-            c.math = v < GRID_MODE_COUNT ? GRID_FP32 : v < GRID_MODE_COUNT + 3 ? GRID_TF32X3 : GRID_TF32;
+            c.math = v < GRID_MODE_COUNT       ? GRID_FP32
+                     : v < GRID_MODE_COUNT + 3 ? GRID_TF32X3
+                     : v < GRID_MODE_COUNT + 4 ? GRID_TF32
+                                               : GRID_F16;
             const int is_default = c.mode == grid_default_mode(n) && c.math == grid_default_math(n, 1);
             char variant[64];
             snprintf(variant, sizeof variant, "grid %s%s%s%s", grid_mode_name(c.mode), c.math == GRID_FP32 ? "" : " ",

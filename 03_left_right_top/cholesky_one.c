@@ -5,6 +5,7 @@
  *   build/03_left_right_top/cholesky_one --input A.bin --output L.bin   (a file with one matrix)
  *   build/03_left_right_top/cholesky_one --n 8192 --mode stream --family illcond --seed 7
  *   build/03_left_right_top/cholesky_one --n 16384 --math fp32          (the updates on the fp32 cores)
+ *   build/03_left_right_top/cholesky_one --n 16384 --math f16           (precision medium: fp16 bulk)
  *
  * Prints info (as cusolverDnSpotrf: 0, or the first failing minor), the time of one warm run
  * beside cusolverDnSpotrf's on the same matrix, and the check of the result (float64 reference up
@@ -35,9 +36,10 @@ static const char usage[] =
     "  --seed S         generator seed, for --n (default 2017)\n"
     "  --mode MODE      block | stream | graph | lookahead | pairs | quads (default: block up to n = 32,\n"
     "                   lookahead up to n = 4032, quads above; block = part 1's one-block kernel)\n"
-    "  --math MATH      fp32 | tf32x3 | tf32: the updates on the fp32 cores, on the tensor cores with fp32\n"
-    "                   accuracy (default: tf32x3 where it is faster, see grid_default_math), or one TF32\n"
-    "                   product a term (precision high: checked by gpu-mode's normwise residual)\n"
+    "  --math MATH      fp32 | tf32x3 | tf32 | f16: the updates on the fp32 cores, on the tensor cores with\n"
+    "                   fp32 accuracy (default: tf32x3 where it is faster, see grid_default_math), one TF32\n"
+    "                   product a term (precision high), or the warpgroup bulk in scaled fp16 (precision\n"
+    "                   medium; the last two checked by gpu-mode's normwise residual)\n"
     "  --output FILE    write L (binary; .txt: text)\n"
     "  --residual       also print gpu-mode's normwise residual ||A - L L^T||_1 / ||A||_1 in units of n eps,\n"
     "                   whatever the math (every row up to n = 2048, 64 rows above: plot_precision.py)\n"
@@ -86,7 +88,7 @@ static options parse(int argc, char **argv)
             if (!cli_parse_ull(optarg, &o.seed)) bad("--seed", optarg, "a non-negative integer");
             break;
         case 'M':
-            if ((o.math = grid_math_parse(optarg)) < 0) bad("--math", optarg, "fp32, tf32x3 or tf32");
+            if ((o.math = grid_math_parse(optarg)) < 0) bad("--math", optarg, "fp32, tf32x3, tf32 or f16");
             break;
         case 'm':
             o.mode = !strcmp(optarg, "block") ? MODE_BLOCK : grid_mode_parse(optarg);
@@ -193,9 +195,9 @@ int main(int argc, char **argv)
            o.mode == MODE_BLOCK ? "fp32" : grid_math_name((grid_math)o.math), warpgroup ? " (warpgroup MMA)" : "",
            t.median_ms, tc.median_ms, tc.median_ms / t.median_ms, potrf_flops(n) / (t.median_ms * 1e6));
     int ok;
-    if (o.mode != MODE_BLOCK && o.math == GRID_TF32) { /* not fp32-accurate: the normwise check */
-        const int step = n <= 4096 ? 1 : n / 64;       /* past 4096, 64 rows: a lower estimate */
-        if (info) {                                    /* a failing minor: cuSOLVER's */
+    if (o.mode != MODE_BLOCK && grid_math_reduced((grid_math)o.math)) { /* not fp32-accurate: the normwise check */
+        const int step = n <= 4096 ? 1 : n / 64;                        /* past 4096, 64 rows: a lower estimate */
+        if (info) {                                                     /* a failing minor: cuSOLVER's */
             float *C = host_alloc(bytes, "cuSOLVER's factor");
             const int cinfo = oracle_potrf_host(n, d.data, C);
             ok = info == cinfo;

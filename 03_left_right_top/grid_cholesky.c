@@ -241,7 +241,7 @@ static int same_shape(const grid_graph *e, const grid_policy *pol, int n, size_t
  * nothing of A is left: info > 0 is then TF32's (the README says so). */
 static int second_chance(const grid_policy *pol, const float *d_in, const float *d_out)
 {
-    return pol->math == GRID_TF32 && d_in != d_out;
+    return grid_math_reduced(pol->math) && d_in != d_out;
 }
 
 /* (Its split workspace is the same size: the tensor-core maths split the same panels.) */

@@ -18,7 +18,7 @@ int grid_mode_parse(const char *name)
     return -1;
 }
 
-static const char *const math_names[GRID_MATH_COUNT] = {"fp32", "tf32x3", "tf32"};
+static const char *const math_names[GRID_MATH_COUNT] = {"fp32", "tf32x3", "tf32", "f16"};
 
 const char *grid_math_name(grid_math math) { return math >= 0 && math < GRID_MATH_COUNT ? math_names[math] : "?"; }
 
@@ -255,7 +255,7 @@ void grid_policy_for(grid_mode mode, grid_math math, int n, size_t batch, const 
     out->math = math;
     out->split_bytes = grid_split_workspace_bytes(math, n, batch, o);
     out->rules = grid_rules_for(o);
-    out->second = math == GRID_TF32 ? grid_default_math(n, batch) : math;
+    out->second = grid_math_reduced(math) ? grid_default_math(n, batch) : math;
 }
 
 void grid_policy_choose(int n, size_t batch, const grid_overrides *o, grid_policy *out)

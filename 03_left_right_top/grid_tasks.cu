@@ -709,12 +709,17 @@ static int split_for_update(const grid_plan *p, int KT, int kcol, int origin, cu
         *rb0 = (origin - g->origin) / 128;
         return 0;
     }
-    const int N = (int)p->ld, rows = (N - origin + 127) / 128, blocks = (rows + 1) / 2 * 2, slices = KT / WG_BK;
+    const int N = (int)p->ld, rows = (N - origin + 127) / 128, blocks = (rows + 1) / 2 * 2;
     for (int r = 0; r < g->readers; r++) CUDA_TRY(cudaStreamWaitEvent(s, g->read[r], 0));
-    auto split_kernel = p->math == GRID_TF32 ? split_panel_kernel<true> : split_panel_kernel<false>;
-    split_kernel<<<dim3(blocks * slices, p->batch), 256, 0, s>>>(p->A, p->ld, p->stride, N, kcol, origin, blocks,
-                                                                 slices, reinterpret_cast<uint32_t *>(g->panel),
-                                                                 split_stride(p));
+    uint32_t *split = reinterpret_cast<uint32_t *>(g->panel);
+    if (p->math == GRID_F16) {
+        split_panel_f16_kernel<<<dim3(2 * blocks, p->batch), 256, 0, s>>>(
+            p->A, p->ld, p->stride, N, kcol, origin, blocks, KT / WG_BK_F16, split, split_stride(p));
+    } else {
+        auto split_kernel = p->math == GRID_TF32 ? split_panel_kernel<true> : split_panel_kernel<false>;
+        split_kernel<<<dim3(blocks * (KT / WG_BK), p->batch), 256, 0, s>>>(p->A, p->ld, p->stride, N, kcol, origin,
+                                                                           blocks, KT / WG_BK, split, split_stride(p));
+    }
     KERNEL_TRY();
     CUDA_TRY(cudaEventRecord(g->written, s));
     g->readers = 0, g->kcol = kcol, g->K = KT, g->origin = origin;
@@ -729,7 +734,9 @@ static int update_wgmma_launch(const grid_plan *p, int KT, int kcol, int origin,
     int rb0 = 0;
     TRY(split_for_update(p, KT, kcol, origin, s, &rb0));
     grid_split *g = p->split;
-    const int N = (int)p->ld, rows = (N - origin + 127) / 128, slices = KT / WG_BK;
+    /* fp16: wide blocks only (narrow's 128 registers serialized its products: ptxas C7515). */
+    const bool half = p->math == GRID_F16, one = grid_math_reduced(p->math), narrow = !half && grid_wgmma_narrow(p);
+    const int N = (int)p->ld, rows = (N - origin + 127) / 128, slices = KT / (half ? WG_BK_F16 : WG_BK);
     const int blocks = ((N - g->origin + 127) / 128 + 1) / 2 * 2; /* the split's row blocks */
     size_t count = 0; /* triangle: row block r has r / 2 + 1 blocks of 128 x 256 */
     if (band) count = (size_t)rows * band;
@@ -737,9 +744,9 @@ static int update_wgmma_launch(const grid_plan *p, int KT, int kcol, int origin,
         for (int r = 0; r < rows; r++) count += r / 2 + 1;
     CUDA_TRY(cudaStreamWaitEvent(s, g->written, 0));
     if (g->readers == 2) CUDA_TRY(cudaStreamWaitEvent(s, g->read[1], 0)); /* a third reader: after the second */
-    const bool one = p->math == GRID_TF32, narrow = grid_wgmma_narrow(p);
-    auto kernel = one ? (narrow ? update_wgmma_kernel<true, true> : update_wgmma_kernel<true, false>)
-                      : (narrow ? update_wgmma_kernel<false, true> : update_wgmma_kernel<false, false>);
+    auto kernel = half  ? update_wgmma_kernel<true, false, true>
+                  : one ? (narrow ? update_wgmma_kernel<true, true> : update_wgmma_kernel<true, false>)
+                        : (narrow ? update_wgmma_kernel<false, true> : update_wgmma_kernel<false, false>);
     const size_t shared = one ? (narrow ? wg_pipe<true, true>::SHARED : wg_pipe<true>::SHARED)
                               : (narrow ? wg_pipe<false, true>::SHARED : wg_pipe<false>::SHARED);
     CUDA_TRY(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -766,7 +773,7 @@ template <int BM, int KT> static update_kernel update_kernel_for(const grid_plan
 {
     if (grid_math_tensor(p->math)) {
         const update_kernel k =
-            p->math == GRID_TF32 ? update_tf32x3_kernel<BM, KT, 1> : update_tf32x3_kernel<BM, KT, 3>;
+            grid_math_reduced(p->math) ? update_tf32x3_kernel<BM, KT, 1> : update_tf32x3_kernel<BM, KT, 3>;
         *shared = tc_shared_bytes<BM>();
         return allow_shared(k, *shared) == 0 ? k : NULL;
     }
@@ -795,7 +802,8 @@ template <int T, int KT> static int update_launch(const grid_plan *p, int k, int
         if constexpr (KT == T) {
             /* The look-ahead's bulk in blocks of 64 where they fill the last wave better (grid_policy.c). */
             if (grid_bulk_blocks_of_64(p, triangle128)) {
-                triangle = p->math == GRID_TF32 ? update_tf32x3_kernel<64, KT, 1> : update_tf32x3_kernel<64, KT, 3>;
+                triangle =
+                    grid_math_reduced(p->math) ? update_tf32x3_kernel<64, KT, 1> : update_tf32x3_kernel<64, KT, 3>;
                 triangle_shared = tc_shared_bytes<64>();
                 TRY(allow_shared(triangle, triangle_shared));
                 per_side = (N - origin + 63) / 64;
@@ -822,7 +830,7 @@ template <int T, int KT> static int update_launch(const grid_plan *p, int k, int
         if constexpr (KT >= 2 * T) { /* a long K on the tensor cores, blocks of 64 down the column (grid_policy.c) */
             if (grid_column_tensor(p, KT)) {
                 const update_kernel k64 =
-                    p->math == GRID_TF32 ? update_tf32x3_kernel<64, KT, 1> : update_tf32x3_kernel<64, KT, 3>;
+                    grid_math_reduced(p->math) ? update_tf32x3_kernel<64, KT, 1> : update_tf32x3_kernel<64, KT, 3>;
                 TRY(allow_shared(k64, tc_shared_bytes<64>()));
                 k64<<<dim3(p->nt - c, p->batch), TC_THREADS, tc_shared_bytes<64>(), s>>>(p->A, p->ld, p->stride, N,
                                                                                          k * T, origin, 1);

@@ -37,10 +37,17 @@ extern "C" {
 /* The arithmetic of the UPDATE tasks (the bulk of the work): the fp32 cores, or the tensor cores
  * with every operand split into two TF32 parts (3xTF32, grid_tf32x3.cuh), as accurate as fp32 to
  * about 2 bits, or one TF32 product (GRID_TF32: the operands rounded to 11 significant bits, the
- * sums in fp32; a user's explicit choice, never a default). POTRF and TRSM always run in fp32. */
-typedef enum { GRID_FP32 = 0, GRID_TF32X3 = 1, GRID_TF32 = 2, GRID_MATH_COUNT = 3 } grid_math;
+ * sums in fp32; a user's explicit choice, never a default), or GRID_F16: as GRID_TF32, except that the
+ * warpgroup bulk (Hopper) multiplies fp16 operands, each row scaled by a power of two (the same 11
+ * bits, twice the tensor cores' rate, half the bytes). POTRF and TRSM always run in fp32. */
+typedef enum { GRID_FP32 = 0, GRID_TF32X3 = 1, GRID_TF32 = 2, GRID_F16 = 3, GRID_MATH_COUNT = 4 } grid_math;
 /* 1 for the maths that run the updates on the tensor cores. */
-static inline int grid_math_tensor(grid_math math) { return math == GRID_TF32X3 || math == GRID_TF32; }
+static inline int grid_math_tensor(grid_math math)
+{
+    return math == GRID_TF32X3 || math == GRID_TF32 || math == GRID_F16;
+}
+/* 1 for the user's reduced maths (one pass, not fp32-accurate; the second chance). */
+static inline int grid_math_reduced(grid_math math) { return math == GRID_TF32 || math == GRID_F16; }
 
 /* The workspace of the warpgroup update (grid_wgmma.cuh, Hopper): the panel of an update split once
  * into TF32 hi and lo tiles, grid_split_bytes(N, batch, grid_split_panels(N, batch, rules)) bytes. A split

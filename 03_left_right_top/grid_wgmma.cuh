@@ -36,6 +36,7 @@
  * Included by grid_tasks.cu only.
  * Alone: make build/03_left_right_top/cholesky_one && build/03_left_right_top/cholesky_one --n 8192 --math tf32x3 */
 #include <stdint.h>
+#include <cuda_fp16.h>
 #include <type_traits>
 
 /* wgmma exists on sm_90a only (the arch-specific target of the H100 and H200): built for anything
@@ -87,6 +88,13 @@ __host__ __device__ __forceinline__ uint32_t wg_swizzle(int r, int k)
     return (uint32_t)(r * WG_ROW_BYTES + (((k >> 2) ^ ((r * WG_ROW_BYTES >> 7) & (chunks - 1))) << 4) + (k & 3) * 4);
 }
 
+/* Two floats as fp16, rounded to nearest, the first in the low half (the lower k). */
+__device__ __forceinline__ uint32_t f16_pair(float lo, float hi)
+{
+    const __half2 h = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t *>(&h);
+}
+
 /* The split panel in global memory: tile (slice s, part 0 = hi / 1 = lo, row block rb) of a panel
  * with `blocks` row blocks (even: a B operand takes two). Row blocks 2q and 2q+1 are adjacent. */
 __host__ __device__ __forceinline__ size_t wg_tile_index(int s, int part, int rb, int blocks)
@@ -104,64 +112,68 @@ __device__ __forceinline__ uint64_t wg_descriptor(uint32_t addr)
            layout << 62;
 }
 
-/* acc += A B^T for one k-step of 8: N = 256, the warpgroup's 64 x 256 (128 floats a thread); N = 128,
- * the left 128 columns only (acc[0 .. 63]: the same layout cut at column 128), for a block on the
- * diagonal whose right half lies wholly above it. */
-template <int N> __device__ __forceinline__ void wg_mma(float (&d)[128], uint64_t a, uint64_t b)
+/* The accumulator operands of one product: 128 floats a thread (N = 256) or the first 64 (N = 128),
+ * then the two descriptors. */
+#define WG_ACC_128                                                                                              \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), \
+        "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),  \
+        "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), \
+        "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), \
+        "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), \
+        "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), \
+        "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define WG_ACC_256                                                                                                 \
+    WG_ACC_128, "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]),         \
+        "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]),    \
+        "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]),    \
+        "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]),    \
+        "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), \
+        "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),          \
+        "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]),          \
+        "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]),          \
+        "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+#define WG_D_256                                                                                                   \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "                  \
+    "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, "         \
+    "%40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, "         \
+    "%60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "         \
+    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, "         \
+    "%100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, " \
+    "%118, %119, "                                                                                                 \
+    "%120, %121, %122, %123, %124, %125, %126, %127"                                                               \
+    "}, %128, %129, "
+#define WG_D_128                                                                                           \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "          \
+    "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, " \
+    "%40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, " \
+    "%60, %61, %62, %63"                                                                                   \
+    "}, %64, %65, "
+
+/* acc += A B^T for one k-step of 32 bytes: 8 TF32 columns, or (HALF) 16 fp16 columns; both operands
+ * K-major (the fp16 form's two transpose flags 0). N = 256, the warpgroup's 64 x 256 (128 floats a
+ * thread); N = 128, the left 128 columns only (acc[0 .. 63]: the same layout cut at column 128), for
+ * a block on the diagonal whose right half lies wholly above it. */
+template <int N, bool HALF = false> __device__ __forceinline__ void wg_mma(float (&d)[128], uint64_t a, uint64_t b)
 {
     static_assert(N == 256 || N == 128, "the two widths the update uses");
 #if WG_SUPPORTED
-    if constexpr (N == 256) {
-        asm volatile(
-            "{\n"
-            "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
-            "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, "
-            "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, "
-            "%42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, "
-            "%62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, "
-            "%82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, "
-            "%101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, "
-            "%117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
-            "%128, %129, 1, 1, 1;\n"
-            "}\n"
-            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-              "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-              "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-              "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-              "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-              "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-              "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
-              "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
-              "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
-              "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
-              "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
-              "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]),
-              "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),
-              "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]),
-              "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]),
-              "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-            : "l"(a), "l"(b));
-    } else {
-        asm volatile(
-            "{\n"
-            "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
-            "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, "
-            "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "
-            "%44, "
-            "%45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-            "%64, %65, 1, 1, 1;\n"
-            "}\n"
-            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-              "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-              "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-              "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-              "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-              "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-              "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-            : "l"(a), "l"(b));
-    }
+    if constexpr (N == 256 && !HALF)
+        asm volatile("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 " WG_D_256 "1, 1, 1;\n"
+                     : WG_ACC_256
+                     : "l"(a), "l"(b));
+    else if constexpr (N == 256)
+        asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " WG_D_256 "1, 1, 1, 0, 0;\n"
+                     : WG_ACC_256
+                     : "l"(a), "l"(b));
+    else if constexpr (!HALF)
+        asm volatile("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 " WG_D_128 "1, 1, 1;\n"
+                     : WG_ACC_128
+                     : "l"(a), "l"(b));
+    else
+        asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " WG_D_128 "1, 1, 1, 0, 0;\n"
+                     : WG_ACC_128
+                     : "l"(a), "l"(b));
 #else
     (void)d;
     (void)a;
@@ -169,6 +181,10 @@ template <int N> __device__ __forceinline__ void wg_mma(float (&d)[128], uint64_
     __trap();
 #endif
 }
+#undef WG_ACC_128
+#undef WG_ACC_256
+#undef WG_D_256
+#undef WG_D_128
 
 /* Keeps the compiler from moving the accumulators across the asynchronous products. */
 template <int COUNT = 128> __device__ __forceinline__ void wg_fence_operands(float (&d)[128])
@@ -313,6 +329,71 @@ template <bool ONE_PASS> __global__ void __launch_bounds__(256)
     }
 }
 
+/* Precision medium (GRID_F16): the panel in fp16, 32 columns a slice (a tile row is 64 bytes, as a
+ * TF32 slice's 16 columns: the same tiles, swizzle and descriptors), each row scaled by a power of two
+ * that brings its largest entry over the K columns to [2^14, 2^15): fp16 keeps 11 significant bits
+ * as TF32 does, but its range (6e-5 .. 65504, subnormals to 6e-8) would lose rows of gpu-mode's
+ * row-scaled matrices. Both operands' scales come out of the products exactly (powers of two): the
+ * update multiplies each sum by 2^-e_i 2^-e_j, the inverses stored after the tiles
+ * (wg_f16_inverses). One block per 64 rows: it reads them twice (the largest entry, then the
+ * tiles). Rows past N: zeros, inverse 1. Zero, infinite or NaN rows keep scale 1. */
+constexpr int WG_BK_F16 = 2 * WG_BK; /* fp16 columns a slice */
+__host__ __device__ __forceinline__ size_t wg_f16_inverses(int slices, int blocks)
+{
+    return wg_tile_index(slices, 0, 0, blocks) * WG_TILE_FLOATS; /* floats from the split's start */
+}
+__global__ void __launch_bounds__(256)
+    split_panel_f16_kernel(const float *A, size_t ld, size_t stride, int N, int kcol, int origin, int blocks,
+                           int slices, uint32_t *split, size_t split_stride)
+{
+    A += blockIdx.y * stride;
+    split += blockIdx.y * split_stride;
+    /* Block x: rows 64 (x % 2) .. + 63 of row block x / 2 (twice the blocks of whole tiles: at n = 8192
+     * a round's 64 row blocks would leave half the SMs idle). */
+    const int rb = blockIdx.x / 2, r0 = 64 * (blockIdx.x % 2), K = slices * WG_BK_F16;
+    float *inverse = reinterpret_cast<float *>(split + wg_f16_inverses(slices, blocks)) + rb * 128;
+    __shared__ float scale[64];
+    /* The largest magnitude of each row: 8 threads a row (128 contiguous bytes a step), 32 rows a pass. */
+#pragma unroll
+    for (int pass = 0; pass < 2; pass++) {
+        const int r = r0 + 32 * pass + threadIdx.x / 8, row = origin + rb * 128 + r;
+        float m = 0.0f;
+        if (row < N) {
+            const float *src = A + (size_t)row * ld + kcol;
+#pragma unroll 4
+            for (int c = 4 * (threadIdx.x % 8); c < K; c += 32) {
+                const float4 x = *reinterpret_cast<const float4 *>(src + c);
+                m = fmaxf(m, fmaxf(fmaxf(fabsf(x.x), fabsf(x.y)), fmaxf(fabsf(x.z), fabsf(x.w))));
+            }
+        }
+        for (int o = 4; o; o /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+        int e = 0;
+        if (m > 0.0f && m <= 3.0e38f) (void)frexpf(m, &e); /* m < 2^e */
+        const int shift = max(-100, min(100, 15 - e));     /* m 2^shift < 2^15 */
+        if (threadIdx.x % 8 == 0) {
+            scale[r - r0] = ldexpf(1.0f, shift);
+            inverse[r] = ldexpf(1.0f, -shift);
+        }
+    }
+    __syncthreads();
+    /* The tiles: a thread one 16-byte chunk (8 fp16) of one row per slice. */
+    const int r = r0 + threadIdx.x / 4, c = threadIdx.x % 4, row = origin + rb * 128 + r;
+    const float k = scale[r - r0];
+    const float *src = A + (size_t)row * ld + kcol + 8 * c;
+#pragma unroll 4
+    for (int s = 0; s < slices; s++) {
+        float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f), y = x;
+        if (row < N) {
+            x = *reinterpret_cast<const float4 *>(src + s * WG_BK_F16);
+            y = *reinterpret_cast<const float4 *>(src + s * WG_BK_F16 + 4);
+        }
+        const uint4 h = make_uint4(f16_pair(x.x * k, x.y * k), f16_pair(x.z * k, x.w * k), f16_pair(y.x * k, y.y * k),
+                                   f16_pair(y.z * k, y.w * k));
+        *reinterpret_cast<uint4 *>(split + wg_tile_index(s, 0, rb, blocks) * WG_TILE_FLOATS +
+                                   wg_swizzle(r, 4 * c) / 4) = h; /* chunk c of row r: 16 bytes */
+    }
+}
+
 /* Block x of the triangle of `rows` row blocks of 128, where row block p has p / 2 + 1 blocks of 256
  * columns (j0 <= i0), in bands of WG_BAND row blocks and column by column inside a band: the blocks
  * that run at the same time then read a few panel tiles, which stay in the L2 (row by row, the
@@ -352,7 +433,7 @@ __host__ __device__ inline void wg_block_of(int x, int rows, int &p, int &q)
  * columns of 256 from origin, down to the last row (the next round's columns: block x is row block
  * x % rows of block column x / rows; those wholly above the diagonal leave at once). Entries above
  * the diagonal are computed and not stored. */
-template <bool ONE_PASS, bool NARROW> __global__ void __launch_bounds__(WG_THREADS, NARROW ? 2 : 1)
+template <bool ONE_PASS, bool NARROW, bool HALF = false> __global__ void __launch_bounds__(WG_THREADS, NARROW ? 2 : 1)
     update_wgmma_kernel(float *A, size_t ld, size_t stride, int N, int origin, int rows, int blocks, int slices,
                         const uint32_t *split, size_t split_stride, int rb0, int band)
 {
@@ -361,6 +442,7 @@ template <bool ONE_PASS, bool NARROW> __global__ void __launch_bounds__(WG_THREA
     extern __shared__ __align__(16) unsigned char wg_shared_raw[];
     const uint32_t raw_addr = (uint32_t)__cvta_generic_to_shared(wg_shared_raw);
     const uint32_t base = raw_addr + ((1024 - (raw_addr & 1023)) & 1023); /* the stages, 1024-aligned */
+    static_assert(ONE_PASS || !HALF, "fp16 is one pass (its stages are TF32's hi tiles)");
     typedef wg_pipe<ONE_PASS, NARROW> P;
     const uint32_t full = base + P::STAGES * P::STAGE_BYTES, empty = full + 8 * P::STAGES; /* mbarriers */
 
@@ -431,7 +513,7 @@ template <bool ONE_PASS, bool NARROW> __global__ void __launch_bounds__(WG_THREA
                     wg_mma<width>(acc, a_lo + at + 2 * kk, b_hi + at + 2 * kk);
                     wg_mma<width>(acc, a_hi + at + 2 * kk, b_lo + at + 2 * kk);
                 }
-                wg_mma<width>(acc, a_hi + at + 2 * kk, b_hi + at + 2 * kk);
+                wg_mma<width, HALF>(acc, a_hi + at + 2 * kk, b_hi + at + 2 * kk);
             }
             wg_commit();
             wg_fence_operands<used>(acc);
@@ -463,14 +545,24 @@ template <bool ONE_PASS, bool NARROW> __global__ void __launch_bounds__(WG_THREA
      * same run). The accumulator: warp w holds rows 16 w + g and + 8, and for each 8-column block
      * nb the columns 8 nb + 2 t, + 1: acc[4 nb + 2 h + e] (the mma.sync C layout repeated along N). */
     float *sums = reinterpret_cast<float *>(wg_shared_raw + (base - raw_addr)); /* [128][P::SUMS_LD] */
+    /* fp16: the rows' and columns' scales out again (1 otherwise). */
+    const float *inverse = HALF ? reinterpret_cast<const float *>(split + wg_f16_inverses(slices, blocks)) : nullptr;
+    float row_inverse[2] = {1.0f, 1.0f};
+    if constexpr (HALF)
+        for (int h = 0; h < 2; h++) row_inverse[h] = inverse[ra * 128 + wg * 64 + warp * 16 + g + 8 * h];
 #pragma unroll
-    for (int nb = 0; nb < P::BN / 8; nb++)
+    for (int nb = 0; nb < P::BN / 8; nb++) {
+        float2 col_inverse = make_float2(1.0f, 1.0f);
+        if constexpr (HALF) col_inverse = *reinterpret_cast<const float2 *>(inverse + rb * 128 + nb * 8 + 2 * t);
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const int row = wg * 64 + warp * 16 + g + 8 * h, col = nb * 8 + 2 * t, above = j0 + col - (i0 + row);
+            const float k0 = row_inverse[h] * col_inverse.x, k1 = row_inverse[h] * col_inverse.y;
             *reinterpret_cast<float2 *>(&sums[row * P::SUMS_LD + col]) = /* zeros above the diagonal */
-                make_float2(above <= 0 ? -acc[4 * nb + 2 * h] : 0.0f, above <= -1 ? -acc[4 * nb + 2 * h + 1] : 0.0f);
+                make_float2(above <= 0 ? -acc[4 * nb + 2 * h] * k0 : 0.0f,
+                            above <= -1 ? -acc[4 * nb + 2 * h + 1] * k1 : 0.0f);
         }
+    }
     wg_fence_shared(); /* the threads' stores, next read by the copy engine */
     __syncthreads();
     /* Row tid: only up to its diagonal (rounded up to whole 16 bytes: the few entries above it get

@@ -42,6 +42,7 @@
 static const char *const GROUP = "whole GPU", *const BATCH_GROUP = "whole GPU batched";
 static const char *const TENSOR_GROUP = "whole GPU tensor cores";
 static const char *const HIGH_GROUP = "whole GPU precision high";
+static const char *const MEDIUM_GROUP = "whole GPU precision medium";
 /* the sizes, then room for the hidden ones; nspd_sizes counts the given ones at the start of main */
 static int spd_sizes[16] = {1, 31, 32, 33, 100, 255, 256, 257, 1000, 1024, 2049}, nspd_sizes;
 static const int illcond_sizes[] = {100, 1000};
@@ -654,7 +655,7 @@ static const struct {
 
 /* The worst error of the update in R against float64, relative to sum |l_ik l_jk|; -1 when an entry
  * outside the triangle changed. */
-static double update_error(int n, int K, size_t batch, const float *A, const float *R)
+static double update_error(int n, int K, size_t batch, const float *A, const float *R, int with_c)
 {
     double worst = 0;
     for (size_t b = 0; b < batch; b++) {
@@ -671,6 +672,7 @@ static double update_error(int n, int K, size_t batch, const float *A, const flo
                     sum += (double)a[(size_t)i * n + k] * a[(size_t)j * n + k];
                     scale += fabs((double)a[(size_t)i * n + k] * a[(size_t)j * n + k]);
                 }
+                if (with_c) scale += fabs((double)a[at]); /* rows scaled apart: C's own rounding may lead */
                 const double e = fabs(r[at] - (a[at] - sum)) / (scale > 0 ? scale : 1);
                 if (!(e <= worst)) worst = e; /* NaN wins */
             }
@@ -678,7 +680,11 @@ static double update_error(int n, int K, size_t batch, const float *A, const flo
     return worst;
 }
 
-static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int band, int narrow)
+/* math GRID_F16 (precision medium): the same update with the fp16 bulk, against the one-pass TF32
+ * mma.sync update (the same 11 significant bits): within 2x its worst error and under 2e-3; scaled:
+ * row i of the matrix times 2^(i * 37 % 61 - 30), which fp16 alone (6e-5 .. 65504) could not hold. */
+static void check_wgmma_math(harness *h, grid_math math, int scaled, int n, int panels, size_t batch, int band,
+                             int narrow)
 {
     const size_t count = batch * n * n, bytes = count * sizeof(float);
     float *A = host_alloc(bytes, "test buffers"), *R = host_alloc(bytes, "test buffers"), *d_A;
@@ -686,6 +692,7 @@ static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int 
     for (size_t e = 0; e < count; e++) { /* uniform in [-1, 1) */
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
         A[e] = (float)((double)(x >> 11) / 4503599627370496.0 - 1.0);
+        if (scaled) A[e] = ldexpf(A[e], (int)(e / n % n * 37 % 61) - 30);
     }
     int *d_info;
     grid_split split;
@@ -694,8 +701,7 @@ static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int 
     const grid_rules rules = grid_rules_current();
     const int fits = grid_split_panels(n, batch, &rules), room = fits > panels ? fits : panels; /* one matrix */
     CALL_CHECK(grid_split_create(&split, grid_split_bytes(n, batch, room)));
-    grid_plan p = {d_A,         (size_t)n, n / GRID_TILE,       d_info, (int)batch, (size_t)n * n,
-                   GRID_TF32X3, NULL,      grid_rules_current()};
+    grid_plan p = {d_A, (size_t)n, n / GRID_TILE, d_info, (int)batch, (size_t)n * n, math, NULL, grid_rules_current()};
     p.rules.wgmma_narrow = narrow ? 2 : 1; /* blocks of 128 x 128 (two an SM) or 128 x 256, whatever the rule */
     double err[2];
     for (int v = 0; v < 2; v++) { /* mma.sync, then the warpgroup MMA */
@@ -705,22 +711,29 @@ static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int 
         CALL_CHECK(launch_update_group_tasks(&p, 0, panels, panels + band, p.nt, cudaStreamLegacy));
         CUDA_CHECK(cudaDeviceSynchronize());
         CUDA_CHECK(cudaMemcpy(R, d_A, bytes, cudaMemcpyDeviceToHost));
-        err[v] = update_error(n, panels * GRID_TILE, batch, A, R);
+        err[v] = update_error(n, panels * GRID_TILE, batch, A, R, scaled);
     }
-    char name[96];
-    snprintf(name, sizeof name, "warpgroup update n=%d K=%d batch %zu%s, blocks of 128 x %d", n, panels * GRID_TILE,
-             batch, band ? ", band then triangle" : "", narrow ? 128 : 256);
-    const double bound = panels <= 8 ? 1e-5 : 2e-5; /* K = 1024: 1.2e-5 for both (H100) */
-    const int ok = err[0] >= 0 && err[1] >= 0 && err[1] <= 4 * err[0] + 1e-9 && err[1] <= bound;
-    harness_check(
-        h, ok, name,
-        "worst error / sum |l_ik l_jk|: warpgroup %.3g, mma.sync %.3g (-1: an entry outside the triangle changed)",
-        err[1], err[0]);
+    char name[128];
+    const int f16 = math == GRID_F16;
+    snprintf(name, sizeof name, "warpgroup update%s n=%d K=%d batch %zu%s%s, blocks of 128 x %d", f16 ? " fp16" : "", n,
+             panels * GRID_TILE, batch, band ? ", band then triangle" : "", scaled ? ", rows scaled 2^-30..2^30" : "",
+             narrow ? 128 : 256);
+    const double bound = f16 ? 2e-3 : panels <= 8 ? 1e-5 : 2e-5; /* K = 1024: 1.2e-5 for both (H100) */
+    const int ok = err[0] >= 0 && err[1] >= 0 && err[1] <= (f16 ? 2 : 4) * err[0] + 1e-9 && err[1] <= bound;
+    harness_check(h, ok, name,
+                  "worst error / sum |l_ik l_jk|: warpgroup %.3g, mma.sync %.3g%s (-1: an entry outside the triangle "
+                  "changed)",
+                  err[1], err[0], f16 ? " (one TF32 pass)" : "");
     grid_split_destroy(&split);
     CUDA_CHECK(cudaFree(d_A));
     CUDA_CHECK(cudaFree(d_info));
     free(A);
     free(R);
+}
+
+static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int band, int narrow)
+{
+    check_wgmma_math(h, GRID_TF32X3, 0, n, panels, batch, band, narrow);
 }
 
 /* Precision `high` (GRID_TF32, one TF32 product a term): not fp32-accurate, so not held to the checks
@@ -864,6 +877,87 @@ static void test_precision_high(harness *h)
     test_second_chance(h);
 }
 
+/* Precision medium (GRID_F16): the warpgroup bulk's products in scaled fp16 (Hopper only: the group
+ * is skipped elsewhere, where medium is high's arithmetic). The update alone against one TF32 pass,
+ * with and without rows far outside fp16's range; whole factorizations held to gpu-mode's bound with
+ * info exact (a row-scaled SPD matrix D A D, D = 2^-20 .. 2^20, included); the factor must differ
+ * from high's (else fp16 did not run); the second chance as high's. */
+static const struct {
+    int n, panels, batch, band;
+} f16_cases[] = {{640, 8, 2, 0}, {1088, 3, 1, 0}, {2048, 16, 1, 8}, {2048, 8, 1, 1}};
+#define N_F16_CASES ((int)(sizeof f16_cases / sizeof *f16_cases))
+static const struct {
+    const char *what;
+    grid_mode mode;
+    family_t family;
+    double kappa;
+    int n, fail_at, scaled;
+} medium_cases[] = {
+    {"spd n=2048 (warpgroup bulk)", GRID_PAIRS, FAMILY_SPD, 0, 2048, 0, 0},
+    {"spd n=4097 (padded, warpgroup band and bulk)", GRID_QUADS, FAMILY_SPD, 0, 4097, 0, 0},
+    {"illcond n=2048, condition 1e3", GRID_QUADS, FAMILY_ILLCOND, 1e3, 2048, 0, 0},
+    {"spd n=4096, rows and columns scaled by 2^-20 .. 2^20", GRID_QUADS, FAMILY_SPD, 0, 4096, 0, 1},
+    {"nonspd n=2500, minor 2100", GRID_PAIRS, FAMILY_NONSPD, 0, 2500, 2100, 0},
+};
+#define N_MEDIUM_CASES ((int)(sizeof medium_cases / sizeof medium_cases[0]))
+#define N_MEDIUM_TESTS (2 * N_F16_CASES + N_MEDIUM_CASES + 1 + 2)
+
+static void test_precision_medium(harness *h)
+{
+    for (int c = 0; c < 2 * N_F16_CASES; c++)
+        check_wgmma_math(h, GRID_F16, c % 2, f16_cases[c / 2].n, f16_cases[c / 2].panels, f16_cases[c / 2].batch,
+                         f16_cases[c / 2].band, 0);
+    for (int c = 0; c < N_MEDIUM_CASES; c++) {
+        const int n = medium_cases[c].n;
+        const size_t bytes = (size_t)n * n * sizeof(float);
+        float *A = host_alloc(bytes, "test buffers"), *L = host_alloc(bytes, "test buffers");
+        gen_params p = gen_params_make(medium_cases[c].family, harness_seed(5400 + c), medium_cases[c].kappa,
+                                       medium_cases[c].fail_at);
+        gen_batch_host(&p, n, 0, 1, A);
+        if (medium_cases[c].scaled) /* D A D: SPD still, entries 2^-40 .. 2^40 times A's */
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++)
+                    A[(size_t)i * n + j] = ldexpf(A[(size_t)i * n + j], (i * 37 % 41 - 20) + (j * 37 % 41 - 20));
+        const int info = run_grid(medium_cases[c].mode, GRID_F16, n, A, L);
+        const int planted = medium_cases[c].fail_at;
+        double ratio = -1;
+        int ok = info == planted;
+        if (ok && info == 0) ok = (ratio = residual_norm1_ratio(n, A, L, 1)) <= NORMWISE_BOUND(n);
+        harness_check(h, ok, medium_cases[c].what,
+                      "%s f16: info %d (planted %d), ||A - L L^T||_1 / ||A||_1 = %.3g (bound %.3g)",
+                      grid_mode_name(medium_cases[c].mode), info, planted, ratio, NORMWISE_BOUND(n));
+        free(A);
+        free(L);
+    }
+    const int n = 4096;
+    const size_t bytes = (size_t)n * n * sizeof(float);
+    float *A = host_alloc(bytes, "test buffers"), *L = host_alloc(bytes, "test buffers"),
+          *R = host_alloc(bytes, "test buffers");
+    gen_params p = gen_params_make(FAMILY_SPD, harness_seed(5500), 0, 0);
+    gen_batch_host(&p, n, 0, 1, A);
+    const int info = run_grid(GRID_QUADS, GRID_F16, n, A, L), info_high = run_grid(GRID_QUADS, GRID_TF32, n, A, R);
+    const double ratio = residual_norm1_ratio(n, A, L, 1);
+    harness_check(h, info == 0 && info_high == 0 && ratio <= NORMWISE_BOUND(n) && memcmp(L, R, bytes) != 0,
+                  "spd n=4096: within the bound, not high's bits (fp16 ran)",
+                  "info %d (high %d), ratio %.3g (bound %.3g)%s", info, info_high, ratio, NORMWISE_BOUND(n),
+                  memcmp(L, R, bytes) ? "" : "; the same bits as high");
+    free(A);
+    /* The second chance, as high's (test_second_chance). */
+    A = damped_low_rank(n, harness_seed(5300));
+    const int in_place = run_grid(GRID_QUADS, GRID_F16, n, A, L);
+    harness_check(h, in_place > 0, "damped low rank n=4096 in place: fp16 alone meets a pivot <= 0",
+                  "info %d (0 means the matrix does not test the second chance)", in_place);
+    const int out = run_grid_out_of_place(GRID_QUADS, GRID_F16, n, A, L),
+              ref = run_grid_out_of_place(GRID_QUADS, GRID_TF32X3, n, A, R);
+    harness_check(h, out == 0 && ref == 0 && memcmp(L, R, bytes) == 0,
+                  "damped low rank n=4096 out of place, graph: the IF node refactors",
+                  "info %d (tf32x3 alone %d; -999: refused or the input changed); the factor %s tf32x3's", out, ref,
+                  memcmp(L, R, bytes) == 0 ? "equals" : "differs from");
+    free(A);
+    free(L);
+    free(R);
+}
+
 int main(void)
 {
     harness h;
@@ -885,6 +979,7 @@ int main(void)
     harness_plan(&h, "whole GPU argument checks", N_REFUSED_CALLS);
     harness_plan(&h, WGMMA_GROUP, 2 * N_WG_CASES);
     harness_plan(&h, HIGH_GROUP, N_HIGH_TESTS);
+    harness_plan(&h, MEDIUM_GROUP, N_MEDIUM_TESTS);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
         harness_skip_rest(&h, GROUP, reason);
@@ -894,6 +989,7 @@ int main(void)
         harness_skip_rest(&h, "whole GPU argument checks", reason);
         harness_skip_rest(&h, WGMMA_GROUP, reason);
         harness_skip_rest(&h, HIGH_GROUP, reason);
+        harness_skip_rest(&h, MEDIUM_GROUP, reason);
         return harness_end(&h);
     }
     harness_group(&h, GROUP);
@@ -920,5 +1016,9 @@ int main(void)
                           "no warpgroup MMA here (a Hopper build on compute capability 9.0; GRID_WGMMA=0 not set)");
     harness_group(&h, HIGH_GROUP);
     if (harness_needs(&h, HIGH_GROUP, GROUP)) test_precision_high(&h);
+    harness_group(&h, MEDIUM_GROUP);
+    if (!grid_wgmma_available())
+        harness_skip_rest(&h, MEDIUM_GROUP, "no warpgroup MMA here: precision medium is high's arithmetic");
+    else if (harness_needs(&h, MEDIUM_GROUP, GROUP)) test_precision_medium(&h);
     return harness_end(&h);
 }

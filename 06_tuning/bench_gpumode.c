@@ -153,28 +153,37 @@ static void bench_shape(const env_stamp *e, const tuned_table *t, int n, size_t 
     snprintf(variant, sizeof variant, "auto (row-major) %s%s", family_config_name(cfg, name, sizeof name),
              kchunk == 1 ? "" : " converted");
     report_row(e, "gpumode", variant, n, batch, ta, tc.median_ms, t_copy);
-    /* Precision high, where it changes what runs (the whole-GPU shapes with tensor-core updates). */
-    cholesky_options high = CHOLESKY_OPTIONS_INIT;
-    high.precision = CHOLESKY_PRECISION_HIGH;
-    cholesky_plan *fast = NULL;
-    if (cholesky_plan_create_internal(&fast, n, batch, &high, &in, why, sizeof why) == 0 &&
-        strstr(cholesky_plan_explain(fast), "precision high: one TF32")) {
-        void *fast_work = NULL;
-        if (cholesky_plan_workspace_bytes(fast))
-            CUDA_CHECK(cudaMalloc(&fast_work, cholesky_plan_workspace_bytes(fast)));
-        run_ctx h = c;
-        h.plan = fast;
-        h.d_work = fast_work;
-        timing_stats th = time_gpu_restoring(run_auto, &h, c.d_A, d_pristine, bytes);
-        th.verified = verify_large(&p, n, batch, c.d_A, c.d_info, 1, &worst) ? TIMING_VERIFIED : TIMING_WRONG;
-        printf("  precision high: ||A - L L^T||_1 / ||A||_1 = %.3g (bound 20 n eps = %.3g), %.2fx the fp32-accurate "
-               "time\n",
-               worst, NORMWISE_BOUND(n), th.median_ms / ta.median_ms);
-        snprintf(variant, sizeof variant, "precision high (row-major) %s", family_config_name(cfg, name, sizeof name));
-        report_row(e, "gpumode", variant, n, batch, th, tc.median_ms, t_copy);
-        if (fast_work) CUDA_CHECK(cudaFree(fast_work));
+    /* Precision high and medium, where they change what runs (the whole-GPU shapes with tensor-core
+     * updates; medium: with the warpgroup bulk, on a Hopper GPU). */
+    static const struct {
+        cholesky_precision precision;
+        const char *name, *runs;
+    } reduced[] = {{CHOLESKY_PRECISION_HIGH, "high", "precision high: one TF32"},
+                   {CHOLESKY_PRECISION_MEDIUM, "medium", "precision medium: the warpgroup bulk in fp16"}};
+    for (int r = 0; r < 2; r++) {
+        cholesky_options o = CHOLESKY_OPTIONS_INIT;
+        o.precision = reduced[r].precision;
+        cholesky_plan *fast = NULL;
+        if (cholesky_plan_create_internal(&fast, n, batch, &o, &in, why, sizeof why) == 0 &&
+            strstr(cholesky_plan_explain(fast), reduced[r].runs)) {
+            void *fast_work = NULL;
+            if (cholesky_plan_workspace_bytes(fast))
+                CUDA_CHECK(cudaMalloc(&fast_work, cholesky_plan_workspace_bytes(fast)));
+            run_ctx h = c;
+            h.plan = fast;
+            h.d_work = fast_work;
+            timing_stats th = time_gpu_restoring(run_auto, &h, c.d_A, d_pristine, bytes);
+            th.verified = verify_large(&p, n, batch, c.d_A, c.d_info, 1, &worst) ? TIMING_VERIFIED : TIMING_WRONG;
+            printf("  precision %s: ||A - L L^T||_1 / ||A||_1 = %.3g (bound 20 n eps = %.3g), %.2fx the "
+                   "fp32-accurate time\n",
+                   reduced[r].name, worst, NORMWISE_BOUND(n), th.median_ms / ta.median_ms);
+            snprintf(variant, sizeof variant, "precision %s (row-major) %s", reduced[r].name,
+                     family_config_name(cfg, name, sizeof name));
+            report_row(e, "gpumode", variant, n, batch, th, tc.median_ms, t_copy);
+            if (fast_work) CUDA_CHECK(cudaFree(fast_work));
+        }
+        cholesky_plan_destroy(fast);
     }
-    cholesky_plan_destroy(fast);
     CUDA_CHECK(cudaFree(d_pristine));
     CUDA_CHECK(cudaFree(c.d_A));
     CUDA_CHECK(cudaFree(c.d_info));

@@ -345,6 +345,9 @@ static void decision_tests(harness *h)
     const test_options high = {1, NULL, 0, 0, CHOLESKY_PRECISION_HIGH}, bogus = {1, NULL, 0, 0, 7};
     decision(h, "precision high on the batched kernels: fp32 runs, and the plan says so", 64, 1024, &high, 0, 1,
              "precision high asked: fp32 arithmetic runs at this size");
+    const test_options medium = {1, NULL, 0, 0, CHOLESKY_PRECISION_MEDIUM};
+    decision(h, "precision medium on the batched kernels: fp32 runs, and the plan says so", 64, 1024, &medium, 0, 1,
+             "precision medium asked: fp32 arithmetic runs at this size");
     {
         cholesky_plan *p7 = NULL;
         char e7[256] = "";

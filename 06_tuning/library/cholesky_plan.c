@@ -262,7 +262,9 @@ static cholesky_status make_plan_f64(cholesky_plan *p, const cholesky_options *o
     p->stage_bytes = o->unaligned ? round256(batch_bytes) : 0;
     append(p, "n = %d, %zu %s float64 matrices: %s", p->n, p->batch, layout_words(p->chunk, p->batch, lay, sizeof lay),
            c.why);
-    if (o->precision == CHOLESKY_PRECISION_HIGH) append(p, "; precision high asked: float64 arithmetic runs");
+    if (o->precision != CHOLESKY_PRECISION_HIGHEST)
+        append(p, "; precision %s asked: float64 arithmetic runs",
+               o->precision == CHOLESKY_PRECISION_HIGH ? "high" : "medium");
     if (p->stage_bytes) append(p, "; pointers not 16-byte aligned staged through the workspace");
     append(p, "; workspace %zu bytes", workspace_bytes(p));
     if (p->pad_bytes) append(p, " (the diagonal tiles' inverses)");
@@ -288,9 +290,11 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
     if (!batch_bytes)
         return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "%zu matrices of order %d: more bytes than any GPU holds",
                          batch, n);
-    if (o.precision != CHOLESKY_PRECISION_HIGHEST && o.precision != CHOLESKY_PRECISION_HIGH)
+    if (o.precision != CHOLESKY_PRECISION_HIGHEST && o.precision != CHOLESKY_PRECISION_HIGH &&
+        o.precision != CHOLESKY_PRECISION_MEDIUM)
         return door_fail(CHOLESKY_STATUS_INVALID_VALUE,
-                         "precision %d: CHOLESKY_PRECISION_HIGHEST (0) or CHOLESKY_PRECISION_HIGH (1)",
+                         "precision %d: CHOLESKY_PRECISION_HIGHEST (0), CHOLESKY_PRECISION_HIGH (1) or "
+                         "CHOLESKY_PRECISION_MEDIUM (2)",
                          (int)o.precision);
     if (o.unaligned != 0 && o.unaligned != 1)
         return door_fail(CHOLESKY_STATUS_INVALID_VALUE, "unaligned = %d: 0 or 1", o.unaligned);
@@ -352,11 +356,18 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
         char words[256];
         if (grid_overrides_describe(forced, words, sizeof words)) append(p, "; forced by the caller: %s", words);
     }
-    if (precision == CHOLESKY_PRECISION_HIGH) {
-        if (p->grid && p->policy.math == GRID_TF32)
-            append(p, "; precision high: one TF32 product a term in the updates (not fp32-accurate; a pivot <= 0 "
-                      "refactors the batch fp32-accurately when in != out)");
-        else append(p, "; precision high asked: fp32 arithmetic runs at this size (as fast here)");
+    if (precision == CHOLESKY_PRECISION_HIGH || precision == CHOLESKY_PRECISION_MEDIUM) {
+        const char *asked = precision == CHOLESKY_PRECISION_HIGH ? "high" : "medium";
+        if (p->grid && p->policy.math == GRID_F16)
+            append(p, "; precision medium: the warpgroup bulk in fp16 (rows scaled by powers of two, fp32 sums), "
+                      "the rest of the updates one TF32 product a term (not fp32-accurate; a pivot <= 0 refactors "
+                      "the batch fp32-accurately when in != out)");
+        else if (p->grid && p->policy.math == GRID_TF32)
+            append(p,
+                   "; precision %s: one TF32 product a term in the updates%s (not fp32-accurate; a pivot <= 0 "
+                   "refactors the batch fp32-accurately when in != out)",
+                   asked, precision == CHOLESKY_PRECISION_MEDIUM ? " (no warpgroup bulk here: high's arithmetic)" : "");
+        else append(p, "; precision %s asked: fp32 arithmetic runs at this size (as fast here)", asked);
     }
     if (p->stage_bytes) append(p, "; pointers not 16-byte aligned staged through the workspace");
     append(p, "; workspace %zu bytes", workspace_bytes(p));

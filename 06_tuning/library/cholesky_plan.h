@@ -74,7 +74,7 @@ extern "C" {
 /* The version of this header; cholesky_version() gives the library's (the same number when the
  * library is the one this header came with). A new minor version only adds. */
 #define CHOLESKY_VERSION_MAJOR 1
-#define CHOLESKY_VERSION_MINOR 1
+#define CHOLESKY_VERSION_MINOR 2
 #define CHOLESKY_VERSION_PATCH 0
 #define CHOLESKY_VERSION (CHOLESKY_VERSION_MAJOR * 10000 + CHOLESKY_VERSION_MINOR * 100 + CHOLESKY_VERSION_PATCH)
 int cholesky_version(void);
@@ -119,9 +119,18 @@ typedef struct cholesky_plan cholesky_plan;
  *   wait, also inside a caller's CUDA graph), so info > 0 is then the fp32-accurate path's. In place
  *   nothing of A is left to refactor, and info > 0 may be TF32's own. Where the fp32-accurate path
  *   runs fp32 updates (smaller shapes), it runs them too.
- * The batched kernels (n <= 128) are fp32 in both. The explanation says which runs. A float64 plan
+ * - CHOLESKY_PRECISION_MEDIUM (since 1.2): as HIGH, except that on a Hopper GPU (sm_90a) the bulk of
+ *   the large matrices' updates multiplies fp16 operands (each panel row scaled by a power of two, so
+ *   that rows of any magnitude keep fp16's 11 significant bits, TF32's), summed in fp32: the same
+ *   bound and second chance as HIGH, faster where the bulk dominates (the largest n). Elsewhere
+ *   (another GPU, a shape without the warpgroup bulk) it runs HIGH's arithmetic, and says so.
+ * The batched kernels (n <= 128) are fp32 in all three. The explanation says which runs. A float64 plan
  * computes in float64 whatever the precision (the updates on the FP64 tensor cores, exact products). */
-typedef enum { CHOLESKY_PRECISION_HIGHEST = 0, CHOLESKY_PRECISION_HIGH = 1 } cholesky_precision;
+typedef enum {
+    CHOLESKY_PRECISION_HIGHEST = 0,
+    CHOLESKY_PRECISION_HIGH = 1,
+    CHOLESKY_PRECISION_MEDIUM = 2
+} cholesky_precision;
 
 /* The element type of the plan's matrices (since 1.1). float64 takes every n and every layout at
  * n <= 128; from n = 129 on, row-major data only (chunk 0 or 1). Its factor is float64's: residual
@@ -136,7 +145,7 @@ typedef struct {
     size_t size;                  /* sizeof(cholesky_options) of the caller's header: CHOLESKY_OPTIONS_INIT sets it */
     size_t chunk;                 /* the data's layout: 0 or 1 row-major (default), >= batch interleaved, else
                                      chunked by `chunk` matrices (06_tuning/README.md, common/layout.h) */
-    cholesky_precision precision; /* CHOLESKY_PRECISION_HIGHEST (default) or CHOLESKY_PRECISION_HIGH */
+    cholesky_precision precision; /* CHOLESKY_PRECISION_HIGHEST (default), _HIGH or _MEDIUM (since 1.2) */
     int unaligned;                /* 1: execute also takes pointers that are only element-aligned (4 or 8 bytes) */
     cholesky_dtype dtype;         /* since 1.1: CHOLESKY_FLOAT32 (default) or CHOLESKY_FLOAT64 */
 } cholesky_options;

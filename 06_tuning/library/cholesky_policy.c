@@ -49,9 +49,15 @@ int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_conf
         out->group = grid_group_size(n, batch);
         grid_policy_choose(n, out->group, forced, &out->grid);
         /* Precision high: the one-pass TF32 updates where the tensor cores would run 3xTF32; fp32
-         * updates stay (the smaller shapes, where they are the faster path anyway). */
-        if (precision == CHOLESKY_PRECISION_HIGH && out->grid.math == GRID_TF32X3)
-            grid_policy_for(out->grid.mode, GRID_TF32, n, out->group, forced, &out->grid);
+         * updates stay (the smaller shapes, where they are the faster path anyway). Medium: the
+         * same, with the warpgroup bulk in fp16 where there is one (else high's). */
+        if (precision != CHOLESKY_PRECISION_HIGHEST && out->grid.math == GRID_TF32X3) {
+            const grid_math reduced =
+                precision == CHOLESKY_PRECISION_MEDIUM && grid_split_workspace_bytes(GRID_F16, n, out->group, forced)
+                    ? GRID_F16
+                    : GRID_TF32;
+            grid_policy_for(out->grid.mode, reduced, n, out->group, forced, &out->grid);
+        }
     }
     return 0;
 }

@@ -28,7 +28,8 @@ typedef struct {
 
 /* The choice for n, batch and the caller's layout `chunk` (1 row-major); given: the caller's
  * configuration (NULL: the tuned table's) and its layout given_kchunk (0: the caller's); precision a
- * cholesky_precision (high: the whole-GPU updates in one TF32 pass where they would run 3xTF32);
+ * cholesky_precision (high: the whole-GPU updates in one TF32 pass where they would run 3xTF32;
+ * medium: the same with the warpgroup bulk in fp16);
  * forced: the whole-GPU choices a program forces by hand (NULL: none). 0, or -1 with the reason in
  * err (no tuned table, no entry for this shape, a configuration refused). */
 int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_config *given, size_t given_kchunk,

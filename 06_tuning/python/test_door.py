@@ -27,6 +27,8 @@ OTHER = ["a planted CUDA error: RuntimeError with its message, the next call wor
          "precision='high' at 1 x 4096: one TF32 pass, said so, within gpu-mode's bound, not highest's bits",
          "precision='high' at 640 x 512 and 8 x 2048: within gpu-mode's bound, info 0",
          "precision='bogus' raises ValueError; precision='high' on small n runs fp32, said so",
+         "precision='medium' at 1 x 4096 (also with rows scaled by 2^-12 .. 2^12) and 4 x 2048: the fp16 bulk "
+         "on a Hopper GPU, said so, within gpu-mode's bound, info 0, not high's bits",
          "precision='high' captured in a CUDA graph at 1 x 4096: the second chance (IF node) runs in the "
          "replay for a damped low-rank matrix and not for an SPD one",
          "a tensor on cuda:1 while cuda:0 is current: factored there, current device kept"]
@@ -315,6 +317,26 @@ def main():
         ok = "precision='bogus'" in raised and "fp32 arithmetic runs" in small and \
             torch.allclose(L, torch.linalg.cholesky(spd(100, 64, 2)), atol=1e-4)
         rec(OTHER[k], ok, f"{raised[:80]}; {small[-140:]}")
+    except Exception as e:
+        rec(OTHER[k], False, f"{type(e).__name__}: {e}")
+    k += 1
+    try:  # precision="medium": fp16 products on Hopper's warpgroup bulk, rows scaled by powers of two
+        hopper = torch.cuda.get_device_capability() == (9, 0)
+        ok, notes = True, []
+        for batch, n, scaled in ((1, 4096, False), (1, 4096, True), (4, 2048, False)):
+            A = spd(batch, n, 23 + n)
+            if scaled:  # D A D: SPD, rows far outside fp16's range unless scaled
+                d = torch.exp2(torch.arange(n, device=dev) * 37 % 25 - 12.0)
+                A = (d[:, None] * A * d[None, :]).contiguous()
+            med, high = cc.cholesky_ex(A, precision="medium"), cc.cholesky_ex(A, precision="high")
+            r = normwise(A, med.L)
+            bound = 20 * n * 1.1920929e-07
+            said = cc.choice(n, batch, precision="medium")
+            said_ok = ("the warpgroup bulk in fp16" in said) if hopper else ("high's arithmetic" in said)
+            ok &= bool((med.info == 0).all()) and r <= bound and said_ok and (not hopper or not torch.equal(med.L, high.L))
+            notes.append(f"{batch} x {n}{' scaled' if scaled else ''}: residual {r:.2e} (bound {bound:.2e}), "
+                         f"explained {said_ok}")
+        rec(OTHER[k], ok, "; ".join(notes))
     except Exception as e:
         rec(OTHER[k], False, f"{type(e).__name__}: {e}")
     k += 1

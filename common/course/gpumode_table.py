@@ -4,7 +4,9 @@ the course's `auto` (row-major data), cuSOLVER, torch, cupy and jax from the sam
 bench_gpumode and frameworks.py --gpumode wrote to CSV), the fastest library and auto's speed-up
 over it; then the geometric means over the shapes every column has, the way the leaderboard
 ranks entries. Where the run also timed precision high (one TF32 pass in the whole-GPU updates, the
-user's choice), its time and speed-up follow in two columns; the means are the fp32-accurate auto's.
+user's choice) and medium (the warpgroup bulk in scaled fp16, Hopper), their times and speed-ups
+follow; the first means are the fp32-accurate auto's, then those of the fastest labelled mode per
+shape (the user's choice among highest, high and medium), against the fastest library and torch.
 Prints Markdown; exits 2 when the CSV has no gpumode rows.
 """
 import csv
@@ -42,6 +44,8 @@ def main():
                 row["auto"], row["config"] = ms, v[len("auto (row-major) "):]
             elif v.startswith("precision high"):
                 row["high"] = ms
+            elif v.startswith("precision medium"):
+                row["medium"] = ms
             for lib, match in LIBS:
                 if match(v):
                     row[lib] = ms
@@ -50,12 +54,13 @@ def main():
         return 2
     print(f"gpu-mode Cholesky grid on {gpu or 'an unknown GPU'} (commit {commit}); median µs, row-major fp32, "
           "auto's speed-up over the fastest library of the same run\n")
-    high = any("high" in row for row in shapes.values())
+    modes = [m for m in ("high", "medium") if any(m in row for row in shapes.values())]
     head = ["batch × n", "auto", "auto's kernel"] + [lib for lib, _ in LIBS] + ["fastest library", "auto vs fastest"]
-    head += ["precision high", "high vs fastest"] if high else []
+    for m in modes:
+        head += [f"precision {m}", f"{m} vs fastest"]
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join("---" if k < 1 or k == 2 else "---:" for k in range(len(head))) + "|")
-    auto_t, best_t = [], []
+    auto_t, best_t, mode_t, torch_t = [], [], [], []
     for (n, batch) in sorted(shapes, key=lambda s: (s[0], s[1])):
         row = shapes[(n, batch)]
         libs = {lib: row[lib] for lib, _ in LIBS if lib in row}
@@ -68,15 +73,24 @@ def main():
             cells.append(f"**{ratio:.2f}×**" if ratio < 1 else f"{ratio:.2f}×")
             auto_t.append(row["auto"])
             best_t.append(libs[fastest])
+            mode_t.append(min(row.get(m, row["auto"]) for m in ["auto"] + modes))
+            torch_t.append(row.get("torch", float("nan")))
         else:
             cells.append("–")
-        if high:
-            cells += [f"{row['high'] * 1e3:,.1f}", f"{libs[fastest] / row['high']:.2f}×" if fastest else "–"] \
-                if "high" in row else ["–", "–"]
+        for m in modes:
+            cells += [f"{row[m] * 1e3:,.1f}", f"{libs[fastest] / row[m]:.2f}×" if fastest else "–"] \
+                if m in row else ["–", "–"]
         print("| " + " | ".join(cells) + " |")
     ga, gb = geomean(auto_t), geomean(best_t)
     print(f"\nGeometric mean over the {len(auto_t)} shapes with both: auto {ga * 1e3:,.1f} µs, fastest library "
           f"{gb * 1e3:,.1f} µs: auto {gb / ga:.2f}× the fastest library.")
+    if modes:
+        gm = geomean(mode_t)
+        with_torch = [(m, t) for m, t in zip(mode_t, torch_t) if t == t]
+        vs_torch = geomean([t for _, t in with_torch]) / geomean([m for m, _ in with_torch]) if with_torch else None
+        print(f"The fastest labelled mode per shape (highest, {', '.join(modes)}): {gm * 1e3:,.1f} µs, "
+              f"{gb / gm:.2f}× the fastest library" +
+              (f", {vs_torch:.2f}× torch over the {len(with_torch)} shapes torch ran." if vs_torch else "."))
     return 0
 
 

@@ -98,15 +98,17 @@ def _library():
 
 # precision=: the whole-GPU updates' arithmetic, the caller's explicit choice (cholesky_plan.h's
 # cholesky_precision), never torch's global matmul setting. "highest": fp32-accurate (the default);
-# "high": one TF32 product a term where the tensor cores run the updates (n > 128 on large shapes).
-_PRECISIONS = {"highest": 0, "high": 1}
+# "high": one TF32 product a term where the tensor cores run the updates (n > 128 on large shapes);
+# "medium": as "high", with the bulk of the largest matrices' updates in scaled fp16 on a Hopper GPU.
+_PRECISIONS = {"highest": 0, "high": 1, "medium": 2}
 
 
 def _precision(precision):
     p = _PRECISIONS.get(precision) if isinstance(precision, str) else None
     if p is None:
-        raise ValueError(f"course_cholesky: precision={precision!r}: 'highest' (fp32-accurate, the default) or "
-                         "'high' (one TF32 product a term in the large matrices' updates)")
+        raise ValueError(f"course_cholesky: precision={precision!r}: 'highest' (fp32-accurate, the default), "
+                         "'high' (one TF32 product a term in the large matrices' updates) or 'medium' (as "
+                         "'high', the bulk of those updates in scaled fp16 on a Hopper GPU)")
     return p
 
 
@@ -521,7 +523,9 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None, precision="high
     was. upper=True: U from A's upper triangle. out=(L, info): written there and returned.
     precision="high": one TF32 product a term in the large matrices' updates (faster, not fp32-accurate);
     where TF32 meets a pivot <= 0 the batch is factored again fp32-accurately, on the GPU, so info is
-    the fp32-accurate one (cholesky_ex_, in place, has no copy of A for that: its info may be TF32's)."""
+    the fp32-accurate one (cholesky_ex_, in place, has no copy of A for that: its info may be TF32's).
+    precision="medium": as "high", with the bulk of the largest matrices' updates in fp16 (each row
+    scaled by a power of two) on a Hopper GPU: the same bound, faster there; high's arithmetic elsewhere."""
     p = _PRECISIONS.get(precision) if precision.__class__ is str else None
     if p is None:
         p = _precision(precision)  # raises
