@@ -22,7 +22,7 @@ tuned driver: unreadable table | 2 | tuned table | env TUNED_TABLE=$tmp/none.tsv
 tuned driver: --explain says what auto takes | 0 | n = 37, 1000 row-major matrices: .* tuned for n = 37 | $bin --n 37 --batch 1000 --explain
 tuned driver: --explain of a converting kernel by hand | 0 | converted to chunked (chunk 32) and back in the workspace | $bin --n 50 --batch 2001 --kernel cyclic --threads 16 --per-block 2 --chunk 32 --explain
 tuned driver: a cyclic variant not compiled refused | 2 | variant (unroll) 2 is not compiled for n = 100 | $bin --n 100 --batch 4 --kernel cyclic --threads 64 --unroll 2
-tuned driver: --precision names its two values | 2 | bad value for --precision: 'fast' (highest or high) | $bin --n 20 --batch 4 --precision fast
+tuned driver: --precision names its two values | 2 | bad value for --precision: 'fast' (highest, high or medium) | $bin --n 20 --batch 4 --precision fast
 tuned driver: --help says what precision high gives up | 0 | one TF32 product a term | $bin --help
 tuned driver: --precision high on small n explained as fp32 | 0 | precision high asked: fp32 arithmetic runs | $bin --n 64 --batch 100 --precision high --explain
 EOF

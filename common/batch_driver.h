@@ -17,7 +17,7 @@ typedef struct {
     const char *kernel, *order; /* --kernel NAME, --order left|right|top */
     long long nb, per_block, unroll, threads, chunk;
     int explain;   /* --explain: say what would run, and stop */
-    int precision; /* --precision highest|high: 0 | 1 (stage 06's cholesky_precision; the checks follow it) */
+    int precision; /* --precision highest|high|medium: 0 | 1 | 2 (stage 06's cholesky_precision; the checks follow it) */
 } batch_kernel_args;
 
 /* Which of them a driver offers (the others are unknown options). */
