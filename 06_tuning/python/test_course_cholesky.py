@@ -9,7 +9,8 @@ Groups: "python binding" (sizes, behaviour of torch.linalg.cholesky_ex, streams,
 and "python gpu-mode families" (every shape of gpu-mode's Cholesky grid on each matrix family its
 problem describes, checked against the float32 error bound), and "python gpu-mode families, precision
 high" (the same with precision="high" against gpu-mode's own normwise bound, its residual and forward
-error beside the default's; a matrix that is not SPD gets the same info in both precisions).
+error beside the default's; a matrix that is not SPD gets the same info in both precisions), and
+"python gpu-mode families, precision medium" (the same for precision="medium" at the shapes from n = 2048).
 """
 import sys
 
@@ -32,6 +33,8 @@ SHAPES = [(4096, 32), (1024, 64), (256, 128), (64, 256), (16, 512), (640, 512), 
 FAMILIES = ["dense covariance", "planted spectrum 1e5", "diagonal", "damped low rank", "scaled rows and columns",
             "tridiagonal"]
 HIGH = "python gpu-mode families, precision high"
+MEDIUM = "python gpu-mode families, precision medium"
+MEDIUM_SHAPES = [(b, n) for b, n in SHAPES if n >= 2048]  # where the warpgroup bulk runs (Hopper)
 F64 = "python float64"
 NS64 = [1, 7, 20, 33, 64, 100, 128, 129, 300, 1000]
 BATCHES64 = [1, 3, 64]
@@ -48,6 +51,7 @@ OTHER64 = ["float64: failing minors equal torch's, a NaN fails as LAPACK's dpotr
 GROUPS = {"python binding": len(NS) * len(BATCHES) + len(OTHER),
           "python gpu-mode families": len(SHAPES) * len(FAMILIES),
           HIGH: len(SHAPES) * (len(FAMILIES) + 1),
+          MEDIUM: len(MEDIUM_SHAPES) * (len(FAMILIES) + 1),
           F64: len(NS64) * len(BATCHES64) + len(OTHER64)}
 
 
@@ -315,6 +319,8 @@ def main():
     families(torch, cc, dev, rec)
     group = HIGH
     families_high(torch, cc, rec)
+    group = MEDIUM
+    families_high(torch, cc, rec, "medium", MEDIUM_SHAPES)
     group = F64
     float64_tests(torch, cc, rec)
 
@@ -644,18 +650,22 @@ def reference_factor(torch, A):
         torch.linalg.cholesky(A[0].double()).unsqueeze(0)
 
 
-def families_high(torch, cc, rec):
-    """precision="high" on every shape and family: gpu-mode's check ||A - L L^T||_1 <= 20 n eps ||A||_1
-    (eps = 2^-23), both precisions' residual and forward error reported; then, per shape, one matrix
-    made indefinite at its middle row: the same info (its minor n/2 + 1) in both precisions."""
+def families_high(torch, cc, rec, precision="high", shapes=SHAPES):
+    """precision="high" (or "medium") on every shape and family: gpu-mode's check ||A - L L^T||_1 <= 20 n eps
+    ||A||_1 (eps = 2^-23), both precisions' residual and forward error reported; then, per shape, one matrix
+    made indefinite at its middle row: the same info (its minor n/2 + 1) in both precisions. Medium on a
+    Hopper GPU must say that its fp16 bulk ran (elsewhere it is high's arithmetic, and says so)."""
     eps = 1.1920929e-07
-    for batch, n in SHAPES:
+    hopper = torch.cuda.get_device_capability() == (9, 0)
+    runs = {"high": "precision high: one TF32 product",
+            "medium": "precision medium: the warpgroup bulk in fp16" if hopper else "high's arithmetic"}[precision]
+    for batch, n in shapes:
         bound = 20 * n * eps
         for k, family in enumerate(FAMILIES):
             name = f"{batch} x {n}^2, {family}"
             try:
                 A = family_batch(torch, family, batch, n, 100 * n + k)
-                hi = cc.cholesky_ex(A, precision="high")
+                hi = cc.cholesky_ex(A, precision=precision)
                 ok = not bool((hi.info != 0).any())
                 Lref = reference_factor(torch, A)
                 r_hi, f_hi = normwise_and_forward(torch, A, hi.L, Lref)
@@ -663,12 +673,15 @@ def families_high(torch, cc, rec):
                 ok &= not bool((hst.info != 0).any())
                 r_hst, f_hst = normwise_and_forward(torch, A, hst.L, Lref)
                 ok &= r_hi <= bound
-                said = "precision high: one TF32 product" in cc.choice(n, batch, precision="high")
+                said = runs in cc.choice(n, batch, precision=precision)
+                if precision == "medium":  # where high runs TF32 (not fp32: 2 x 2048), medium's bulk is fp16
+                    ok &= said == ("precision high: one TF32" in cc.choice(n, batch, precision="high"))
                 how = "fp32 arithmetic (this shape)"
                 if said:  # the same bits as highest: TF32 met a pivot <= 0 and the second chance refactored
-                    how = "TF32 products" + ("; second chance: highest's factor" if torch.equal(hi.L, hst.L) else "")
-                rec(name, ok, f"residual high {r_hi:.2e} ({r_hi / bound:.1e} of the bound {bound:.2e}), "
-                    f"highest {r_hst:.2e}; forward error high {f_hi:.2e}, highest {f_hst:.2e}; {how}")
+                    how = ("TF32 products" if precision == "high" else "fp16 bulk" if hopper else "TF32 products") + \
+                        ("; second chance: highest's factor" if torch.equal(hi.L, hst.L) else "")
+                rec(name, ok, f"residual {precision} {r_hi:.2e} ({r_hi / bound:.1e} of the bound {bound:.2e}), "
+                    f"highest {r_hst:.2e}; forward error {precision} {f_hi:.2e}, highest {f_hst:.2e}; {how}")
                 del A, hi, hst, Lref
             except Exception as e:  # out of memory, say: this test fails, the next ones run
                 rec(name, False, f"{type(e).__name__}: {e}")
@@ -678,11 +691,11 @@ def families_high(torch, cc, rec):
             A = family_batch(torch, "dense covariance", batch, n, 7 * n)
             m, h = batch // 2, n // 2
             A[m, h, h] = -1.0
-            infos = [cc.cholesky_ex(A, precision=p).info for p in ("high", "highest")]
+            infos = [cc.cholesky_ex(A, precision=p).info for p in (precision, "highest")]
             want = torch.zeros(batch, dtype=infos[0].dtype, device=A.device)
             want[m] = h + 1
             ok = all(torch.equal(i, want) for i in infos)
-            rec(name, ok, f"matrix {m}: info high {int(infos[0][m])}, highest {int(infos[1][m])} (want {h + 1}); "
+            rec(name, ok, f"matrix {m}: info {precision} {int(infos[0][m])}, highest {int(infos[1][m])} (want {h + 1}); "
                 f"the others {'0' if ok else 'see above'}")
             del A
         except Exception as e:

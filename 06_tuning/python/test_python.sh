@@ -6,7 +6,8 @@
 suite=stage-6-python
 source common/harness.sh
 here=06_tuning/python
-groups=("python binding" "python gpu-mode families" "python gpu-mode families, precision high" "python float64")
+groups=("python binding" "python gpu-mode families" "python gpu-mode families, precision high"
+    "python gpu-mode families, precision medium" "python float64")
 door_groups=("python door")
 for g in "${groups[@]}"; do plan "$g" "$(python3 $here/test_course_cholesky.py --count "$g")"; done
 for g in "${door_groups[@]}"; do plan "$g" "$(python3 $here/test_door.py --count "$g")"; done
