@@ -82,7 +82,7 @@ static const cholesky_options *random_options(options_buffer *b, size_t batch)
     if (!pick(4)) b->o.size = sizes[pick(HARNESS_LEN(sizes))];
     const size_t chunks[] = {0, 1, 2, 32, batch, batch + 1, SIZE_MAX};
     b->o.chunk = pick(2) ? chunks[pick(HARNESS_LEN(chunks))] : 1;
-    const int precisions[] = {0, 1, 2, -1, 7};
+    const int precisions[] = {0, 1, 2, 3, -1, 7};
     b->o.precision = (cholesky_precision)(pick(2) ? precisions[pick(HARNESS_LEN(precisions))] : 0);
     const int unaligned[] = {0, 1, 2, -1};
     b->o.unaligned = pick(2) ? unaligned[pick(HARNESS_LEN(unaligned))] : 0;
@@ -96,7 +96,7 @@ static int expected_create(cholesky_plan **plan, int n, size_t batch, const chol
     if (!plan || (o && (o->size < first || o->size > sizeof *o)) || n < 1 || n > CHOLESKY_MAX_N || batch < 1)
         return CHOLESKY_STATUS_INVALID_VALUE;
     if (batch > ((size_t)1 << 60) / ((size_t)n * n * sizeof(float))) return CHOLESKY_STATUS_INVALID_VALUE;
-    if (o && ((o->precision != 0 && o->precision != 1) || (o->unaligned != 0 && o->unaligned != 1)))
+    if (o && ((o->precision < 0 || o->precision > 2) || (o->unaligned != 0 && o->unaligned != 1)))
         return CHOLESKY_STATUS_INVALID_VALUE;
     return -1;
 }
