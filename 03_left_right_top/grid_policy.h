@@ -50,7 +50,7 @@ typedef enum {
 
 const char *grid_mode_name(grid_mode mode); /* "stream", "graph", "lookahead", "pairs", "quads" */
 int grid_mode_parse(const char *name);      /* the mode, or -1 */
-const char *grid_math_name(grid_math math); /* "fp32", "tf32x3", "tf32" */
+const char *grid_math_name(grid_math math); /* "fp32", "tf32x3", "tf32", "f16" */
 int grid_math_parse(const char *name);      /* the math, or -1 */
 
 /* The fastest mode for one matrix: the look-ahead up to n = 4032 (its critical path is shorter),

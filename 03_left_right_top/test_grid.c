@@ -740,18 +740,19 @@ static void check_wgmma_update(harness *h, int n, int panels, size_t batch, int 
  * above but to the normwise residual that gpu-mode's problem accepts (NORMWISE_BOUND, checks.h),
  * with info exact. The Gram matrix (its factor made by the updates) must come out less accurate
  * than with tf32x3 and different from it: else the one-pass products did not run. */
-static const struct {
+typedef struct {
     const char *what;
     grid_mode mode;
     family_t family;
     double kappa;
-    int n, fail_at;
-} high_cases[] = {
-    {"spd n=1024 (mma.sync)", GRID_LOOKAHEAD, FAMILY_SPD, 0, 1024, 0},
-    {"spd n=2048 (warpgroup bulk)", GRID_PAIRS, FAMILY_SPD, 0, 2048, 0},
-    {"spd n=4097 (padded, warpgroup band and bulk)", GRID_QUADS, FAMILY_SPD, 0, 4097, 0},
-    {"illcond n=2048, condition 1e3", GRID_QUADS, FAMILY_ILLCOND, 1e3, 2048, 0},
-    {"nonspd n=1500, minor 1100", GRID_PAIRS, FAMILY_NONSPD, 0, 1500, 1100},
+    int n, fail_at, scaled; /* scaled: D A D, D = 2^-20 .. 2^20 */
+} reduced_case;
+static const reduced_case high_cases[] = {
+    {"spd n=1024 (mma.sync)", GRID_LOOKAHEAD, FAMILY_SPD, 0, 1024, 0, 0},
+    {"spd n=2048 (warpgroup bulk)", GRID_PAIRS, FAMILY_SPD, 0, 2048, 0, 0},
+    {"spd n=4097 (padded, warpgroup band and bulk)", GRID_QUADS, FAMILY_SPD, 0, 4097, 0, 0},
+    {"illcond n=2048, condition 1e3", GRID_QUADS, FAMILY_ILLCOND, 1e3, 2048, 0, 0},
+    {"nonspd n=1500, minor 1100", GRID_PAIRS, FAMILY_NONSPD, 0, 1500, 1100, 0},
 };
 #define N_HIGH_CASES ((int)(sizeof high_cases / sizeof high_cases[0]))
 #define N_SECOND_TESTS 3
@@ -814,24 +815,27 @@ static float *damped_low_rank(int n, unsigned long long seed)
  * TF32's false info stands (nothing of A is left); out of place the batch is factored again with
  * tf32x3, decided on the GPU (graph: an IF node) or by the host (stream mode), and the factor is
  * tf32x3's own, bit for bit. */
-static void test_second_chance(harness *h)
+static void test_second_chance(harness *h, grid_math math, int modes)
 {
     const int n = 4096;
     const size_t bytes = (size_t)n * n * sizeof(float);
+    const char *alone = math == GRID_F16 ? "fp16" : "TF32";
     float *A = damped_low_rank(n, harness_seed(5300)), *L = host_alloc(bytes, "test buffers"),
           *R = host_alloc(bytes, "test buffers");
-    const int in_place = run_grid(GRID_QUADS, GRID_TF32, n, A, L);
-    harness_check(h, in_place > 0, "damped low rank n=4096 in place: TF32 alone meets a pivot <= 0",
+    char name[96];
+    const int in_place = run_grid(GRID_QUADS, math, n, A, L);
+    snprintf(name, sizeof name, "damped low rank n=4096 in place: %s alone meets a pivot <= 0", alone);
+    harness_check(h, in_place > 0, name,
                   "info %d (a false failure is what the second chance is for; 0 means the matrix does not test it)",
                   in_place);
-    const grid_mode modes[2] = {GRID_QUADS, GRID_STREAM};
-    for (int m = 0; m < 2; m++) {
-        const int info = run_grid_out_of_place(modes[m], GRID_TF32, n, A, L),
-                  ref = run_grid_out_of_place(modes[m], GRID_TF32X3, n, A, R);
+    const grid_mode mode_of[2] = {GRID_QUADS, GRID_STREAM};
+    for (int m = 0; m < modes; m++) {
+        const int info = run_grid_out_of_place(mode_of[m], math, n, A, L),
+                  ref = run_grid_out_of_place(mode_of[m], GRID_TF32X3, n, A, R);
         const int same = memcmp(L, R, bytes) == 0;
         harness_check(h, info == 0 && ref == 0 && same,
-                      modes[m] == GRID_QUADS ? "damped low rank n=4096 out of place, graph: the IF node refactors"
-                                             : "damped low rank n=4096 out of place, stream mode: the host refactors",
+                      mode_of[m] == GRID_QUADS ? "damped low rank n=4096 out of place, graph: the IF node refactors"
+                                               : "damped low rank n=4096 out of place, stream mode: the host refactors",
                       "info %d (tf32x3 alone %d; -999: refused or the input changed); the factor %s tf32x3's", info,
                       ref, same ? "equals" : "differs from");
     }
@@ -840,26 +844,32 @@ static void test_second_chance(harness *h)
     free(R);
 }
 
+/* One generated matrix in a reduced math (high or medium): info exact (the planted minor), and
+ * within gpu-mode's normwise bound when it is 0. */
+static void check_reduced(harness *h, const reduced_case *c, grid_math math, unsigned long long seed)
+{
+    const int n = c->n;
+    const size_t bytes = (size_t)n * n * sizeof(float);
+    float *A = host_alloc(bytes, "test buffers"), *L = host_alloc(bytes, "test buffers");
+    gen_params p = gen_params_make(c->family, seed, c->kappa, c->fail_at);
+    gen_batch_host(&p, n, 0, 1, A);
+    if (c->scaled) /* D A D: SPD still, entries 2^-40 .. 2^40 times A's */
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                A[(size_t)i * n + j] = ldexpf(A[(size_t)i * n + j], (i * 37 % 41 - 20) + (j * 37 % 41 - 20));
+    const int info = run_grid(c->mode, math, n, A, L);
+    double ratio = -1;
+    int ok = info == c->fail_at;
+    if (ok && info == 0) ok = (ratio = residual_norm1_ratio(n, A, L, 1)) <= NORMWISE_BOUND(n);
+    harness_check(h, ok, c->what, "%s %s: info %d (planted %d), ||A - L L^T||_1 / ||A||_1 = %.3g (bound %.3g)",
+                  grid_mode_name(c->mode), grid_math_name(math), info, c->fail_at, ratio, NORMWISE_BOUND(n));
+    free(A);
+    free(L);
+}
+
 static void test_precision_high(harness *h)
 {
-    for (int c = 0; c < N_HIGH_CASES; c++) {
-        const int n = high_cases[c].n;
-        const size_t bytes = (size_t)n * n * sizeof(float);
-        float *A = host_alloc(bytes, "test buffers"), *L = host_alloc(bytes, "test buffers");
-        gen_params p =
-            gen_params_make(high_cases[c].family, harness_seed(5100 + c), high_cases[c].kappa, high_cases[c].fail_at);
-        gen_batch_host(&p, n, 0, 1, A);
-        const int info = run_grid(high_cases[c].mode, GRID_TF32, n, A, L);
-        const int planted = high_cases[c].fail_at;
-        double ratio = -1;
-        int ok = info == planted;
-        if (ok && info == 0) ok = (ratio = residual_norm1_ratio(n, A, L, 1)) <= NORMWISE_BOUND(n);
-        harness_check(h, ok, high_cases[c].what,
-                      "%s tf32: info %d (planted %d), ||A - L L^T||_1 / ||A||_1 = %.3g (bound %.3g)",
-                      grid_mode_name(high_cases[c].mode), info, planted, ratio, NORMWISE_BOUND(n));
-        free(A);
-        free(L);
-    }
+    for (int c = 0; c < N_HIGH_CASES; c++) check_reduced(h, &high_cases[c], GRID_TF32, harness_seed(5100 + c));
     const int n = 700;
     const size_t bytes = (size_t)n * n * sizeof(float);
     float *A = gram_matrix(n, harness_seed(5200)), *L = host_alloc(bytes, "test buffers"),
@@ -874,7 +884,7 @@ static void test_precision_high(harness *h)
     free(A);
     free(L);
     free(L3);
-    test_second_chance(h);
+    test_second_chance(h, GRID_TF32, 2);
 }
 
 /* Precision medium (GRID_F16): the warpgroup bulk's products in scaled fp16 (Hopper only: the group
@@ -886,13 +896,7 @@ static const struct {
     int n, panels, batch, band;
 } f16_cases[] = {{640, 8, 2, 0}, {1088, 3, 1, 0}, {2048, 16, 1, 8}, {2048, 8, 1, 1}};
 #define N_F16_CASES ((int)(sizeof f16_cases / sizeof *f16_cases))
-static const struct {
-    const char *what;
-    grid_mode mode;
-    family_t family;
-    double kappa;
-    int n, fail_at, scaled;
-} medium_cases[] = {
+static const reduced_case medium_cases[] = {
     {"spd n=2048 (warpgroup bulk)", GRID_PAIRS, FAMILY_SPD, 0, 2048, 0, 0},
     {"spd n=4097 (padded, warpgroup band and bulk)", GRID_QUADS, FAMILY_SPD, 0, 4097, 0, 0},
     {"illcond n=2048, condition 1e3", GRID_QUADS, FAMILY_ILLCOND, 1e3, 2048, 0, 0},
@@ -907,28 +911,7 @@ static void test_precision_medium(harness *h)
     for (int c = 0; c < 2 * N_F16_CASES; c++)
         check_wgmma_math(h, GRID_F16, c % 2, f16_cases[c / 2].n, f16_cases[c / 2].panels, f16_cases[c / 2].batch,
                          f16_cases[c / 2].band, 0);
-    for (int c = 0; c < N_MEDIUM_CASES; c++) {
-        const int n = medium_cases[c].n;
-        const size_t bytes = (size_t)n * n * sizeof(float);
-        float *A = host_alloc(bytes, "test buffers"), *L = host_alloc(bytes, "test buffers");
-        gen_params p = gen_params_make(medium_cases[c].family, harness_seed(5400 + c), medium_cases[c].kappa,
-                                       medium_cases[c].fail_at);
-        gen_batch_host(&p, n, 0, 1, A);
-        if (medium_cases[c].scaled) /* D A D: SPD still, entries 2^-40 .. 2^40 times A's */
-            for (int i = 0; i < n; i++)
-                for (int j = 0; j < n; j++)
-                    A[(size_t)i * n + j] = ldexpf(A[(size_t)i * n + j], (i * 37 % 41 - 20) + (j * 37 % 41 - 20));
-        const int info = run_grid(medium_cases[c].mode, GRID_F16, n, A, L);
-        const int planted = medium_cases[c].fail_at;
-        double ratio = -1;
-        int ok = info == planted;
-        if (ok && info == 0) ok = (ratio = residual_norm1_ratio(n, A, L, 1)) <= NORMWISE_BOUND(n);
-        harness_check(h, ok, medium_cases[c].what,
-                      "%s f16: info %d (planted %d), ||A - L L^T||_1 / ||A||_1 = %.3g (bound %.3g)",
-                      grid_mode_name(medium_cases[c].mode), info, planted, ratio, NORMWISE_BOUND(n));
-        free(A);
-        free(L);
-    }
+    for (int c = 0; c < N_MEDIUM_CASES; c++) check_reduced(h, &medium_cases[c], GRID_F16, harness_seed(5400 + c));
     const int n = 4096;
     const size_t bytes = (size_t)n * n * sizeof(float);
     float *A = host_alloc(bytes, "test buffers"), *L = host_alloc(bytes, "test buffers"),
@@ -942,20 +925,9 @@ static void test_precision_medium(harness *h)
                   "info %d (high %d), ratio %.3g (bound %.3g)%s", info, info_high, ratio, NORMWISE_BOUND(n),
                   memcmp(L, R, bytes) ? "" : "; the same bits as high");
     free(A);
-    /* The second chance, as high's (test_second_chance). */
-    A = damped_low_rank(n, harness_seed(5300));
-    const int in_place = run_grid(GRID_QUADS, GRID_F16, n, A, L);
-    harness_check(h, in_place > 0, "damped low rank n=4096 in place: fp16 alone meets a pivot <= 0",
-                  "info %d (0 means the matrix does not test the second chance)", in_place);
-    const int out = run_grid_out_of_place(GRID_QUADS, GRID_F16, n, A, L),
-              ref = run_grid_out_of_place(GRID_QUADS, GRID_TF32X3, n, A, R);
-    harness_check(h, out == 0 && ref == 0 && memcmp(L, R, bytes) == 0,
-                  "damped low rank n=4096 out of place, graph: the IF node refactors",
-                  "info %d (tf32x3 alone %d; -999: refused or the input changed); the factor %s tf32x3's", out, ref,
-                  memcmp(L, R, bytes) == 0 ? "equals" : "differs from");
-    free(A);
     free(L);
     free(R);
+    test_second_chance(h, GRID_F16, 1); /* in place, and through the graph's IF node */
 }
 
 int main(void)
