@@ -19,6 +19,9 @@
  *                         mbarrier counts their bytes in; each warpgroup issues 6 products
  *                         (3 terms x 2 k-steps of 8) on a stage while the next three slices fly in
  *                         (one pass, GRID_TF32: A hi and B hi, 24 KiB, eight stages, seven in flight).
+ * Precision medium (GRID_F16): split_panel_f16_kernel writes the same tiles in fp16, 32 columns a
+ * slice, each row scaled by a power of two, and update_wgmma_kernel<..., HALF> multiplies them as
+ * the one pass does (k = 16 a product) and takes the scales out of its sums.
  *
  *   global split --cp.async.bulk--> stage s % 4 --wgmma x 6--> 64 x 256 sums in registers
  *        ^ full[s % 4]: bytes landed          empty[s % 4]: both warpgroups' products done ^
