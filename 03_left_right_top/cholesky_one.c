@@ -7,7 +7,7 @@
  *   build/03_left_right_top/cholesky_one --n 16384 --math fp32          (the updates on the fp32 cores)
  *   build/03_left_right_top/cholesky_one --n 16384 --math f16           (precision medium: fp16 bulk)
  *
- * Prints info (as cusolverDnSpotrf: 0, or the first failing minor), the time of one warm run
+ * Prints info (as cusolverDnSpotrf: 0, or the first failing minor), the median time of 7 warm runs
  * beside cusolverDnSpotrf's on the same matrix, and the check of the result (float64 reference up
  * to n = 2048, check_sampled_residual above). Exit 0 when the factor is right (or info > 0 and
  * cuSOLVER agrees), 1 when it is not, 2 for bad arguments or input. */

@@ -74,7 +74,7 @@ def plot(csv_path, png):
         ax.set_ylabel("||A - L L^T||_1 / ||A||_1")
         ax.set_title(f"family {family}")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="center right")  # the residuals lie far below the bound
         if timed:  # the time of one factorization, same runs
             ax = axes[1][column]
             for math in MATHS:
@@ -85,7 +85,7 @@ def plot(csv_path, png):
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.set_xlabel("n")
-            ax.set_ylabel("ms (one warm run)")
+            ax.set_ylabel("ms (median of 7 warm runs)")
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=8)
     fig.suptitle(f"one matrix, whole GPU (cholesky_one --residual)\n{rows[0]['gpu']}, commit {rows[0]['commit']}",
