@@ -5,7 +5,11 @@ tests it can run, as make test-stage-N gives them, and what only the instructor'
 
 Policy (INSTRUCTORS.md):
   * Only the solution regions are taken from the submission (common/course/course_kit.py splice); any
-    change outside them is reported and ignored.
+    change outside them, in any file, is reported and ignored.
+  * The regions' code may not reach what judges it (common/course/solution_policy.py: files, the
+    environment, other processes, the checkers' symbols, a library function replaced, a different
+    build under the sanitizers): a stage where the built solution does any of that scores 0, its
+    tests not run, and the report says what was found.
   * Stage N is graded in a clean copy of the course holding the submission's regions of stage N
     and the reference solution everywhere else, so one bug in stage 2 is not paid for again in
     stages 3-5.
@@ -32,6 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))  # common/course/ -> the course
 sys.path.insert(0, HERE)
 import course_kit  # noqa: E402
+import solution_policy  # noqa: E402
 from grading_common import environment_stamp, read_points, shown_points  # noqa: E402
 
 STAGES = {1: "stage-1", 2: "stage-2", 3: "stage-3", 4: "stage-4", 5: "stage-5", 6: "stage-6"}
@@ -92,6 +97,26 @@ def reference_tree(out, commit, jobs):
         with open(stamp, "w") as f:
             f.write(commit + "\n")
     return where
+
+
+def changed_files(sub_dir):
+    """Files of the submission that differ from the course's outside the solution regions, and files the
+    course does not have: each is ignored (the course's copy is graded); this lists them."""
+    found, course = [], set(course_kit.repo_files(ROOT))
+    for dirpath, dirs, files in os.walk(sub_dir):
+        dirs[:] = [d for d in dirs if d not in (".git", "build", ".venv", "__pycache__")]
+        for name in files:
+            rel = os.path.relpath(os.path.join(dirpath, name), sub_dir)
+            if rel == course_kit.VERSION_FILE or rel.endswith((".md", ".tar.gz", ".log")):
+                continue  # the kit's own: its version stamp, its READMEs (rewritten for students)
+            if rel not in course:
+                found.append(f"{rel}: not a file of the course (ignored)")
+                continue
+            if rel.endswith(course_kit.SOURCE_EXT) and course_kit.regions(course_kit.parse(open(os.path.join(ROOT, rel)).read(), rel)):
+                continue  # splice compares these outside their regions
+            if open(os.path.join(sub_dir, rel), "rb").read() != open(os.path.join(ROOT, rel), "rb").read():
+                found.append(f"{rel}: changed (ignored: the course's copy is graded)")
+    return sorted(found)
 
 
 def tail(path, lines=25):
@@ -187,7 +212,9 @@ def main():
         print("grade: the reference solution does not build; see build-reference.log", file=sys.stderr)
         return 2
 
-    tests, table, notes = [], [], []
+    changed = changed_files(sub_dir)
+    tests, table, notes = [], [], changed[:20] + ([f"... and {len(changed) - 20} more files changed (ignored)"]
+                                                  if len(changed) > 20 else [])
     total = possible = 0.0
     lb_csv = None
     for stage in stages:
@@ -201,7 +228,11 @@ def main():
         built = sh(build_cmd(suite, jobs, PERF[stage][1] if stage in PERF and gpu else ""), tree,
                    os.path.join(out, f"build-{suite}.log"), env=env) == 0
         result = None
-        if built:
+        broken = solution_policy.check(tree, stage) if built else []
+        if broken:  # its tests are not run: the code would run inside them
+            notes += [f"{suite}: {x}" for x in broken]
+            print(f"{suite}: 0 points, the solution breaks the grading policy:\n  " + "\n  ".join(broken), flush=True)
+        elif built:
             sh(f"make test-{suite}", tree, os.path.join(out, f"test-{suite}.log"), env=env)
             path = os.path.join(tree, "build", "test-results", f"{suite}.json")
             result = json.load(open(path)) if os.path.exists(path) else None
@@ -210,7 +241,9 @@ def main():
             row = next((x for x in (result or {}).get("groups", []) if x["group"] == g), None)
             pts = row["points"] if row else 0.0
             detail = (f"{row['passed']} of {row['planned']} tests passed" if row else
-                      "did not compile: see the build log" if not built else "the suite did not report")
+                      "did not compile: see the build log" if not built else
+                      "not run: the solution breaks the grading policy (" + "; ".join(broken) + ")" if broken else
+                      "the suite did not report")
             if row and row["failed"]:
                 if row.get("first_failure"):
                     detail += ("\nfirst failing test of this group: " + row["first_failure"] + "\n  "
@@ -225,7 +258,7 @@ def main():
                           "output": f"{what}\n{detail}", "visibility": "visible"})
             total, possible = total + pts, possible + weight
             table.append((suite, g, pts, weight))
-        if stage in PERF and built:
+        if stage in PERF and built and not broken:
             weight = PERF[stage][0]
             if gpu:
                 pts, msg, csv_path = grade_performance(stage, tree, reference, out, env)
@@ -297,6 +330,9 @@ def self_grade(stages, out):
         log = os.path.join(out, f"build-{suite}.log")
         built = sh(build_cmd(suite, jobs), ROOT, log, env=env) == 0
         result = None
+        for x in solution_policy.check(ROOT, stage) if built else []:
+            print(f"warning: {x}\n  the instructor's make grade gives stage {stage} 0 points for this "
+                  "(common/course/solution_policy.py says why)", flush=True)
         if built:
             # The suite's own output, without make's "*** Error 1" after a failing suite: the table says it.
             proc = subprocess.Popen(["make", "--no-print-directory", f"test-{suite}"], cwd=ROOT, env=env,

@@ -178,6 +178,68 @@ PY
     ) "score, tests[] with name, score, max_score, status, output, visibility"
 }
 
+policy_tests() {
+    group "solution policy"
+    # A solution's regions run inside the programs that judge them: each way a student's audit found
+    # to earn points without a Cholesky (2026-11-29) is refused by solution_policy.py, on the object
+    # the compiler made, whatever macros built it. Stage 1, a built copy of the course.
+    setup copy_course "$tmp/policy"
+    local src="$tmp/policy/01_serial/cholesky_serial.c" kind
+    setup cp "$src" "$tmp/policy-reference.c"
+    # KIND|what the finding must name|the first region's new content (\n: a new line)
+    local cases=(
+        'forge|calls fopen|    extern char *getenv(const char *);\n    extern void *fopen(const char *, const char *);\n    { const char *p = getenv("TEST_RESULTS"); if (p) (void)fopen(p, "a"); }\n    (void)n; (void)a; return 0;'
+        'pasted|calls getenv|#define GLUE(x, y) x##y\n    (void)GLUE(get, env)("TEST_RESULTS");\n    (void)n; (void)a; return 0;'
+        'interpose|defines fprintf|    (void)n; (void)a; return 0;\n}\n#include <stdio.h>\nint fprintf(FILE *s, const char *f, ...) { (void)s; (void)f; return 0; }\nstatic int tail_of_region(int n, float *a)\n{\n    (void)n; (void)a; return 0;'
+        'harness|defines harness_check|    (void)n; (void)a; return 0;\n}\nint harness_check(void *h, int ok, const char *name) { (void)h; (void)ok; (void)name; return 1; }\nstatic int tail_of_region(int n, float *a)\n{\n    (void)n; (void)a; return 0;'
+        'oracle|calls ref_potrf_d|    extern int ref_potrf_d(int n, double *a);\n    double x = 4.0; (void)ref_potrf_d(1, \&x); (void)n; (void)a; return 0;'
+        'fork|calls fork|    extern int fork(void);\n    if (n == 12345) (void)fork();\n    (void)a; return 0;'
+        'tsan|asks which build|#ifdef __SANITIZE_THREAD__\n#endif\n    (void)n; (void)a; return 0;'
+        'syscall|raw system call|    if (n == 12345) __asm__ volatile("syscall" ::: "rax", "rcx", "r11", "memory");\n    (void)a; return 0;'
+    )
+    for c in "${cases[@]}"; do
+        IFS='|' read -r kind want body <<<"$c"
+        setup python3 - "$tmp/policy-reference.c" "$src" "$body" <<'PY'
+import sys
+ref, dst, body = sys.argv[1:4]
+s = open(ref).read()
+begin = s.index("// BEGIN SOLUTION: factor A in place")
+end = s.index("    // END SOLUTION", begin)
+line_end = s.index("\n", begin) + 1
+open(dst, "w").write(s[:line_end] + body.replace("\\n", "\n").replace("\\&", "&") + "\n" + s[end:])
+PY
+        setup in_dir "$tmp/policy" env CI=true make build/01_serial/cholesky_serial.o > "$tmp/policy-$kind.log" 2>&1
+        out=$(setup python3 common/course/solution_policy.py "$tmp/policy" 1 2>&1)
+        rc=$?
+        record "refused: $kind" $([ $rc -eq 1 ] && grep -q "$want" <<<"$out" && echo PASS || echo FAIL) "exit $rc: $(head -n 2 <<<"$out" | cut -c1-200)$(grep -m1 -i error "$tmp/policy-$kind.log")"
+    done
+    setup cp "$tmp/policy-reference.c" "$src"
+    setup in_dir "$tmp/policy" env CI=true make build/01_serial/cholesky_serial.o > /dev/null 2>&1
+    out=$(setup python3 common/course/solution_policy.py "$tmp/policy" 1 2>&1)
+    rc=$?
+    record "the reference solution passes it" $([ $rc -eq 0 ] && [ -z "$out" ] && echo PASS || echo FAIL) "exit $rc ${out:0:200}"
+    # Through make grade: the forged records score 0 with the finding named; files changed outside the
+    # regions and files the course lacks are listed.
+    setup rm -rf "$tmp/forge" && setup python3 common/course/course_kit.py splice "$root" "$tmp/kit" "$tmp/forge" 1 > /dev/null
+    IFS='|' read -r kind want body <<<"${cases[0]}"
+    setup python3 - "$tmp/policy-reference.c" "$tmp/forge/01_serial/cholesky_serial.c" "$body" <<'PY'
+import sys
+ref, dst, body = sys.argv[1:4]
+s = open(ref).read()
+begin = s.index("// BEGIN SOLUTION: factor A in place")
+end = s.index("    // END SOLUTION", begin)
+line_end = s.index("\n", begin) + 1
+open(dst, "w").write(s[:line_end] + body.replace("\\n", "\n").replace("\\&", "&") + "\n" + s[end:])
+PY
+    setup sh -c "echo '/* edited */' >> '$tmp/forge/common/harness.c' && echo x > '$tmp/forge/01_serial/extra.c'"
+    GRADE_JOBS=$jobs CI=true setup python3 common/course/grade.py --submission "$tmp/forge" --stage 1 --out "$tmp/grade-forge" > "$tmp/grade-forge.log" 2>&1
+    rc=$?
+    record "make grade: forged records score 0, the finding in the notes" $([ $rc -eq 0 ] && grep -qE '^total +0\.0 / 10' "$tmp/grade-forge.log" && grep -q "note: stage-1: .*calls getenv" "$tmp/grade-forge.log" && echo PASS || echo FAIL) \
+        "exit $rc: $(grep -E '^total' "$tmp/grade-forge.log" | tr -s ' '); $(grep -m1 'calls getenv' "$tmp/grade-forge.log" | cut -c1-120)"
+    record "make grade: every file changed outside the regions is listed" $(grep -q "note: common/harness.c: changed" "$tmp/grade-forge.log" && grep -q "note: 01_serial/extra.c: not a file of the course" "$tmp/grade-forge.log" && echo PASS || echo FAIL) \
+        "$(grep -E '^note: (common/harness|01_serial/extra)' "$tmp/grade-forge.log" | tr '\n' ' ')"
+}
+
 harness_tests() {
     group "harness"
     # A test reported into a group that points.tsv lacks is a FAIL and counts in the totals (it once
@@ -245,10 +307,11 @@ discovery_tests() {
         "exit $rc: $(grep -m1 'planned no tests' "$tmp/nogit/empty.log")"
 }
 
-plan_from kit_tests crash_tests planted_tests cpu_grading_tests harness_tests discovery_tests
+plan_from kit_tests crash_tests planted_tests policy_tests cpu_grading_tests harness_tests discovery_tests
 kit_tests
 crash_tests
 planted_tests
+policy_tests
 if nvidia-smi -L > /dev/null 2>&1; then
     skip_rest "grading without a GPU" "this machine has a GPU (the GPU grading run is .ci/acceptance-gpu)"
 else
