@@ -128,7 +128,9 @@ def object_problems(tree, rel, obj, others, judges, libs):
                          "processes, the loader, or the course's checkers and the libraries that do the work)")
     strong = defined_globals(obj, weak=False)
     for name in sorted(defined_globals(obj)):
-        if name in libs or (name in strong and name in others):
+        # weak C++ names are the templates and inline functions every user of them instantiates
+        # (std::string's members, which libstdc++ also exports); a weak C name still interposes
+        if (name in libs and (name in strong or not name.startswith("_Z"))) or (name in strong and name in others):
             found.append(f"{rel}: the solution defines {name}, a name that a library or the course already defines "
                          "(it would replace theirs): rename it or make it static")
     dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", obj], capture_output=True, text=True).stdout
