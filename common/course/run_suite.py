@@ -275,8 +275,15 @@ def main():
         mine = [t for t in tests if t["group"] == g]
         c = {s: sum(1 for t in mine if t["status"] == s) for s in ("PASS", "FAIL", "SKIP")}
         planned = max(plans.get(g, 0), len(mine), 1)
+        # More results than the program planned are not the harness's own (it refuses extra tests):
+        # someone wrote records, and extra PASS lines would dilute the real FAILs. The group scores 0.
+        forged = g in plans and len(mine) > plans[g]
+        if forged:
+            print(f"FAIL  {a.suite}: {g}: {len(mine)} results for {plans[g]} planned tests: records not written by "
+                  "the harness; the group scores 0", flush=True)
         rows.append({"group": g, "what": what, "weight": weight, "planned": planned, "passed": c["PASS"],
-                     "failed": c["FAIL"], "skipped": c["SKIP"], "points": weight * c["PASS"] / planned,
+                     "failed": c["FAIL"] + (1 if forged else 0), "skipped": c["SKIP"],
+                     "points": 0.0 if forged else weight * c["PASS"] / planned,
                      "points_not_run": weight * c["SKIP"] / planned,
                      "first_failure": next((t["name"] for t in mine if t["status"] == "FAIL"), ""),
                      "first_failure_detail": next((t["detail"][:200] for t in mine if t["status"] == "FAIL"), "")})

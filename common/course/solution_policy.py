@@ -17,8 +17,10 @@ finding scores 0, with the finding in its report. Checked:
     the libraries that would do the work (cuSOLVER, cuBLAS, LAPACK); a global definition of a name
     that a shared library of the stage's programs or another course object defines (interposition);
     and a syscall instruction in its host code.
-It is a policy, not a sandbox: code that finds a libc function by walking memory is not caught (the
-residual risk, INSTRUCTORS.md). Exit 0: nothing found; 1: findings, one line each; 2: bad arguments.
+It is a policy, not a sandbox: the solution still shares the tests' process, so code that finds the
+harness's state or its records buffer in memory and writes there directly is not caught (a second
+audit did that by walking the stack); only running the solution in a process of its own closes that
+(INSTRUCTORS.md). Exit 0: nothing found; 1: findings, one line each; 2: bad arguments.
 """
 import glob
 import os
@@ -42,16 +44,45 @@ fork vfork clone clone3 __clone execve execv execvp execvpe execl execlp execle 
 posix_spawn posix_spawnp daemon setsid setpgid setpgrp kill killpg ptrace prctl
 dlopen dlmopen dlsym dlvsym dladdr dlinfo dl_iterate_phdr
 mmap mmap64 mprotect pkey_mprotect mremap process_vm_writev process_vm_readv
-syscall
+syscall readlink readlinkat close close_range closefrom fcloseall pipe pipe2
+fprintf vfprintf fputs fputc putc fwrite fflush fputs_unlocked fputc_unlocked putc_unlocked fwrite_unlocked
+fflush_unlocked __fprintf_chk __vfprintf_chk setvbuf setbuf fileno stdout stderr stdin
 spotrf_ dpotrf_ spotf2_ dpotf2_ spotrf dpotrf
 """.split())
+# glibc exports most calls twice, the second time as __name (__write, __open, __fork): a name with two
+# leading underscores is refused unless it is one of the compiler's and runtimes' own helpers.
+RUNTIME_HELPERS = re.compile(r"^__(stack_chk_fail|assert_fail|printf_chk|memcpy_chk|memset_chk|memmove_chk|"
+                             r"errno_location|isoc99_\w+|cuda\w*|cxa_\w+|gxx_personality_v0|dso_handle|"
+                             r"fatbinwrap\w*|nv\w*|device_stub\w*|powi\w*|mul\w*|div\w*|udiv\w*|umod\w*|"
+                             r"mod\w*|fix\w*|float\w*|extend\w*|trunc\w*|sqrt\w*|fma\w*|builtin\w*|"
+                             r"gcc_personality_v0|popcount\w*|clz\w*|ctz\w*)$")
 FORBIDDEN_PREFIXES = ("cusolver", "cublas", "magma", "LAPACKE_", "_IO_", "__libc_", "_dl_",
                       "ref_", "oracle_", "harness_", "check_")
 FORBIDDEN_PARTS = ("ofstream", "basic_fstream", "basic_filebuf")  # C++ file streams, mangled
 # Course objects whose symbols are the judges: the checks, the oracles, the harness, the tests.
 JUDGES = re.compile(r"(^|/)(checks|cusolver_oracle|harness|oracle[^/]*|test_[^/]*|sanitize_[^/]*|bench_[^/]*)\.o$")
+# Debug output goes to printf, puts or putchar: the stream objects and the calls that take a FILE* are
+# refused above, since a FILE* found in memory (the harness's records) would take them too.
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]*)[>"]', re.M)
-WHICH_BUILD = re.compile(r"__SANITIZE_|__has_feature|__has_include")
+WHICH_BUILD = re.compile(r"__SANITIZE_|__has_feature|__has_include|__PIE__|__pie__|__PIC__|__pic__|"
+                         r"__OPTIMIZE|__NO_INLINE__|__FAST_MATH__|__OPTIMIZE_SIZE__")
+# A region stays where it stands: inside its function, or (at file scope) whole definitions. A region
+# that closes the braces around it could put anything at file scope (includes, constructors, a
+# replacement for a library function). Digraphs and trigraphs count as the braces they spell.
+TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|\?\?<|\?\?>|<%|%>|[{}]', re.S)
+
+
+def braces_escape(text):
+    """True when the region closes a brace it did not open."""
+    depth = 0
+    for t in TOKENS.findall(text):
+        if t in ("{", "<%", "??<"):
+            depth += 1
+        elif t in ("}", "%>", "??>"):
+            depth -= 1
+            if depth < 0:
+                return True
+    return False
 
 
 def region_texts(path):
@@ -71,6 +102,9 @@ def source_problems(rel, texts):
                          " the sanitizers must check the code that is graded")
         if ".incbin" in text or re.search(r"\bsyscall\b|\bsysenter\b|int\s+\$?0x80", text):
             found.append(f"{rel}: a solution region embeds a file or makes a raw system call: not allowed")
+        if braces_escape(text):
+            found.append(f"{rel}: a solution region closes a brace it did not open (it must stay inside its "
+                         "function, or define whole functions): not allowed")
         if header and "##" in text:
             found.append(f"{rel}: a solution region in a header pastes tokens (##): not allowed in headers")
     return found
@@ -123,7 +157,7 @@ def object_problems(tree, rel, obj, others, judges, libs):
     for name in sorted(undefined(obj)):
         base = name.split("@")[0]
         if (base in FORBIDDEN or base.startswith(FORBIDDEN_PREFIXES) or any(p in base for p in FORBIDDEN_PARTS)
-                or base in judges):
+                or base in judges or (base.startswith("__") and not RUNTIME_HELPERS.match(base))):
             found.append(f"{rel}: the solution calls {base}, which a solution may not use (files, the environment, "
                          "processes, the loader, or the course's checkers and the libraries that do the work)")
     strong = defined_globals(obj, weak=False)

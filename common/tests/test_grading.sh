@@ -180,9 +180,10 @@ PY
 
 policy_tests() {
     group "solution policy"
-    # A solution's regions run inside the programs that judge them: each way a student's audit found
+    # A solution's regions run inside the programs that judge them: each way two students' audits found
     # to earn points without a Cholesky (2026-11-29) is refused by solution_policy.py, on the object
-    # the compiler made, whatever macros built it. Stage 1, a built copy of the course.
+    # the compiler made, whatever macros built it; except writing into the harness's memory, which
+    # only a process of its own would stop (INSTRUCTORS.md). Stage 1, a built copy of the course.
     setup copy_course "$tmp/policy"
     local src="$tmp/policy/01_serial/cholesky_serial.c" kind
     setup cp "$src" "$tmp/policy-reference.c"
@@ -196,6 +197,10 @@ policy_tests() {
         'fork|calls fork|    extern int fork(void);\n    if (n == 12345) (void)fork();\n    (void)a; return 0;'
         'tsan|asks which build|#ifdef __SANITIZE_THREAD__\n#endif\n    (void)n; (void)a; return 0;'
         'syscall|raw system call|    if (n == 12345) __asm__ volatile("syscall" ::: "rax", "rcx", "r11", "memory");\n    (void)a; return 0;'
+        'alias|calls __write|    extern long __write(int, const void *, unsigned long);\n    if (n == 12345) (void)__write(3, "x", 1);\n    (void)a; return 0;'
+        'stream|calls fflush|    extern int fflush(void *);\n    if (n == 12345) (void)fflush(0);\n    (void)a; return 0;'
+        'pie|asks which build|#ifdef __PIE__\n#endif\n    (void)n; (void)a; return 0;'
+        'escape|closes a brace|    (void)n; (void)a; return 0;\n}\nstatic int tail_of_region(int n, float *a)\n{\n    (void)n; (void)a; return 0;'
     )
     for c in "${cases[@]}"; do
         IFS='|' read -r kind want body <<<"$c"
