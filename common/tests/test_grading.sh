@@ -187,6 +187,17 @@ policy_tests() {
     setup copy_course "$tmp/policy"
     local src="$tmp/policy/01_serial/cholesky_serial.c" kind
     setup cp "$src" "$tmp/policy-reference.c"
+    # plant REF DST BODY: DST is REF with the first region's content replaced by BODY (\n: a new line)
+    plant() { setup python3 - "$@" <<'PY'
+import sys
+ref, dst, body = sys.argv[1:4]
+s = open(ref).read()
+begin = s.index("// BEGIN SOLUTION: factor A in place")
+end = s.index("    // END SOLUTION", begin)
+line_end = s.index("\n", begin) + 1
+open(dst, "w").write(s[:line_end] + body.replace("\\n", "\n").replace("\\&", "&") + "\n" + s[end:])
+PY
+    }
     # KIND|what the finding must name|the first region's new content (\n: a new line)
     local cases=(
         'forge|calls fopen|    extern char *getenv(const char *);\n    extern void *fopen(const char *, const char *);\n    { const char *p = getenv("TEST_RESULTS"); if (p) (void)fopen(p, "a"); }\n    (void)n; (void)a; return 0;'
@@ -204,15 +215,7 @@ policy_tests() {
     )
     for c in "${cases[@]}"; do
         IFS='|' read -r kind want body <<<"$c"
-        setup python3 - "$tmp/policy-reference.c" "$src" "$body" <<'PY'
-import sys
-ref, dst, body = sys.argv[1:4]
-s = open(ref).read()
-begin = s.index("// BEGIN SOLUTION: factor A in place")
-end = s.index("    // END SOLUTION", begin)
-line_end = s.index("\n", begin) + 1
-open(dst, "w").write(s[:line_end] + body.replace("\\n", "\n").replace("\\&", "&") + "\n" + s[end:])
-PY
+        plant "$tmp/policy-reference.c" "$src" "$body"
         setup in_dir "$tmp/policy" env CI=true make build/01_serial/cholesky_serial.o > "$tmp/policy-$kind.log" 2>&1
         out=$(setup python3 common/course/solution_policy.py "$tmp/policy" 1 2>&1)
         rc=$?
@@ -227,15 +230,7 @@ PY
     # regions and files the course lacks are listed.
     setup rm -rf "$tmp/forge" && setup python3 common/course/course_kit.py splice "$root" "$tmp/kit" "$tmp/forge" 1 > /dev/null
     IFS='|' read -r kind want body <<<"${cases[0]}"
-    setup python3 - "$tmp/policy-reference.c" "$tmp/forge/01_serial/cholesky_serial.c" "$body" <<'PY'
-import sys
-ref, dst, body = sys.argv[1:4]
-s = open(ref).read()
-begin = s.index("// BEGIN SOLUTION: factor A in place")
-end = s.index("    // END SOLUTION", begin)
-line_end = s.index("\n", begin) + 1
-open(dst, "w").write(s[:line_end] + body.replace("\\n", "\n").replace("\\&", "&") + "\n" + s[end:])
-PY
+    plant "$tmp/policy-reference.c" "$tmp/forge/01_serial/cholesky_serial.c" "$body"
     setup sh -c "echo '/* edited */' >> '$tmp/forge/common/harness.c' && echo x > '$tmp/forge/01_serial/extra.c'"
     GRADE_JOBS=$jobs CI=true setup python3 common/course/grade.py --submission "$tmp/forge" --stage 1 --out "$tmp/grade-forge" > "$tmp/grade-forge.log" 2>&1
     rc=$?
