@@ -24,6 +24,7 @@
 #include "cuda_check.h"
 #include "launch_split.cuh"
 #include "chain_link.cuh"
+#include "dmma.cuh"
 #include "grid_f64.h"
 
 #define NB GRID_F64_NB
@@ -156,26 +157,6 @@ __global__ void __launch_bounds__(TILE_THREADS)
     double *X = inv + b * (size_t)NB * NB;
 #pragma unroll
     for (int e = 0; e < TILE_W; e++) X[(TILE_Q * e + q) * NB + j] = y[e]; /* zeros above the diagonal */
-}
-
-/* One 16 x 8 x 4 product on the FP64 tensor cores: c += a b for the warp's fragments (g = lane / 4,
- * t = lane % 4: a = A(g, t), A(g + 8, t); b = B(t, g); c = C(g, 2t + {0, 1}), C(g + 8, 2t + {0, 1})).
- * Hopper has it as one instruction (m16n8k4); the m8n8k4 shape that sm_80 has peaks at half the rate
- * there (06 LIMITS, "float64, one large matrix"), so sm_80 alone takes two. */
-__device__ __forceinline__ void dmma_16x8x4(double (&c)[4], double a0, double a1, double b)
-{
-#if __CUDA_ARCH__ >= 900
-    asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
-                 : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
-                 : "d"(a0), "d"(a1), "d"(b));
-#elif __CUDA_ARCH__ >= 800
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
-                 : "+d"(c[0]), "+d"(c[1])
-                 : "d"(a0), "d"(b));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
-                 : "+d"(c[2]), "+d"(c[3])
-                 : "d"(a1), "d"(b));
-#endif
 }
 
 /* Where entry e of the warp's accumulator fragment (mi, ni) lies in the warp's block (c of dmma_16x8x4

@@ -2,14 +2,15 @@
  * cuSOLVER's float64 in the same run, on the same matrices.
  *   batched   n = 20 .. 128 at 1024 matrices (the classroom size, in L2) and at 1 GiB (past the L2):
  *             every float64 cyclic configuration (the float64 sweep: threads per matrix x matrices per
- *             block), the plan's own choice, cusolverDnDpotrfBatched and the copy roofline
+ *             block) and the tensor-core kernel, the plan's own choice, cusolverDnDpotrfBatched and
+ *             the copy roofline
  *   large     one matrix of n = 256 .. 32768 (and gpu-mode's batched large shapes): the whole-GPU tile
  *             tasks against cusolverDnDpotrf, with the FP64 rate each reaches
  * Protocol (common/timing.h): the input restored from a pristine copy before each run, median of 7
  * after 2 warm-ups, device events. The plan's result is verified after timing: every info 0 and
  * up to 4 matrices against the long double reference (n <= 1024), else sampled residuals against
  * float64's bound. Rows go to $BENCH_CSV (stage "float64"). BENCH_MAX_N=N leaves out larger n;
- * BENCH_PART=batched|large runs one part.
+ * BENCH_PART=batched|large runs one part; BENCH_NS and BENCH_SIZES choose the batched part's shapes.
  *
  *   make build/06_tuning/bench_float64 && build/06_tuning/bench_float64 */
 #define _POSIX_C_SOURCE 200809L
@@ -22,6 +23,7 @@
 #include "cli.h"
 #include "cuda_check.h"
 #include "cyclic_f64.h"
+#include "dmma_batched_f64.h"
 #include "family.h"
 #include "generator.h"
 #include "host_alloc.h"
@@ -122,6 +124,7 @@ static timing_stats time_plan(run_ctx *c, const batched_config *given, const dou
     }
     const batched_config *cfg = cholesky_plan_config(c->plan, NULL);
     if (cfg->kernel == BATCHED_CYCLIC) snprintf(name, len, "cyclic T=%d x%d float64", cfg->threads, cfg->per_block);
+    else if (cfg->kernel == BATCHED_DMMA) snprintf(name, len, "dmma float64");
     else snprintf(name, len, "whole GPU float64");
     c->d_work = NULL;
     if (cholesky_plan_workspace_bytes(c->plan))
@@ -179,6 +182,17 @@ static void bench_shape(const env_stamp *e, int n, size_t batch, int sweep)
                 if (t.verified == TIMING_VERIFIED && (!best || t.median_ms < best))
                     best = t.median_ms, snprintf(best_name, sizeof best_name, "%s", name);
             }
+    if (sweep && n <= DMMA_F64_MAX_N) { /* and the tensor-core kernel */
+        const batched_config cfg = DMMA_CONFIG;
+        timing_stats t = time_plan(&c, &cfg, d_pristine, bytes, name, sizeof name);
+        if (t.repeats) {
+            t.verified = verify(n, batch, A, c.d_A, c.d_info) ? TIMING_VERIFIED : TIMING_WRONG;
+            snprintf(variant, sizeof variant, "sweep %s", name);
+            report_row(e, "float64", variant, n, batch, t, tc.median_ms, t_copy);
+            if (t.verified == TIMING_VERIFIED && (!best || t.median_ms < best))
+                best = t.median_ms, snprintf(best_name, sizeof best_name, "%s", name);
+        }
+    }
     timing_stats t = time_plan(&c, NULL, d_pristine, bytes, name, sizeof name);
     t.verified = t.repeats && verify(n, batch, A, c.d_A, c.d_info) ? TIMING_VERIFIED : TIMING_WRONG;
     snprintf(variant, sizeof variant, "auto (row-major) %s", name);
@@ -197,6 +211,8 @@ static void bench_shape(const env_stamp *e, int n, size_t batch, int sweep)
     "usage: bench_float64   (float64 through the door against cuSOLVER, set by the environment)\n" \
     "  BENCH_PART=batched|large   one part (default both)\n"                                       \
     "  BENCH_MAX_N=N              leave out larger n (default 32768)\n"                            \
+    "  BENCH_NS=\"97 98\"           the batched part's orders, 1..128 (at most 40)\n"              \
+    "  BENCH_SIZES=1|2|3          the batched part at 1024 matrices (1), 1 GiB (2) or both (3)\n"  \
     "  BENCH_CSV=FILE             append the rows there (default build/bench.csv)\n"
 
 int main(int argc, char **argv)
@@ -207,11 +223,15 @@ int main(int argc, char **argv)
     const long long max_n = cli_env_ll("BENCH_MAX_N", 1, 65536, 32768);
     const char *part = getenv("BENCH_PART");
     if (!part || !strcmp(part, "batched")) {
-        static const int ns[] = {20, 24, 32, 40, 48, 56, 64, 72, 80, 96, 100, 112, 128};
-        for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+        static const int default_ns[] = {20, 24, 32, 40, 48, 56, 64, 72, 80, 96, 100, 112, 128};
+        int ns[40], count = cli_env_ints("BENCH_NS", 1, 128, ns, 40);
+        if (!count)
+            for (size_t k = 0; k < sizeof default_ns / sizeof default_ns[0]; k++) ns[count++] = default_ns[k];
+        const long long sizes = cli_env_ll("BENCH_SIZES", 1, 3, 3); /* 1: 1024 matrices, 2: 1 GiB, 3: both */
+        for (int k = 0; k < count; k++) {
             if (ns[k] > max_n) continue;
-            bench_shape(&e, ns[k], 1024, 1);
-            bench_shape(&e, ns[k], ((size_t)1 << 30) / ((size_t)ns[k] * ns[k] * sizeof(double)), 1);
+            if (sizes & 1) bench_shape(&e, ns[k], 1024, 1);
+            if (sizes & 2) bench_shape(&e, ns[k], ((size_t)1 << 30) / ((size_t)ns[k] * ns[k] * sizeof(double)), 1);
         }
     }
     if (!part || !strcmp(part, "large")) {

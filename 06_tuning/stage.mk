@@ -11,7 +11,7 @@ $(S6)/library/tables_builtin.c: 06_tuning/library/embed_tables.py $(wildcard 06_
 $(S6)/library/tables_builtin.o: $(S6)/library/tables_builtin.c $(FLAGS_STAMP)
 	$(CCACHE) $(CC) $(CFLAGS) -c $< -o $@
 FAMILY_OBJS := $(S6)/library/cholesky_policy.o $(S6)/library/family.o $(patsubst 06_tuning/%.c,$(S6)/%.o,$(wildcard 06_tuning/family_*.c)) $(S6)/library/tuned.o $(S6)/tuned_env.o $(S6)/library/tables_builtin.o $(S6)/thread_orders.o $(S6)/rows_dispatch.o  \
-	$(S6)/cyclic_dispatch.o $(S6)/cyclic_f64.o $(S6)/staged_kernel.o $(S3_GRID) \
+	$(S6)/cyclic_dispatch.o $(S6)/cyclic_f64.o $(S6)/dmma_batched_f64.o $(S6)/staged_kernel.o $(S3_GRID) \
 	$(patsubst 06_tuning/%.cu,$(S6)/%.o,$(wildcard 06_tuning/rows_part*.cu 06_tuning/cyclic_part*.cu)) $(BATCHED_OBJS)
 # The one door (cholesky_plan.h) and what it launches: every program of the product links these.
 # The public header alone, compiled with no stage folder on the include path: it stays self-contained.

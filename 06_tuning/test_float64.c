@@ -8,8 +8,9 @@
  * the one place where the library follows LAPACK rather than cuSOLVER); out of place, the input must
  * come back bit for bit.
  *   float64 decisions (no GPU)  what a float64 plan runs and says; refused dtypes, layouts, executes
- *   float64 batched             n = 1 .. 128 auto (the cyclic kernel in float64), every instance grid
- *                               given, row-major, interleaved and chunked, in and out of place
+ *   float64 batched             n = 1 .. 128 auto, every cyclic instance grid given, the tensor-core
+ *                               kernel given at every tile count, row-major, interleaved and chunked, in
+ *                               and out of place
  *   float64 whole GPU           n = 129 .. 1024 in batches against the reference; 4096, 4095 and 8192
  *                               alone (sampled residuals, float64's bound), an indefinite 4096 (info n/2 + 1)
  *   float64 door                a CUDA graph around execute (n = 1100: the look-ahead forked inside
@@ -236,6 +237,7 @@ static void decision_tests(harness *h)
     } says[] = {{1, 10, 1, "cyclic T=32 x1 in float64"},    {40, 1000, 1, "cyclic T=64 x1 in float64"},
                 {64, 1000, 1, "cyclic T=32 x1 in float64"}, {80, 1000, 1, "cyclic T=64 x1 in float64"},
                 {96, 1000, 1, "cyclic T=64 x1 in float64"}, {100, 1000, 32, "cyclic T=128 x1 in float64"},
+                {97, 1000, 1, "dmma in float64"},           {128, 1024, 1, "FP64 tensor cores; the float64 rule"},
                 {128, 5, 5, "interleaved float64"},         {129, 3, 1, "whole GPU in float64"},
                 {32768, 1, 1, "FP64 tensor cores"}};
     char err[512], name[160];
@@ -283,6 +285,14 @@ static void decision_tests(harness *h)
     harness_check(h, st == CHOLESKY_STATUS_MISALIGNED, "cholesky_execute_f64 refuses a pointer 4 bytes off", "%s",
                   cholesky_last_error());
     cholesky_plan_destroy(plan);
+    const batched_config dmma = DMMA_CONFIG;
+    plan = NULL;
+    st = plan_f64(&plan, 64, 10, 32, 0, &dmma, 1, err, sizeof err);
+    harness_check(h, st == CHOLESKY_STATUS_INVALID_VALUE && !plan && strstr(err, "row-major"),
+                  "float64 dmma chunked refused (row-major only)", "%s", err);
+    st = plan_f64(&plan, 129, 10, 1, 0, &dmma, 1, err, sizeof err);
+    harness_check(h, st == CHOLESKY_STATUS_INVALID_VALUE && !plan && strstr(err, "n <= 128"),
+                  "float64 dmma at n=129 refused", "%s", err);
     const batched_config bad = CYCLIC_CONFIG(32, 1);
     plan = NULL;
     st = plan_f64(&plan, 100, 10, 1, 0, &bad, 1, err, sizeof err);
@@ -293,6 +303,9 @@ static void decision_tests(harness *h)
 static const int given_threads[] = {32, 64, 128, 256};
 static const int given_ns[] = {1, 7, 31, 33, 64};
 #define NGIVEN ((int)(sizeof given_threads / sizeof given_threads[0]) * (int)(sizeof given_ns / sizeof given_ns[0] + 1))
+/* The tensor-core kernel given: every tile count, full and partial last tiles */
+static const int dmma_ns[] = {1, 7, 16, 17, 31, 33, 48, 64, 65, 80, 97, 100, 113, 127, 128};
+#define NDMMA ((int)(sizeof dmma_ns / sizeof dmma_ns[0]))
 static const size_t layouts[][2] = {{40, 32}, {33, 33}, {100, 7}, {128, 200}}; /* (n, chunk) with batch 61 */
 #define NLAYOUTS ((int)(sizeof layouts / sizeof layouts[0]))
 static const int whole_ns[] = {129, 200, 300, 1024};
@@ -312,7 +325,7 @@ int main(void)
     harness h;
     harness_begin(&h, "stage-6");
     harness_plan(&h, DECISIONS, harness_count(&h, decision_tests));
-    harness_plan_gpu(&h, BATCHED, 128 + NGIVEN + NLAYOUTS);
+    harness_plan_gpu(&h, BATCHED, 128 + NGIVEN + NDMMA + NLAYOUTS);
     harness_plan_gpu(&h, WHOLE, NWHOLE * 2 + NLARGE);
     harness_plan_gpu(&h, DOOR, 4);
     harness_group(&h, DECISIONS);
@@ -343,6 +356,14 @@ int main(void)
                           run_batch(n, 23, 1, &c, (int)k % 2, harness_seed(300 + 10 * t + k), detail, sizeof detail),
                           name, "%s", detail);
         }
+    for (int k = 0; k < NDMMA; k++) {
+        const batched_config c = DMMA_CONFIG;
+        snprintf(name, sizeof name, "given dmma n=%d batch=%d %s", dmma_ns[k], 29 + k,
+                 k % 2 ? "in place" : "out of place");
+        harness_start(&h, "%s", name);
+        harness_check(&h, run_batch(dmma_ns[k], 29 + k, 1, &c, k % 2, harness_seed(600 + k), detail, sizeof detail),
+                      name, "%s", detail);
+    }
     for (int k = 0; k < NLAYOUTS; k++) {
         const int n = (int)layouts[k][0];
         const size_t chunk = layouts[k][1];

@@ -15,6 +15,7 @@
 #include "door_status.h"
 #include "family.h"
 #include "cyclic_f64.h"
+#include "dmma_batched_f64.h"
 #include "grid_cholesky.h"
 #include "grid_f64.h"
 #include "layout_convert.h"
@@ -22,7 +23,7 @@
 
 struct cholesky_plan {
     int n;
-    int f64;     /* a float64 plan (cholesky_execute_f64): the cyclic kernel in float64, or grid_f64 */
+    int f64;     /* a float64 plan (cholesky_execute_f64): the cyclic or dmma kernel in float64, or grid_f64 */
     size_t elem; /* bytes an element: 4, or 8 */
     int device;  /* the GPU it was made on (-1: an explain-only plan) */
     size_t batch;
@@ -442,10 +443,12 @@ static int run_aligned(cholesky_plan *p, const float *d_in, float *d_out, int *d
     return 0;
 }
 
-/* A float64 plan: its tile tasks (the inverses at the workspace's start) or its cyclic kernel. */
+/* A float64 plan: its tile tasks (the inverses at the workspace's start), its tensor-core kernel or
+ * its cyclic kernel. */
 static int run_f64(cholesky_plan *p, const double *d_in, double *d_out, int *d_info, char *work, cudaStream_t s)
 {
     if (p->grid_f64) return potrf_grid_f64(p->n, p->batch, d_in, d_out, d_info, (double *)work, s);
+    if (p->cfg.kernel == BATCHED_DMMA) return potrf_batched_dmma_f64(p->n, p->batch, d_in, d_out, d_info, s);
     return potrf_batched_cyclic_f64(p->cfg.threads, p->cfg.per_block, p->n, p->batch, p->kchunk, d_in, d_out, d_info,
                                     s);
 }

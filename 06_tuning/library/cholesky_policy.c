@@ -4,6 +4,7 @@
 #include "cholesky_plan.h" /* cholesky_precision */
 #include "cholesky_policy.h"
 #include "cyclic_f64.h"
+#include "dmma_batched_f64.h"
 #include "cyclic_kernel.h"
 #include "family.h"
 #include "tuned.h"
@@ -66,7 +67,9 @@ int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_conf
  * a block, one warp a matrix (4 x 8 threads) up to n = 64 unless the 8 x 8 grid pads fewer columns
  * (n = 33..40 and 49..56: its slots end at 40 and 56, the warp's at 48 and 64), 8 x 8 threads at
  * n = 65..96 (A = 9..12: four to six matrices an SM where 8 x 16 threads fit two or three), 8 x 16
- * threads beyond. Two or four matrices a block never won by more than a few percent. */
+ * threads beyond in layouts other than row-major. Two or four matrices a block never won by more
+ * than a few percent. Row-major n = 97..128 takes the tensor-core kernel (dmma_batched_f64.cu):
+ * 1.2-1.5x the cyclic kernel there, slower at n <= 96 (1 GiB of n = 96: 0.80 against 0.76 ms). */
 static int f64_threads(int n)
 {
     if (n > 96) return 128;
@@ -85,6 +88,12 @@ int cholesky_policy_choose_f64(int n, size_t batch, size_t chunk, const batched_
     if (given) {
         out->cfg = *given;
         snprintf(out->why, sizeof out->why, "given");
+    } else if (n > 96 && n <= DMMA_F64_MAX_N && chunk == 1) {
+        const batched_config c = DMMA_CONFIG;
+        out->cfg = c;
+        snprintf(out->why, sizeof out->why,
+                 "dmma in float64 (a matrix a block in shared memory, panels of 16 columns, the updates on the FP64 "
+                 "tensor cores; the float64 rule: row-major n = 97 .. 128)");
     } else if (n <= cyclic_f64_max_n(128)) {
         const int threads = f64_threads(n);
         const batched_config c = CYCLIC_CONFIG(threads, 1);
@@ -110,8 +119,13 @@ int cholesky_policy_choose_f64(int n, size_t batch, size_t chunk, const batched_
             snprintf(err, len, "float64 at n = %d takes row-major data (chunk 0 or 1; the whole-GPU path)", n);
             return -1;
         }
+    } else if (out->cfg.kernel == BATCHED_DMMA) {
+        if (chunk != 1 || n > DMMA_F64_MAX_N) {
+            snprintf(err, len, "dmma in float64: takes row-major data (chunk 0 or 1) and n <= %d", DMMA_F64_MAX_N);
+            return -1;
+        }
     } else {
-        snprintf(err, len, "float64 runs the cyclic kernel or the whole-GPU path only");
+        snprintf(err, len, "float64 runs the cyclic kernel, the dmma kernel or the whole-GPU path only");
         return -1;
     }
     return 0;

@@ -29,6 +29,8 @@ extern "C" {
 #define BATCHED_CYCLIC ((batched_kernel)3)
 #define BATCHED_GRID ((batched_kernel)4)
 #define BATCHED_STAGED ((batched_kernel)5)
+/* float64 only (cholesky_policy_choose_f64), not a family of the float32 list: the tensor-core kernel */
+#define BATCHED_DMMA ((batched_kernel)6)
 
 /* Configurations by name (see TILES_CONFIG in batched_cholesky.h), for initializers:
  *   ROWS_CONFIG(32, 2, 1)          the rows kernel: threads per matrix, matrices per block, loop (1) or
@@ -37,7 +39,8 @@ extern "C" {
  *   CYCLIC_VARIANT(32, 1, 2)       the same in one variant (cyclic_kernel.h: CYCLIC_LOOP ..; 0 its rules' choice)
  *   THREAD_ORDER_CONFIG(LOOK_TOP, 8, 32, 1)   the thread kernel in any order: order, NB, per block, unroll
  *   GRID_CONFIG(1)                 the batched whole-GPU path (matrices per block: 1)
- *   STAGED_CONFIG(64)              the staged kernel: matrices (= threads) per block */
+ *   STAGED_CONFIG(64)              the staged kernel: matrices (= threads) per block
+ *   DMMA_CONFIG                    float64's tensor-core kernel (dmma_batched_f64.cu): a matrix a block */
 #define ROWS_CONFIG(threads_, per_block_, loop_)                                                  \
     {                                                                                             \
         .kernel = BATCHED_ROWS, .order = LOOK_LEFT, .per_block = (per_block_), .unroll = (loop_), \
@@ -63,6 +66,11 @@ extern "C" {
 #define STAGED_CONFIG(per_block_)                                               \
     {                                                                           \
         .kernel = BATCHED_STAGED, .order = LOOK_LEFT, .per_block = (per_block_) \
+    }
+
+#define DMMA_CONFIG                                                \
+    {                                                              \
+        .kernel = BATCHED_DMMA, .order = LOOK_LEFT, .per_block = 1 \
     }
 
 /* A kernel family as one descriptor: everything the plan, the driver, make tune and the tests
