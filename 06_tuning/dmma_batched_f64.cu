@@ -58,6 +58,22 @@ __device__ __forceinline__ int dmma_at(int i, int j) { return dmma_row(i) + (j ^
  * a half-warp then reach 16 different banks each; in the natural order one of them would collide. */
 __device__ __forceinline__ int dmma_col(int c) { return c ^ (c >> 2); }
 
+/* The 16 entries of a row inside a panel (rp: its first, s: its swizzle), in pairs (a pair stays
+ * together under the swizzle), into registers and back. */
+__device__ __forceinline__ void dmma_row_in(const double *rp, int s, double (&x)[16])
+{
+#pragma unroll
+    for (int c = 0; c < 16; c += 2) {
+        const double2 v = *reinterpret_cast<const double2 *>(rp + (c ^ s));
+        x[c] = v.x, x[c + 1] = v.y;
+    }
+}
+__device__ __forceinline__ void dmma_row_out(double *rp, int s, const double (&x)[16])
+{
+#pragma unroll
+    for (int c = 0; c < 16; c += 2) *reinterpret_cast<double2 *>(rp + (c ^ s)) = make_double2(x[c], x[c + 1]);
+}
+
 /* Step 1: the diagonal tile at c0, by one warp. Lane l (and l + 16, its copy) holds row c0 + l. Step
  * j: the pivot d comes from lane j by a shuffle, the column (unscaled) through shared memory (cb, two
  * buffers: one __syncwarp a step) while 1 / sqrt(d) is formed; then x(c) -= x(j) A(c, j) / d and
@@ -70,11 +86,7 @@ __device__ __forceinline__ int dmma_potrf_tile(double *S, double *rinv, double *
     double *rp = S + dmma_row(i) + c0;
     double x[16];
     int fail = 0;
-#pragma unroll
-    for (int c = 0; c < 16; c += 2) {
-        const double2 v = *reinterpret_cast<const double2 *>(rp + (c ^ s));
-        x[c] = v.x, x[c + 1] = v.y;
-    }
+    dmma_row_in(rp, s, x);
 #pragma unroll
     for (int j = 0; j < 16; j++) {
         double *cb = cb2 + 16 * (j & 1);
@@ -94,9 +106,7 @@ __device__ __forceinline__ int dmma_potrf_tile(double *S, double *rinv, double *
             x[c + 1] = fma(-u, col[c / 2].y, x[c + 1]);
         }
     }
-    if (lane < 16)
-#pragma unroll
-        for (int c = 0; c < 16; c += 2) *reinterpret_cast<double2 *>(rp + (c ^ s)) = make_double2(x[c], x[c + 1]);
+    if (lane < 16) dmma_row_out(rp, s, x);
     return fail;
 }
 
@@ -108,19 +118,14 @@ __device__ __forceinline__ void dmma_solve_row(double *S, const double *rinv, in
     const double *L11 = S + dmma_row(c0) + c0;
     const int stride = 16 * (c0 / 16 + 1);
     double x[16];
-#pragma unroll
-    for (int c = 0; c < 16; c += 2) {
-        const double2 v = *reinterpret_cast<const double2 *>(rp + (c ^ s));
-        x[c] = v.x, x[c + 1] = v.y;
-    }
+    dmma_row_in(rp, s, x);
 #pragma unroll
     for (int j = 0; j < 16; j++) {
         x[j] *= rinv[j];
 #pragma unroll
         for (int c = j + 1; c < 16; c++) x[c] = fma(-x[j], L11[c * stride + (j ^ ((c & 3) << 2))], x[c]);
     }
-#pragma unroll
-    for (int c = 0; c < 16; c += 2) *reinterpret_cast<double2 *>(rp + (c ^ s)) = make_double2(x[c], x[c + 1]);
+    dmma_row_out(rp, s, x);
 }
 
 /* Step 3 for the tiles (I, J), ifirst <= I <= ilast, jfirst <= J <= min(I, jlast), row by row: worker
