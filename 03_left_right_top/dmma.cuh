@@ -4,7 +4,8 @@
  *   a = A(g, t), A(g + 8, t);   b = B(t, g);   c = C(g, 2t), C(g, 2t + 1), C(g + 8, 2t), C(g + 8, 2t + 1).
  * Hopper has it as one instruction (m16n8k4); the m8n8k4 shape that sm_80 has peaks at half the rate
  * there (06 LIMITS, "float64, one large matrix"), so sm_80 takes two. Older GPUs have no FP64 tensor
- * cores: the same sums by shuffles on the cores (correct, slow; no course target runs there). */
+ * cores: the same sums by shuffles on the cores (correct, slow; no course target runs there).
+ * Alone: make build/06_tuning/test_float64 && build/06_tuning/test_float64 */
 #ifndef DMMA_CUH
 #define DMMA_CUH
 
