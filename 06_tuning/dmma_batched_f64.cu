@@ -22,16 +22,9 @@
  * A pivot <= 0 or NaN sets info to its column + 1 (LAPACK's dpotrf), the first one; the matrix then
  * goes on with garbage, as the other kernels' do.
  *
- * Where a block's time went (H200, clock64 at its barriers, 1 GiB of n = 128, cycles a block), and
- * what each change made of the 1 GiB time (ms; the cyclic kernel 1.12):
- *   first version: load 11 600 (rows into registers, eight a round), diagonal tiles 33 900, solves
- *     8 100, updates 15 200, store 22 200 (each row's store waiting for its read): 1.22 ms;
- *   loads by cp.async (one trip to memory), the column by shared memory instead of shuffles, the
- *     update's addresses worked out once a lane: 0.96;
- *   the store eight rows a round, the failing pivot kept in a register: 0.80 (store 6 700);
- *   the look-ahead (one warp: diagonal tile, then its factor; three: the rest): 0.76. The phase of
- *     the diagonal tiles now takes 43 000 of a block's 72 000 cycles (26 700 with an SM to itself):
- *     the kernel goes as fast as one warp's chain of 128 square roots (06 LIMITS).
+ * What sets its speed, measured step by step with clock64() at the block's barriers (the loads,
+ * the store, the diagonal tiles' chain, the look-ahead): the 06 README's float64 section; what
+ * holds it now (one warp's chain of 128 square roots): 06 LIMITS.
  * Alone: make build/06_tuning/test_float64 && build/06_tuning/test_float64 */
 #include <stdio.h>
 #include "cuda_check.h"
@@ -191,7 +184,7 @@ __global__ void __launch_bounds__(DMMA_THREADS, 3)
     const double *A = in + b * (size_t)n * n;
     /* The lower triangle in, zeros above it, the identity past n. Every copy is asynchronous
      * (cp.async: no registers held), so the whole matrix is one trip to memory; loads into
-     * registers, eight rows a round, were eight to sixteen trips (1 GiB of n = 32: 3.1 ms). */
+     * registers, eight rows a round, were eight to sixteen trips. */
     for (int I = tid / 16; I < P; I++) /* the tile rows whose columns 0 .. 16 I + 15 reach column tid */
         for (int r = 0; r < 16; r++) {
             const int i = 16 * I + r;
@@ -235,7 +228,7 @@ __global__ void __launch_bounds__(DMMA_THREADS, 3)
         __syncthreads();
     }
     /* The factor out, zeros above the diagonal: eight rows' reads of shared memory, then their eight
-     * stores (a row at a time, each store waited for its read: 22 000 cycles of a block at n = 128). */
+     * stores (a row at a time, each store waited for its read: a quarter of the block's time). */
     double *O = out + b * (size_t)n * n + tid;
     if (tid < n)
         for (int i0 = 0; i0 < n; i0 += 8) {

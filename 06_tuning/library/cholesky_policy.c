@@ -69,7 +69,7 @@ int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_conf
  * n = 65..96 (A = 9..12: four to six matrices an SM where 8 x 16 threads fit two or three), 8 x 16
  * threads beyond in layouts other than row-major. Two or four matrices a block never won by more
  * than a few percent. Row-major n = 97..128 takes the tensor-core kernel (dmma_batched_f64.cu):
- * 1.2-1.5x the cyclic kernel there, slower at n <= 96 (1 GiB of n = 96: 0.80 against 0.76 ms). */
+ * 1.2-1.5x the cyclic kernel there, slower at n <= 96 (06 README, "float64"). */
 static int f64_threads(int n)
 {
     if (n > 96) return 128;
