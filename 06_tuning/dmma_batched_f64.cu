@@ -228,7 +228,7 @@ __global__ void __launch_bounds__(DMMA_THREADS, 3)
         __syncthreads();
     }
     /* The factor out, zeros above the diagonal: eight rows' reads of shared memory, then their eight
-     * stores (a row at a time, each store waited for its read: a quarter of the block's time). */
+     * stores (one row at a time, each store waiting for its read, took a quarter of the block). */
     double *O = out + b * (size_t)n * n + tid;
     if (tid < n)
         for (int i0 = 0; i0 < n; i0 += 8) {
