@@ -173,7 +173,9 @@ __device__ __forceinline__ void dmma_update(double *S, int k, int ifirst, int il
 #undef DMMA_NEXT_ROW_
 }
 
-__global__ void __launch_bounds__(DMMA_THREADS, 3)
+/* MINB: the blocks an SM its registers are capped for. The smaller orders fit more matrices an SM in
+ * shared memory, and more blocks overlap more of each other's chains (06 LIMITS has the times). */
+template <int MINB> __global__ void __launch_bounds__(DMMA_THREADS, MINB)
     potrf_dmma_f64_kernel(const double *in, double *out, int n, int P, size_t first, int *info)
 {
     extern __shared__ double2 dmma_smem[];
@@ -210,7 +212,7 @@ __global__ void __launch_bounds__(DMMA_THREADS, 3)
      * of column k + 1 first); then panel k + 1's solve. Two barriers a panel instead of three, and the
      * diagonal tile's chain no longer leaves three warps waiting (06 README, "float64"). */
     for (int k = -1; k < P - 1; k++) {
-        const int warp = tid >> 5, pw = (k + 1 + blockIdx.x) & 3; /* turns: three blocks an SM, seldom one scheduler */
+        const int warp = tid >> 5, pw = (k + 1 + blockIdx.x) & 3; /* turns: an SM's blocks seldom share a scheduler */
         if (warp == pw) {
             if (k >= 0) dmma_update(S, k, k + 1, k + 1, k + 1, k + 1, 0, 1);
             __syncwarp(); /* its lanes' stores before the other lanes read the rows */
@@ -253,11 +255,16 @@ extern "C" int potrf_batched_dmma_f64(int n, size_t batch, const double *d_in, d
         course_report("potrf_batched_dmma_f64: n = %d (takes 1 .. %d)\n", n, DMMA_F64_MAX_N);
         return -1;
     }
-    static int optin[64];
-    if (!launch_smem_optin(potrf_dmma_f64_kernel, optin)) return -1;
+    /* Blocks an SM by order: up to 80 (five tiles, 31 KiB a matrix) five, their registers capped at 96
+     * (a few spilled); up to 96 (43 KiB) four; beyond, three (shared memory allows no more). */
+    static void (*const kernels[3])(const double *, double *, int, int, size_t, int *) = {
+        potrf_dmma_f64_kernel<5>, potrf_dmma_f64_kernel<4>, potrf_dmma_f64_kernel<3>};
+    static int optin[3][64];
+    const int form = n <= 80 ? 0 : n <= 96 ? 1 : 2;
+    if (!launch_smem_optin(kernels[form], optin[form])) return -1;
     const int P = (n + 15) / 16;
     const size_t smem = (dmma_elements(P) + 16 + 32 + 1) * sizeof(double); /* tiles, 1 / L(j, j), columns, info */
     return launch_split(batch, stream, [&](unsigned count, size_t first_block) {
-        potrf_dmma_f64_kernel<<<count, DMMA_THREADS, smem, stream>>>(d_in, d_out, n, P, first_block, d_info);
+        kernels[form]<<<count, DMMA_THREADS, smem, stream>>>(d_in, d_out, n, P, first_block, d_info);
     });
 }

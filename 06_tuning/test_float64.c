@@ -235,8 +235,9 @@ static void decision_tests(harness *h)
         size_t batch, chunk;
         const char *phrase;
     } says[] = {{1, 10, 1, "cyclic T=32 x1 in float64"},    {40, 1000, 1, "cyclic T=64 x1 in float64"},
-                {64, 1000, 1, "cyclic T=32 x1 in float64"}, {80, 1000, 1, "cyclic T=64 x1 in float64"},
-                {96, 1000, 1, "cyclic T=64 x1 in float64"}, {100, 1000, 32, "cyclic T=128 x1 in float64"},
+                {64, 1000, 1, "cyclic T=32 x1 in float64"}, {72, 1000, 1, "cyclic T=64 x1 in float64"},
+                {73, 1000, 1, "dmma in float64"},           {80, 1000, 32, "cyclic T=64 x1 in float64"},
+                {96, 1000, 1, "dmma in float64"},           {100, 1000, 32, "cyclic T=128 x1 in float64"},
                 {97, 1000, 1, "dmma in float64"},           {128, 1024, 1, "FP64 tensor cores; the float64 rule"},
                 {128, 5, 5, "interleaved float64"},         {129, 3, 1, "whole GPU in float64"},
                 {32768, 1, 1, "FP64 tensor cores"}};
@@ -304,7 +305,7 @@ static const int given_threads[] = {32, 64, 128, 256};
 static const int given_ns[] = {1, 7, 31, 33, 64};
 #define NGIVEN ((int)(sizeof given_threads / sizeof given_threads[0]) * (int)(sizeof given_ns / sizeof given_ns[0] + 1))
 /* The tensor-core kernel given: every tile count, full and partial last tiles */
-static const int dmma_ns[] = {1, 7, 16, 17, 31, 33, 48, 64, 65, 80, 97, 100, 113, 127, 128};
+static const int dmma_ns[] = {1, 7, 16, 17, 31, 33, 48, 64, 65, 80, 96, 97, 100, 108, 111, 112, 113, 127, 128};
 #define NDMMA ((int)(sizeof dmma_ns / sizeof dmma_ns[0]))
 static const size_t layouts[][2] = {{40, 32}, {33, 33}, {100, 7}, {128, 200}}; /* (n, chunk) with batch 61 */
 #define NLAYOUTS ((int)(sizeof layouts / sizeof layouts[0]))

@@ -68,8 +68,9 @@ int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_conf
  * (n = 33..40 and 49..56: its slots end at 40 and 56, the warp's at 48 and 64), 8 x 8 threads at
  * n = 65..96 (A = 9..12: four to six matrices an SM where 8 x 16 threads fit two or three), 8 x 16
  * threads beyond in layouts other than row-major. Two or four matrices a block never won by more
- * than a few percent. Row-major n = 97..128 takes the tensor-core kernel (dmma_batched_f64.cu):
- * 1.2-1.5x the cyclic kernel there, slower at n <= 96 (06 README, "float64"). */
+ * than a few percent. Row-major n = 73..128 takes the tensor-core kernel (dmma_batched_f64.cu):
+ * 1.02-1.5x the cyclic kernel there at 1 GiB; at n = 65..72 it is 1.1x faster for 1024 matrices but
+ * 0.85x at 1 GiB, so the cyclic kernel keeps those (06 README, "float64"). */
 static int f64_threads(int n)
 {
     if (n > 96) return 128;
@@ -88,12 +89,12 @@ int cholesky_policy_choose_f64(int n, size_t batch, size_t chunk, const batched_
     if (given) {
         out->cfg = *given;
         snprintf(out->why, sizeof out->why, "given");
-    } else if (n > 96 && n <= DMMA_F64_MAX_N && chunk == 1) {
+    } else if (n > 72 && n <= DMMA_F64_MAX_N && chunk == 1) {
         const batched_config c = DMMA_CONFIG;
         out->cfg = c;
         snprintf(out->why, sizeof out->why,
                  "dmma in float64 (a matrix a block in shared memory, panels of 16 columns, the updates on the FP64 "
-                 "tensor cores; the float64 rule: row-major n = 97 .. 128)");
+                 "tensor cores; the float64 rule: row-major n = 73 .. 128)");
     } else if (n <= cyclic_f64_max_n(128)) {
         const int threads = f64_threads(n);
         const batched_config c = CYCLIC_CONFIG(threads, 1);

@@ -36,7 +36,7 @@ int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_conf
                            int precision, const grid_overrides *forced, cholesky_choice *out, char *err, size_t len);
 
 /* The choice for a float64 plan: the cyclic kernel in float64 (cyclic_f64.cu) for n <= 128 in any
- * layout but row-major n = 97..128 (the tensor-core kernel, dmma_batched_f64.cu), the whole-GPU tile
+ * layout but row-major n = 73..128 (the tensor-core kernel, dmma_batched_f64.cu), the whole-GPU tile
  * tasks (grid_f64.cu) beyond, row-major only. given: a configuration by
  * hand (a cyclic one whose threads take n, or the grid's), for the tests and the sweep. 0, or -1 with
  * the reason in err. */
