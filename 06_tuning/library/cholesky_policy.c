@@ -69,8 +69,8 @@ int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_conf
  * n = 65..96 (A = 9..12: four to six matrices an SM where 8 x 16 threads fit two or three), 8 x 16
  * threads beyond in layouts other than row-major. Two or four matrices a block never won by more
  * than a few percent. Row-major n = 73..128 takes the tensor-core kernel (dmma_batched_f64.cu):
- * 1.02-1.5x the cyclic kernel there at 1 GiB; at n = 65..72 it is 1.1x faster for 1024 matrices but
- * 0.85x at 1 GiB, so the cyclic kernel keeps those (06 README, "float64"). */
+ * 1.02-1.5x the cyclic kernel there at 1 GiB; at n = 65..72 it is ahead at 1024 matrices only (from
+ * 2048 on the cyclic kernel is, 0.85x at 1 GiB), so the cyclic kernel keeps those (06 LIMITS). */
 static int f64_threads(int n)
 {
     if (n > 96) return 128;
