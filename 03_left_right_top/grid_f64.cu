@@ -1,21 +1,23 @@
 /* grid_f64.cu - a batch of float64 matrices of any order, factored by the whole GPU in 64 x 64 tile
- * tasks (grid_f64.h). Stage 03's right-looking order, one step k at a time, each step three launches
- * over every matrix of the batch at once:
- *   1. the diagonal tile (k, k): factored by one block a matrix, four threads a row in registers, and
+ * tasks (grid_f64.h), every matrix's tasks of a step in one launch. Stage 03's right-looking order
+ * between panels of 4 to 12 tile columns; inside a panel, each tile column k is two launches (the
+ * chain):
+ *   1. the diagonal tile (k, k) (f64_potrf_tile): first the panel's own updates of it from columns
+ *      p0 .. k - 1, then factored by one block a matrix, four threads a row in registers, and
  *      inverted there, the inverse kept in the workspace;
- *   2. the panel below it: L(i, k) = A(i, k) L(k, k)^-T as a product A(i, k) inv^T, so it is the same
- *      tile product as the update, with no chain of dependent steps inside it;
- *   3. the update of the trailing lower tiles: A(i, j) -= L(i, k) L(j, k)^T.
- * Step 3 waits for a panel of 4 to 12 tile columns (inside it, only the panel's own columns are
- * updated step by step), then updates the trailing matrix with all of them at once: the next panel's
- * columns first, on the chain's stream, and the rest on a second stream, while the next panel is
- * factored (the look-ahead, f64_streams).
- * Steps 2 and 3 are one kernel (f64_tile_product): a 64 x 64 tile by four warps, each 32 x 32 as
- * 2 x 4 DMMA fragments (mma.sync m16n8k4 with f64 operands: the FP64 tensor cores). A panel's update
- * of the trailing matrix, most of the flops, has its own kernel (f64_trailing_update): 128 x 128
- * blocks, K in slices of 16 through four buffers, where the GPU has enough of them. Rows and columns
- * past n are read as zeros and not written; in the diagonal tile they are the identity, so the last,
- * partial tile needs no special case.
+ *   2. the tiles below it (f64_panel_solve): the panel's updates of each, A(i, k) -= sum L(i, p)
+ *      L(k, p)^T, then L(i, k) = A(i, k) L(k, k)^-T as a product with the inverse, so there is no
+ *      chain of dependent steps inside it.
+ * So the panel is factored left-looking, and the updates of each link (all but the last column's
+ * terms) run beside the link before it (chain_link.cuh: where the loads are 16-byte, even n; else the
+ * older right-looking panel, an update launch after each column). After a panel, its update of the
+ * trailing matrix, all its columns at once: the next panel's columns first, on the chain's stream
+ * (f64_tile_product), and the rest on a second stream while the next panel is factored (the
+ * look-ahead, f64_streams), in 128 x 128 blocks, K in slices of 16 through four buffers
+ * (f64_trailing_update). Every product is on the FP64 tensor cores (mma.sync m16n8k4 with f64
+ * operands, dmma.cuh), a warp's block as 16 x 8 fragments. Rows and columns past n are read as zeros
+ * and not written; in the diagonal tile they are the identity, so the last, partial tile needs no
+ * special case.
  * The strict upper triangle is never read (the diagonal tile loads only its lower part; the updates
  * of a diagonal tile write garbage above its diagonal, which nothing reads) and is set to zero last.
  * Alone: make build/03_left_right_top/test_grid && build/03_left_right_top/test_grid */
@@ -28,7 +30,7 @@
 #include "grid_f64.h"
 
 #define NB GRID_F64_NB
-#define KH 16       /* the product's K in slices of 16, two in flight (four in the chain's DEEP products) */
+#define KH 16       /* the products' K in slices of 16 */
 #define KS (KH + 4) /* row stride: a warp's 8 rows x 4 doubles fall into two passes of the 32 banks, the least */
 #define PRODUCT_THREADS 128
 /* Tile columns a panel of T: its columns' updates of the trailing matrix go in one launch (K = 64 x
@@ -37,6 +39,115 @@
  * longer: H200, the widths timed side by side (06 LIMITS), 4 was the fastest up to 4096, 8 at 8192,
  * 12 from 16384 (with the bulk's leaner loads; 8 there before them). */
 static int panel_tiles(int T) { return T <= 64 ? 4 : T <= 128 ? 8 : 12; }
+
+/* Where entry e of the warp's accumulator fragment (mi, ni) lies in the warp's block (c of dmma_16x8x4
+ * for the fragment 16 mi rows down and 8 ni columns right; lr = lane / 4, lk = lane % 4). */
+__device__ __forceinline__ int frag_row(int mi, int e, int lr) { return 16 * mi + 8 * (e / 2) + lr; }
+__device__ __forceinline__ int frag_col(int ni, int e, int lk) { return 8 * ni + 2 * lk + e % 2; }
+
+/* Rows r0 .. r0 + ROWS - 1, columns c0 .. c0 + KH - 1 of M (ld entries a row; rows past `rows`,
+ * columns past `cols` as zeros) into Ts (ROWS x KS), asynchronously (cp.async: the copy runs while the
+ * warps compute on another slice; zeros by a source size of 0), one commit group. Before sm_80, plain
+ * loads. A thread keeps one column (a pair where VEC: 16-byte copies, which read from the L2, never
+ * from a line an SM's L1 kept; ld, cols and M's address even) and takes every (THREADS / copies a
+ * row)-th row, so its addresses are one product and a constant step (a loop over e = threadIdx.x,
+ * threadIdx.x + 128, ... with its per-copy index arithmetic was most of the loop's instructions, 06
+ * LIMITS). */
+template <int ROWS, int THREADS, bool VEC>
+__device__ __forceinline__ void load_slice(double *Ts, const double *M, size_t ld, int rows, int cols, int r0, int c0)
+{
+    constexpr int per = VEC ? 2 : 1, across = KH / per, down = THREADS / across; /* copies a row, rows a pass */
+    const int r = threadIdx.x / across, c = threadIdx.x % across * per;
+    const bool col_in = c0 + c < cols;
+    const double *src = M + (size_t)(r0 + r) * ld + c0 + c;
+#pragma unroll
+    for (int i = 0; i < ROWS / down; i++) {
+        const bool in = col_in && r0 + r + i * down < rows;
+        const double *from = in ? src + (size_t)i * down * ld : M;
+#if __CUDA_ARCH__ >= 800
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(Ts + (r + i * down) * KS + c);
+        if (VEC)
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(from), "r"(in ? 16 : 0)
+                         : "memory");
+        else
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(dst), "l"(from), "r"(in ? 8 : 0)
+                         : "memory");
+#else
+        for (int q = 0; q < per; q++) Ts[(r + i * down) * KS + c + q] = in ? from[q] : 0.0;
+#endif
+    }
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+/* Wait until at most `pending` slices of this thread are still in flight. */
+template <int pending> __device__ __forceinline__ void slices_wait()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;" ::"n"(pending) : "memory");
+#endif
+}
+
+/* One slice of the warp's 32 x 32 block of a 64 x 64 product: acc += Ah(wr.., k) Bh(wc.., k)^T over the
+ * slice's KH columns k (2 x 4 fragments of 16 x 8). */
+__device__ __forceinline__ void slice_product(double (&acc)[2][4][4], const double (*Ah)[KS], const double (*Bh)[KS],
+                                              int wr, int wc, int lr, int lk)
+{
+#pragma unroll
+    for (int kk = 0; kk < KH; kk += 4) {
+        double a[2][2], bv[4];
+#pragma unroll
+        for (int f = 0; f < 2; f++)
+            a[f][0] = Ah[wr + 16 * f + lr][kk + lk], a[f][1] = Ah[wr + 16 * f + 8 + lr][kk + lk];
+#pragma unroll
+        for (int f = 0; f < 4; f++) bv[f] = Bh[wc + 8 * f + lr][kk + lk];
+#pragma unroll
+        for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+            for (int ni = 0; ni < 4; ni++) dmma_16x8x4(acc[mi][ni], a[mi][0], a[mi][1], bv[ni]);
+    }
+}
+
+/* Wait until at most `pending` (0 .. 3) commit groups of this thread are still in flight; called
+ * where `pending` folds to a constant (an unrolled loop). */
+__device__ __forceinline__ void groups_wait(int pending)
+{
+    if (pending >= 3) slices_wait<3>();
+    else if (pending == 2) slices_wait<2>();
+    else if (pending == 1) slices_wait<1>();
+    else slices_wait<0>();
+}
+
+/* Slices h0 .. h1 - 1 through BUFS buffers, BUFS - 1 of them in flight while one is computed:
+ * load(h) requests slice h into buffer h % BUFS as GROUPS commit groups; compute(h) uses it. Each
+ * step commits GROUPS groups, empty past h1, so the wait is one constant (a count computed at run
+ * time, through a switch, gave wrong factors: 06 LIMITS). One barrier a slice: it says slice h has
+ * arrived for every thread, and that slice h - 1 has been read by all, so its buffer may take slice
+ * h + BUFS - 1. Ends with every copy arrived and a barrier (the buffers are free); does nothing
+ * where there is no slice. */
+template <int BUFS, int GROUPS, typename Load, typename Compute>
+__device__ __forceinline__ void slice_pipeline(int h0, int h1, Load load, Compute compute)
+{
+    auto request = [&](int h) {
+        if (h < h1) load(h);
+#if __CUDA_ARCH__ >= 800
+        else
+            for (int g = 0; g < GROUPS; g++) asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+    };
+    if (h0 >= h1) return;
+#pragma unroll
+    for (int i = 0; i < BUFS - 1; i++) request(h0 + i);
+    for (int h = h0; h < h1; h++) {
+        slices_wait<GROUPS *(BUFS - 2)>(); /* slice h has arrived (for this thread) */
+        __syncthreads();
+        request(h + BUFS - 1);
+        compute(h);
+    }
+    slices_wait<0>();
+    __syncthreads();
+}
 
 /* Step 1: tile (k, k) of matrix first + blockIdx.x: factor, store L, invert into inv. FOUR threads a
  * row (256 threads): thread (r, q) holds the entries of row r at columns c = 4 e + q in x[e], so
@@ -51,8 +162,56 @@ static int panel_tiles(int T) { return T <= 64 ? 4 : T <= 128 ? 8 : 12; }
 #define TILE_Q 4             /* threads a row */
 #define TILE_W (NB / TILE_Q) /* entries a thread */
 #define TILE_THREADS (NB * TILE_Q)
-__global__ void __launch_bounds__(TILE_THREADS)
-    f64_potrf_tile(double *A, int n, int k, size_t first, int *info, double *inv)
+
+/* The panel's own update of its diagonal tile (k, k) (the panel is factored left-looking, see
+ * f64_panel_solve): S = A(k, k) - sum over p = p0 .. k - 1 of L(k, p) L(k, p)^T, lower triangle,
+ * by the POTRF block's 8 warps on the tensor cores (warp w: rows 16 (w / 2), columns 32 (w % 2);
+ * the two above the diagonal only load), the slices through three buffers laid over S. Columns
+ * p < k - 1 were written two or more links back, so where `early` they are taken before
+ * chain_wait_and_release, beside the solve of column k - 1; column k - 1 after it. */
+template <bool VEC> __device__ __forceinline__ void potrf_panel_update(double (*S)[NB + 2], const double *M, int n,
+                                                                       int k0, int m, int p0, int k, bool early)
+{
+    constexpr int BUFS = 3, SLICES = NB / KH;
+    double(*Ts)[NB][KS] = reinterpret_cast<double(*)[NB][KS]>(&S[0][0]); /* 3 x 64 x 20 fit in 64 x 66 */
+    const int w = threadIdx.x / 32, lane = threadIdx.x % 32, wr = w / 2 * 16, wc = w % 2 * 32, lr = lane / 4,
+              lk = lane % 4;
+    const bool lower = wc <= wr + 15; /* (warp-uniform) the warp's block reaches the lower triangle */
+    if (!early) chain_wait_and_release();
+    double acc[4][4];
+#pragma unroll
+    for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int r = wr + frag_row(0, e, lr), c = wc + frag_col(ni, e, lk);
+            acc[ni][e] = r < m && c <= r ? -__ldcg(M + (size_t)(k0 + r) * n + k0 + c) : 0.0;
+        }
+    auto load = [&](int h) {
+        load_slice<NB, TILE_THREADS, VEC>(&Ts[h % BUFS][0][0], M, n, n, n, k0, p0 * NB + h * KH);
+    };
+    auto compute = [&](int h) {
+        const double(*T)[KS] = Ts[h % BUFS];
+        if (lower)
+#pragma unroll
+            for (int kk = 0; kk < KH; kk += 4) {
+                const double a0 = T[wr + lr][kk + lk], a1 = T[wr + 8 + lr][kk + lk];
+#pragma unroll
+                for (int ni = 0; ni < 4; ni++) dmma_16x8x4(acc[ni], a0, a1, T[wc + 8 * ni + lr][kk + lk]);
+            }
+    };
+    const int before = (k - 1 - p0) * SLICES;
+    slice_pipeline<BUFS, 1>(0, before, load, compute);
+    if (early) chain_wait_and_release(); /* the solve of column k - 1 has written L(k, k - 1) */
+    slice_pipeline<BUFS, 1>(before, before + SLICES, load, compute);
+#pragma unroll
+    for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) S[wr + frag_row(0, e, lr)][wc + frag_col(ni, e, lk)] = -acc[ni][e];
+    __syncthreads();
+}
+
+template <bool VEC> __global__ void __launch_bounds__(TILE_THREADS)
+    f64_potrf_tile(double *A, int n, int k, size_t first, int *info, double *inv, int p0, bool early)
 {
     /* S: L, for the inverse (stride 66: 16-byte pairs, and a warp's 4 rows in different banks); group:
      * the group's columns by rows, two buffers (group g + 1 may write while g reads). */
@@ -63,11 +222,12 @@ __global__ void __launch_bounds__(TILE_THREADS)
     const size_t b = first + blockIdx.x;
     double *M = A + b * (size_t)n * n;
     double x[TILE_W];
-    chain_wait_and_release(); /* the chain's launches are linked (chain_link.cuh) */
+    if (k > p0) potrf_panel_update<VEC>(S, M, n, k0, m, p0, k, early); /* the tile, updated, in S */
+    else chain_wait_and_release(); /* the chain's launches are linked (chain_link.cuh) */
 #pragma unroll
     for (int e = 0; e < TILE_W; e++) { /* the lower triangle only, the identity past m */
         const int c = TILE_Q * e + q;
-        x[e] = r < m && c <= r ? M[(size_t)(k0 + r) * n + k0 + c] : r == c ? 1.0 : 0.0;
+        x[e] = r < m && c <= r ? (k > p0 ? S[r][c] : M[(size_t)(k0 + r) * n + k0 + c]) : r == c ? 1.0 : 0.0;
     }
     int fail = 0; /* the same in every thread: each factors every block */
 #pragma unroll
@@ -159,48 +319,6 @@ __global__ void __launch_bounds__(TILE_THREADS)
     for (int e = 0; e < TILE_W; e++) X[(TILE_Q * e + q) * NB + j] = y[e]; /* zeros above the diagonal */
 }
 
-/* Where entry e of the warp's accumulator fragment (mi, ni) lies in the warp's block (c of dmma_16x8x4
- * for the fragment 16 mi rows down and 8 ni columns right; lr = lane / 4, lk = lane % 4). */
-__device__ __forceinline__ int frag_row(int mi, int e, int lr) { return 16 * mi + 8 * (e / 2) + lr; }
-__device__ __forceinline__ int frag_col(int ni, int e, int lk) { return 8 * ni + 2 * lk + e % 2; }
-
-/* Rows r0 .. r0 + 63, columns c0 .. c0 + KH - 1 of M (ld entries a row; rows past `rows`, columns past
- * `cols` as zeros) into Ts[64][KS], asynchronously (cp.async: the copy runs while the warps compute on
- * the other slice; zeros by a source size of 0). Before sm_80, plain loads. A thread keeps one column
- * and takes every (PRODUCT_THREADS / KH)-th row, so its addresses are one product and a constant step
- * (a loop over e = threadIdx.x, threadIdx.x + 128, ... with its per-copy index arithmetic was most
- * of the loop's instructions, 06 LIMITS). */
-__device__ __forceinline__ void load_slice(double (*Ts)[KS], const double *M, size_t ld, int rows, int cols, int r0,
-                                           int c0)
-{
-    constexpr int down = PRODUCT_THREADS / KH; /* rows a pass */
-    const int r = threadIdx.x / KH, c = threadIdx.x % KH;
-    const bool col_in = c0 + c < cols;
-    const double *src = M + (size_t)(r0 + r) * ld + c0 + c;
-#pragma unroll
-    for (int i = 0; i < NB / down; i++) {
-        const bool in = col_in && r0 + r + i * down < rows;
-        const double *from = in ? src + (size_t)i * down * ld : M;
-#if __CUDA_ARCH__ >= 800
-        const unsigned dst = (unsigned)__cvta_generic_to_shared(&Ts[r + i * down][c]);
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(dst), "l"(from), "r"(in ? 8 : 0) : "memory");
-#else
-        Ts[r + i * down][c] = in ? *from : 0.0;
-#endif
-    }
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-
-/* Wait until at most `pending` slices of this thread are still in flight. */
-template <int pending> __device__ __forceinline__ void slices_wait()
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;" ::"n"(pending) : "memory");
-#endif
-}
-
 /* Entry s of a lower triangle enumerated row by row: s = i (i + 1) / 2 + j, j <= i. */
 __device__ __forceinline__ void lower_index(int s, int &i, int &j)
 {
@@ -210,34 +328,97 @@ __device__ __forceinline__ void lower_index(int s, int &i, int &j)
     j = s - i * (i + 1) / 2;
 }
 
-/* Steps 2 and 3, block g = first + blockIdx.x: tile g % tiles of matrix g / tiles. The tiles: a
- * rectangle of `cols` tile columns from (row0, col0), row by row (those above the diagonal do
- * nothing), or with cols = 0 the lower triangle from (row0, row0), row by row. SOLVE: the tile
- * (i, k = col0) becomes itself times inv^T. Else tile (i, j) -= sum over the tile columns p = kfirst ..
- * kfirst + kcount - 1 of L(i, p) L(j, p)^T: a wider panel's update reads and writes the trailing
- * matrix once for all its columns.
- * DEEP (one tile column, K = 64, and a launch too small to fill the GPU twice: the chain's solve and
- * the panel's own updates): all four slices are requested at once, so the block waits for the L2
- * once instead of once a slice; two buffers otherwise (more blocks an SM where there are many). */
+/* Step 2 of tile column c, with the panel's own updates folded in: the panel is factored
+ * left-looking, so tile (i, c), i = c + 1 + (g % tiles) of matrix g / tiles, g = first + blockIdx.x,
+ * first takes the updates of the panel's columns p0 .. c - 1 (C = A(i, c) - sum L(i, p) L(c, p)^T,
+ * K = 64 (c - p0), the accumulator starting as -A(i, c)) and then becomes L(i, c) = C inv^T. The
+ * first part reads only what kernels two or more links back on the chain wrote (L(i, p) and L(c, p)
+ * by the solves of columns p < c, A(i, c) by the panels before), so where EARLY (linked launches and
+ * 16-byte loads, which read from the L2) it runs before chain_wait_and_release, beside POTRF c
+ * (chain_link.cuh says why that order holds). Before, a separate launch updated the panel's next
+ * columns after each solve: a third link a column (06 LIMITS).
+ * DEEP (a launch too small to fill the GPU twice): four buffers, three slices in flight; two
+ * otherwise (more blocks an SM where there are many). Either way all four slices of C (written from
+ * the accumulator) fit in As for the product with inv. */
 #define PRODUCT_BUFS(deep) ((deep) ? NB / KH : 2)
-#define PRODUCT_SMEM(deep) (2 * PRODUCT_BUFS(deep) * NB * KS * sizeof(double))
-
-/* Wait until at most `pending` (0, 2, 4 or 6: two commit groups a slice) are still in flight. */
-__device__ __forceinline__ void slices_wait_upto(int pending)
+#define PANEL_SMEM(deep) ((NB / KH + PRODUCT_BUFS(deep)) * NB * KS * sizeof(double))
+template <bool DEEP, bool VEC> __global__ void __launch_bounds__(PRODUCT_THREADS)
+    f64_panel_solve(double *A, int n, int c, int p0, size_t tiles, size_t first, const double *inv, bool early)
 {
-    if (pending >= 6) slices_wait<6>();
-    else if (pending >= 4) slices_wait<4>();
-    else if (pending >= 2) slices_wait<2>();
-    else slices_wait<0>();
+    constexpr int BUFS = PRODUCT_BUFS(DEEP), SLICES = NB / KH;
+    extern __shared__ double2 product_smem[];
+    double(*As)[NB][KS] = (double(*)[NB][KS])product_smem, (*Bs)[NB][KS] = As + SLICES;
+    const size_t g = first + blockIdx.x, b = g / tiles;
+    double *M = A + b * (size_t)n * n;
+    const int r0 = (c + 1 + (int)(g % tiles)) * NB, c0 = c * NB;
+    const int w = threadIdx.x / 32, lane = threadIdx.x % 32, wr = w / 2 * 32, wc = w % 2 * 32, lr = lane / 4,
+              lk = lane % 4;
+    if (!early) chain_wait_and_release(); /* the chain's launches are linked (chain_link.cuh) */
+    double acc[2][4][4];                  /* the warp's 32 x 32: 2 x 4 fragments of 16 x 8 */
+#pragma unroll
+    for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+        for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int r = r0 + wr + frag_row(mi, e, lr), col = c0 + wc + frag_col(ni, e, lk);
+                acc[mi][ni][e] = r < n && col < n ? -__ldcg(M + (size_t)r * n + col) : 0.0;
+            }
+    slice_pipeline<BUFS, 2>(
+        0, (c - p0) * SLICES,
+        [&](int h) {
+            const int k0 = p0 * NB + h * KH;
+            load_slice<NB, PRODUCT_THREADS, VEC>(&As[h % BUFS][0][0], M, n, n, n, r0, k0);
+            load_slice<NB, PRODUCT_THREADS, VEC>(&Bs[h % BUFS][0][0], M, n, n, n, c0, k0);
+        },
+        [&](int h) { slice_product(acc, As[h % BUFS], Bs[h % BUFS], wr, wc, lr, lk); });
+    if (early) chain_wait_and_release(); /* POTRF c has written L(c, c)'s inverse */
+    const double *X = inv + b * (size_t)NB * NB;
+    for (int h = 0; h < BUFS; h++) load_slice<NB, PRODUCT_THREADS, VEC>(&Bs[h][0][0], X, NB, NB, NB, 0, h * KH);
+#pragma unroll
+    for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+        for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) { /* C into As, column k at As[k / KH][row][k % KH]; acc free */
+                const int r = wr + frag_row(mi, e, lr), k = wc + frag_col(ni, e, lk);
+                As[k / KH][r][k % KH] = -acc[mi][ni][e];
+                acc[mi][ni][e] = 0.0;
+            }
+#pragma unroll
+    for (int h = 0; h < SLICES; h++) {
+        if (h && h % BUFS == 0) { /* two buffers: the second half of inv, once the first is read */
+            __syncthreads();
+            for (int q = h; q < h + BUFS; q++)
+                load_slice<NB, PRODUCT_THREADS, VEC>(&Bs[q % BUFS][0][0], X, NB, NB, NB, 0, q * KH);
+        }
+        groups_wait(h / BUFS * BUFS + BUFS - 1 - h); /* inv's slice h has arrived (one group a slice) */
+        __syncthreads();
+        slice_product(acc, As[h], Bs[h % BUFS], wr, wc, lr, lk);
+    }
+#pragma unroll
+    for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+        for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int r = r0 + wr + frag_row(mi, e, lr), col = c0 + wc + frag_col(ni, e, lk);
+                if (r < n && col < n) M[(size_t)r * n + col] = acc[mi][ni][e];
+            }
 }
 
-template <bool SOLVE, bool DEEP> __global__ void __launch_bounds__(PRODUCT_THREADS)
-    f64_tile_product(double *A, int n, int row0, int col0, int cols, int kfirst, int kcount, size_t tiles, size_t first,
-                     const double *inv)
+/* After a panel: the next panel's tile columns (a rectangle of `cols` tile columns from (row0,
+ * col0), row by row; those above the diagonal do nothing), or, where too few BIG blocks would fill
+ * the GPU, the trailing lower triangle from (row0, row0) (cols = 0), minus the panel's product:
+ * tile (i, j) -= sum over the tile columns p = kfirst .. kfirst + kcount - 1 of L(i, p) L(j, p)^T, one
+ * read and write of each tile for all the panel's columns. Block g = first + blockIdx.x: tile
+ * g % tiles of matrix g / tiles. Two buffers, two slices in flight. */
+#define PRODUCT_SMEM (2 * 2 * NB * KS * sizeof(double))
+__global__ void __launch_bounds__(PRODUCT_THREADS)
+    f64_tile_product(double *A, int n, int row0, int col0, int cols, int kfirst, int kcount, size_t tiles, size_t first)
 {
-    constexpr int BUFS = PRODUCT_BUFS(DEEP);
     extern __shared__ double2 product_smem[];
-    double(*As)[NB][KS] = (double(*)[NB][KS])product_smem, (*Bs)[NB][KS] = As + BUFS; /* BUFS slices each */
+    double(*As)[NB][KS] = (double(*)[NB][KS])product_smem, (*Bs)[NB][KS] = As + 2;
     const size_t g = first + blockIdx.x, b = g / tiles;
     const int s = (int)(g % tiles);
     int ti, tj;
@@ -252,49 +433,34 @@ template <bool SOLVE, bool DEEP> __global__ void __launch_bounds__(PRODUCT_THREA
     const int r0 = ti * NB, c0 = tj * NB;
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32, wr = w / 2 * 32, wc = w % 2 * 32, lr = lane / 4,
               lk = lane % 4;
-    double acc[2][4][4] = {}; /* the warp's 32 x 32: 2 x 4 fragments of 16 x 8 */
-    const int slices = (SOLVE ? 1 : kcount) * (NB / KH);
-    const double *X = inv + b * (size_t)NB * NB;
+    double acc[2][4][4]; /* the warp's 32 x 32: 2 x 4 fragments of 16 x 8 */
+    const int slices = kcount * (NB / KH);
     auto load = [&](int h) { /* slice h: columns k0 .. k0 + KH - 1 of the A tile, and the B tile's */
-                             const int k0 = (SOLVE ? col0 : kfirst + h / (NB / KH)) * NB + h % (NB / KH) * KH;
-                             load_slice(As[h % BUFS], M, n, n, n, r0, k0);
-                             if (SOLVE) load_slice(Bs[h % BUFS], X, NB, NB, NB, 0, h * KH);
-                             else load_slice(Bs[h % BUFS], M, n, n, n, c0, k0);
+                             const int k0 = kfirst * NB + h * KH;
+                             load_slice<NB, PRODUCT_THREADS, false>(&As[h % 2][0][0], M, n, n, n, r0, k0);
+                             load_slice<NB, PRODUCT_THREADS, false>(&Bs[h % 2][0][0], M, n, n, n, c0, k0);
     };
-    if (DEEP)
-        for (int h = 0; h < BUFS; h++) load(h); /* slices = BUFS: the launch makes sure */
-    else load(0);
+    load(0);
+    /* acc starts as -C, read now, while the slices arrive, and ends as -(C - L L^T). Read at the end
+     * instead, each load waited for the store before it (they may alias): 32 trips to memory in a
+     * row (06 LIMITS). */
+#pragma unroll
+    for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+        for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int r = r0 + wr + frag_row(mi, e, lr), c = c0 + wc + frag_col(ni, e, lk);
+                acc[mi][ni][e] = r < n && c < n ? -M[(size_t)r * n + c] : 0.0;
+            }
     for (int h = 0; h < slices; h++) {
-        if (DEEP) slices_wait_upto(2 * (slices - 1 - h));
-        else if (h + 1 < slices) {
+        if (h + 1 < slices) {
             load(h + 1); /* into the other buffer, read by everyone before the last barrier */
             slices_wait<2>();
         } else slices_wait<0>();
         __syncthreads(); /* slice h has arrived for every thread */
-        const double(*Ah)[KS] = As[h % BUFS], (*Bh)[KS] = Bs[h % BUFS];
-#pragma unroll
-        for (int kk = 0; kk < KH; kk += 4) {
-            double a[2][2], bv[4];
-#pragma unroll
-            for (int f = 0; f < 2; f++)
-                a[f][0] = Ah[wr + 16 * f + lr][kk + lk], a[f][1] = Ah[wr + 16 * f + 8 + lr][kk + lk];
-#pragma unroll
-            for (int f = 0; f < 4; f++) bv[f] = Bh[wc + 8 * f + lr][kk + lk];
-#pragma unroll
-            for (int mi = 0; mi < 2; mi++)
-#pragma unroll
-                for (int ni = 0; ni < 4; ni++) {
-#if __CUDA_ARCH__ >= 800
-                    dmma_16x8x4(acc[mi][ni], a[mi][0], a[mi][1], bv[ni]);
-#else /* no FP64 tensor cores: the same sums on the cores */
-                    for (int e = 0; e < 4; e++)
-                        for (int q = 0; q < 4; q++)
-                            acc[mi][ni][e] +=
-                                Ah[wr + frag_row(mi, e, lr)][kk + q] * Bh[wc + frag_col(ni, e, lk)][kk + q];
-#endif
-                }
-        }
-        if (!DEEP) __syncthreads(); /* slice h is read: the next load may take its buffer */
+        slice_product(acc, As[h % 2], Bs[h % 2], wr, wc, lr, lk);
+        __syncthreads(); /* slice h is read: the next load may take its buffer */
     }
 #pragma unroll
     for (int mi = 0; mi < 2; mi++)
@@ -303,10 +469,7 @@ template <bool SOLVE, bool DEEP> __global__ void __launch_bounds__(PRODUCT_THREA
 #pragma unroll
             for (int e = 0; e < 4; e++) {
                 const int r = r0 + wr + frag_row(mi, e, lr), c = c0 + wc + frag_col(ni, e, lk);
-                if (r < n && c < n) {
-                    double *p = M + (size_t)r * n + c;
-                    *p = SOLVE ? acc[mi][ni][e] : *p - acc[mi][ni][e];
-                }
+                if (r < n && c < n) M[(size_t)r * n + c] = -acc[mi][ni][e];
             }
 }
 
@@ -323,35 +486,6 @@ template <bool SOLVE, bool DEEP> __global__ void __launch_bounds__(PRODUCT_THREA
 #define BIG_THREADS 256
 #define STAGES 4
 #define BIG_SMEM (STAGES * 2 * BIG * KS * sizeof(double))
-
-/* One slice of BIG rows from (r0, c0), as load_slice: a thread keeps one column (a pair where VEC)
- * and takes every (BIG_THREADS / copies a row)-th row. */
-template <bool VEC> __device__ __forceinline__ void load_big_slice(double *Ts, const double *M, int n, int r0, int c0)
-{
-    constexpr int per = VEC ? 2 : 1, across = KH / per, down = BIG_THREADS / across; /* copies a row, rows a pass */
-    const int r = threadIdx.x / across, c = threadIdx.x % across * per;
-    const bool col_in = c0 + c < n;
-    const double *src = M + (size_t)(r0 + r) * n + c0 + c;
-#pragma unroll
-    for (int i = 0; i < BIG / down; i++) {
-        const bool in = col_in && r0 + r + i * down < n;
-        const double *from = in ? src + (size_t)i * down * n : M;
-#if __CUDA_ARCH__ >= 800
-        const unsigned dst = (unsigned)__cvta_generic_to_shared(Ts + (r + i * down) * KS + c);
-        if (VEC)
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(from), "r"(in ? 16 : 0)
-                         : "memory");
-        else
-            asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(dst), "l"(from), "r"(in ? 8 : 0)
-                         : "memory");
-#else
-        for (int q = 0; q < per; q++) Ts[(r + i * down) * KS + c + q] = in ? from[q] : 0.0;
-#endif
-    }
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
 
 template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
     f64_trailing_update(double *A, int n, int row0, int kfirst, int kcount, size_t tiles, size_t first)
@@ -372,8 +506,8 @@ template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
     auto load = [&](int h) {
         double *As = sm + (h % STAGES) * 2 * BIG * KS, *Bs = As + BIG * KS;
         const int k0 = kfirst * NB + h * KH;
-        load_big_slice<VEC>(As, M, n, r0, k0);
-        load_big_slice<VEC>(Bs, M, n, c0, k0);
+        load_slice<BIG, BIG_THREADS, VEC>(As, M, n, n, n, r0, k0);
+        load_slice<BIG, BIG_THREADS, VEC>(Bs, M, n, n, n, c0, k0);
     };
     auto empty_group = [] {
 #if __CUDA_ARCH__ >= 800
@@ -483,11 +617,13 @@ static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *
                        cudaStream_t bulk, f64_streams *f)
 {
     const int T = (n + NB - 1) / NB;
-    static int optin_vec[64], optin_plain[64], optin_solve[64], optin_update[64], major[64];
+    static int optin_vec[64], optin_plain[64], optin_panel[4][64], major[64];
     const int sms = launch_sm_count(), vec_optin = launch_smem_optin(f64_trailing_update<true>, optin_vec),
               plain_optin = launch_smem_optin(f64_trailing_update<false>, optin_plain),
-              solve_optin = launch_smem_optin(f64_tile_product<true, true>, optin_solve),
-              update_optin = launch_smem_optin(f64_tile_product<false, true>, optin_update),
+              panel_optins[4] = {launch_smem_optin(f64_panel_solve<true, true>, optin_panel[0]),
+                                 launch_smem_optin(f64_panel_solve<true, false>, optin_panel[1]),
+                                 launch_smem_optin(f64_panel_solve<false, true>, optin_panel[2]),
+                                 launch_smem_optin(f64_panel_solve<false, false>, optin_panel[3])},
               cc = launch_per_device(major, [](int dev) {
                   int m = 0;
                   const int failed = [&]() {
@@ -496,22 +632,31 @@ static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *
                   }();
                   return failed ? 0 : m;
               });
-    if (!sms || !vec_optin || !plain_optin || !solve_optin || !update_optin || !cc) return -1; /* noted */
+    int panel_optin = panel_optins[0]; /* the least of the four (0: one failed, noted) */
+    for (int o : panel_optins) panel_optin = o < panel_optin ? o : panel_optin;
+    if (!sms || !vec_optin || !plain_optin || !panel_optin || !cc) return -1; /* noted */
     const bool linked = cc >= 9;
-    /* sm_75 offers 64 KiB a block: there the chain's products keep two buffers. */
-    const bool deep_fits = solve_optin >= (int)PRODUCT_SMEM(true) && update_optin >= (int)PRODUCT_SMEM(true);
+    /* sm_75 offers 64 KiB a block: there the panel's solves keep two buffers. */
+    const bool deep_fits = panel_optin >= (int)PANEL_SMEM(true);
     /* Where a block may not have BIG_SMEM (sm_86 and sm_89 offer ~99 KiB), the 64 x 64 product updates. */
     const bool big_fits = vec_optin >= (int)BIG_SMEM && plain_optin >= (int)BIG_SMEM;
-    const bool vec = n % 2 == 0 && (uintptr_t)d_out % 16 == 0;
+    const bool vec = n % 2 == 0 && (uintptr_t)d_out % 16 == 0, early = linked && vec;
     /* One launch of the product kernel over `tiles` tiles of every matrix, on stream s. */
-    auto product = [&](cudaStream_t s, bool solve, int row0, int col0, int cols, int kfirst, int kcount, size_t tiles) {
-        const bool deep = deep_fits && kcount == 1 && batch * tiles <= 2 * (size_t)sms, link = linked && s == chain;
+    auto product = [&](cudaStream_t s, int row0, int col0, int cols, int kfirst, int kcount, size_t tiles) {
+        const bool link = linked && s == chain;
         return launch_split(batch * tiles, s, [&](unsigned count, size_t first) {
-            auto kernel = solve ? (deep ? f64_tile_product<true, true> : f64_tile_product<true, false>)
-                                : (deep ? f64_tile_product<false, true> : f64_tile_product<false, false>);
-            (void)launch_linked(link, kernel, dim3(count), dim3(PRODUCT_THREADS), PRODUCT_SMEM(deep), s, d_out, n, row0,
-                                col0, cols, kfirst, kcount, tiles, first,
-                                (const double *)d_work); /* checked by launch_split */
+            (void)launch_linked(link, f64_tile_product, dim3(count), dim3(PRODUCT_THREADS), PRODUCT_SMEM, s, d_out, n,
+                                row0, col0, cols, kfirst, kcount, tiles, first); /* checked by launch_split */
+        });
+    };
+    /* Tile column k's solve, with the panel's updates of it from columns p0 .. k - 1 (below: its tiles). */
+    auto panel_solve = [&](int k, int p0, size_t below) {
+        const bool deep = deep_fits && batch * below <= 2 * (size_t)sms;
+        return launch_split(batch * below, chain, [&](unsigned count, size_t first) {
+            auto kernel = deep ? (vec ? f64_panel_solve<true, true> : f64_panel_solve<true, false>)
+                               : (vec ? f64_panel_solve<false, true> : f64_panel_solve<false, false>);
+            (void)launch_linked(linked, kernel, dim3(count), dim3(PRODUCT_THREADS), PANEL_SMEM(deep), chain, d_out, n,
+                                k, p0, below, first, (const double *)d_work, early); /* checked by launch_split */
         });
     };
     /* The trailing lower triangle from tile (row0, row0) minus the panel's product (kcount tile columns
@@ -520,7 +665,7 @@ static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *
         const int rest = T - row0;
         const size_t big = (size_t)(rest + 1) / 2 * ((rest + 1) / 2 + 1) / 2; /* its BIG blocks */
         if (!big_fits || batch * big < (size_t)sms)                           /* too few BIG blocks to fill the GPU */
-            return product(s, false, row0, row0, 0, kfirst, kcount, (size_t)rest * (rest + 1) / 2);
+            return product(s, row0, row0, 0, kfirst, kcount, (size_t)rest * (rest + 1) / 2);
         return launch_split(batch * big, s, [&](unsigned count, size_t first) {
             if (vec)
                 f64_trailing_update<true>
@@ -535,13 +680,17 @@ static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *
     for (int p0 = 0; p0 < T; p0 += P) {
         const int pe = T < p0 + P ? T : p0 + P; /* the panel: tile columns p0 .. pe - 1 */
         for (int k = p0; k < pe; k++) {
+            /* Where the panel's own updates of column k come from: folded into its tasks (left-looking,
+             * where EARLY lets them run beside the chain), else launched after each column (right-looking:
+             * without the early start, the folded updates sat on the chain, 1023 x 4 0.51 -> 0.62 ms). */
+            const int q0 = early ? p0 : k, below = T - 1 - k, right = pe - 1 - k;
             TRY(launch_split(batch, chain, [&](unsigned count, size_t first) {
-                (void)launch_linked(linked, f64_potrf_tile, dim3(count), dim3(TILE_THREADS), 0, chain, d_out, n, k,
-                                    first, d_info, d_work); /* checked by launch_split */
+                (void)launch_linked(linked, vec ? f64_potrf_tile<true> : f64_potrf_tile<false>, dim3(count),
+                                    dim3(TILE_THREADS), 0, chain, d_out, n, k, first, d_info, d_work, q0,
+                                    early); /* checked by launch_split */
             }));
-            const int below = T - 1 - k, right = pe - 1 - k; /* tiles below (k, k); panel columns right of k */
-            if (below) TRY(product(chain, true, k + 1, k, 1, k, 1, (size_t)below));
-            if (right) TRY(product(chain, false, k + 1, k + 1, right, k, 1, (size_t)below * right));
+            if (below) TRY(panel_solve(k, q0, (size_t)below));
+            if (!early && right) TRY(product(chain, k + 1, k + 1, right, k, 1, (size_t)below * right));
         }
         if (pe == T) break;
         /* The next panel's columns on the chain, the rest on the bulk's stream. One stream: all of it. */
@@ -557,7 +706,7 @@ static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *
         CUDA_TRY(cudaStreamWaitEvent(bulk, f->panel_done, 0));
         if (rest_pending)
             CUDA_TRY(cudaStreamWaitEvent(chain, f->rest_done, 0)); /* the last panel's bulk updated them */
-        TRY(product(chain, false, pe, pe, pe2 - pe, p0, pe - p0, (size_t)(T - pe) * (pe2 - pe)));
+        TRY(product(chain, pe, pe, pe2 - pe, p0, pe - p0, (size_t)(T - pe) * (pe2 - pe)));
         TRY(trailing(bulk, pe2, p0, pe - p0));
         CUDA_TRY(cudaEventRecord(f->rest_done, bulk));
         rest_pending = true;
