@@ -45,6 +45,19 @@ static int panel_tiles(int T) { return T <= 64 ? 4 : T <= 128 ? 8 : 12; }
 __device__ __forceinline__ int frag_row(int mi, int e, int lr) { return 16 * mi + 8 * (e / 2) + lr; }
 __device__ __forceinline__ int frag_col(int ni, int e, int lk) { return 8 * ni + 2 * lk + e % 2; }
 
+/* f(acc entry, row, column) for every entry of a warp's 2 x 4 fragments, (row, column) its place in
+ * the 64 x 64 tile, the warp's block at (wr, wc). */
+template <typename F>
+__device__ __forceinline__ void each_entry(double (&acc)[2][4][4], int wr, int wc, int lr, int lk, F f)
+{
+#pragma unroll
+    for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+        for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) f(acc[mi][ni][e], wr + frag_row(mi, e, lr), wc + frag_col(ni, e, lk));
+}
+
 /* Rows r0 .. r0 + ROWS - 1, columns c0 .. c0 + KH - 1 of M (ld entries a row; rows past `rows`,
  * columns past `cols` as zeros) into Ts (ROWS x KS), asynchronously (cp.async: the copy runs while the
  * warps compute on another slice; zeros by a source size of 0), one commit group. Before sm_80, plain
@@ -355,15 +368,8 @@ template <bool DEEP, bool VEC> __global__ void __launch_bounds__(PRODUCT_THREADS
               lk = lane % 4;
     if (!early) chain_wait_and_release(); /* the chain's launches are linked (chain_link.cuh) */
     double acc[2][4][4];                  /* the warp's 32 x 32: 2 x 4 fragments of 16 x 8 */
-#pragma unroll
-    for (int mi = 0; mi < 2; mi++)
-#pragma unroll
-        for (int ni = 0; ni < 4; ni++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                const int r = r0 + wr + frag_row(mi, e, lr), col = c0 + wc + frag_col(ni, e, lk);
-                acc[mi][ni][e] = r < n && col < n ? -__ldcg(M + (size_t)r * n + col) : 0.0;
-            }
+    each_entry(acc, r0 + wr, c0 + wc, lr, lk,
+               [&](double &a, int r, int col) { a = r < n && col < n ? -__ldcg(M + (size_t)r * n + col) : 0.0; });
     slice_pipeline<BUFS, 2>(
         0, (c - p0) * SLICES,
         [&](int h) {
@@ -375,16 +381,10 @@ template <bool DEEP, bool VEC> __global__ void __launch_bounds__(PRODUCT_THREADS
     if (early) chain_wait_and_release(); /* POTRF c has written L(c, c)'s inverse */
     const double *X = inv + b * (size_t)NB * NB;
     for (int h = 0; h < BUFS; h++) load_slice<NB, PRODUCT_THREADS, VEC>(&Bs[h][0][0], X, NB, NB, NB, 0, h * KH);
-#pragma unroll
-    for (int mi = 0; mi < 2; mi++)
-#pragma unroll
-        for (int ni = 0; ni < 4; ni++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) { /* C into As, column k at As[k / KH][row][k % KH]; acc free */
-                const int r = wr + frag_row(mi, e, lr), k = wc + frag_col(ni, e, lk);
-                As[k / KH][r][k % KH] = -acc[mi][ni][e];
-                acc[mi][ni][e] = 0.0;
-            }
+    each_entry(acc, wr, wc, lr, lk, [&](double &a, int r, int k) { /* C into As: column k at As[k / KH][r][k % KH] */
+                                                                   As[k / KH][r][k % KH] = -a;
+                                                                   a = 0.0; /* acc is free */
+    });
 #pragma unroll
     for (int h = 0; h < SLICES; h++) {
         if (h && h % BUFS == 0) { /* two buffers: the second half of inv, once the first is read */
@@ -396,15 +396,9 @@ template <bool DEEP, bool VEC> __global__ void __launch_bounds__(PRODUCT_THREADS
         __syncthreads();
         slice_product(acc, As[h], Bs[h % BUFS], wr, wc, lr, lk);
     }
-#pragma unroll
-    for (int mi = 0; mi < 2; mi++)
-#pragma unroll
-        for (int ni = 0; ni < 4; ni++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                const int r = r0 + wr + frag_row(mi, e, lr), col = c0 + wc + frag_col(ni, e, lk);
-                if (r < n && col < n) M[(size_t)r * n + col] = acc[mi][ni][e];
-            }
+    each_entry(acc, r0 + wr, c0 + wc, lr, lk, [&](double &a, int r, int col) {
+        if (r < n && col < n) M[(size_t)r * n + col] = a;
+    });
 }
 
 /* After a panel: the next panel's tile columns (a rectangle of `cols` tile columns from (row0,
@@ -682,7 +676,7 @@ static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *
         for (int k = p0; k < pe; k++) {
             /* Where the panel's own updates of column k come from: folded into its tasks (left-looking,
              * where EARLY lets them run beside the chain), else launched after each column (right-looking:
-             * without the early start, the folded updates sat on the chain, 1023 x 4 0.51 -> 0.62 ms). */
+             * without the early start, the folded updates sat on the chain: 06 LIMITS). */
             const int q0 = early ? p0 : k, below = T - 1 - k, right = pe - 1 - k;
             TRY(launch_split(batch, chain, [&](unsigned count, size_t first) {
                 (void)launch_linked(linked, vec ? f64_potrf_tile<true> : f64_potrf_tile<false>, dim3(count),
