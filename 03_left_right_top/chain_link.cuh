@@ -4,7 +4,9 @@
  * cudaLaunchAttributeProgrammaticStreamSerialization, so its blocks may start while the kernel before
  * it on the stream still runs. Each such kernel first waits (griddepcontrol.wait: every grid it
  * depends on has finished and its writes are visible), then lets its own successor be launched
- * (launch_dependents), then works; so the order holds down the chain. What that saves is the launch
+ * (launch_dependents), then works; so the order holds down the chain. Before its wait a kernel may
+ * read what kernels two or more places ahead wrote, which have finished when it starts (the float32
+ * TRSM's early_load, the float64 panel's own updates), through the L2 only. What that saves is the launch
  * latency between two kernels of the chain (the README's part 2 has the times). On an older GPU both
  * are no-ops (and the attribute is not set); a kernel launched without it finds the wait already met.
  * Alone: make build/03_left_right_top/cholesky_one && build/03_left_right_top/cholesky_one --n 4096 --mode lookahead */
