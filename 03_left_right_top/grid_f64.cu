@@ -9,8 +9,8 @@
  *      L(k, p)^T, then L(i, k) = A(i, k) L(k, k)^-T as a product with the inverse, so there is no
  *      chain of dependent steps inside it.
  * So the panel is factored left-looking, and the updates of each link (all but the last column's
- * terms) run beside the link before it (chain_link.cuh: where the loads are 16-byte, even n; else the
- * older right-looking panel, an update launch after each column). After a panel, its update of the
+ * terms) run beside the link before it (chain_link.cuh: where the launches are linked; else the older
+ * right-looking panel, an update launch after each column). After a panel, its update of the
  * trailing matrix, all its columns at once: the next panel's columns first, on the chain's stream
  * (f64_tile_product), and the rest on a second stream while the next panel is factored (the
  * look-ahead, f64_streams), in 128 x 128 blocks, K in slices of 16 through four buffers
@@ -65,8 +65,9 @@ __device__ __forceinline__ void each_entry(double (&acc)[2][4][4], int wr, int w
  * from a line an SM's L1 kept; ld, cols and M's address even) and takes every (THREADS / copies a
  * row)-th row, so its addresses are one product and a constant step (a loop over e = threadIdx.x,
  * threadIdx.x + 128, ... with its per-copy index arithmetic was most of the loop's instructions, 06
- * LIMITS). */
-template <int ROWS, int THREADS, bool VEC>
+ * LIMITS). L2: 8-byte copies too from the L2 (ld.global.cg, then a store to shared memory: there is no
+ * 8-byte cp.async.cg), for reads that may not meet a line the L1 kept from before it was written. */
+template <int ROWS, int THREADS, bool VEC, bool L2 = false>
 __device__ __forceinline__ void load_slice(double *Ts, const double *M, size_t ld, int rows, int cols, int r0, int c0)
 {
     constexpr int per = VEC ? 2 : 1, across = KH / per, down = THREADS / across; /* copies a row, rows a pass */
@@ -79,7 +80,9 @@ __device__ __forceinline__ void load_slice(double *Ts, const double *M, size_t l
         const double *from = in ? src + (size_t)i * down * ld : M;
 #if __CUDA_ARCH__ >= 800
         const unsigned dst = (unsigned)__cvta_generic_to_shared(Ts + (r + i * down) * KS + c);
-        if (VEC)
+        if (L2 && !VEC) /* 8-byte copies from the L2 only: a plain load (synchronous), then the store */
+            Ts[(r + i * down) * KS + c] = in ? __ldcg(from) : 0.0;
+        else if (VEC)
             asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(from), "r"(in ? 16 : 0)
                          : "memory");
         else
@@ -200,7 +203,7 @@ template <bool VEC> __device__ __forceinline__ void potrf_panel_update(double (*
             acc[ni][e] = r < m && c <= r ? -__ldcg(M + (size_t)(k0 + r) * n + k0 + c) : 0.0;
         }
     auto load = [&](int h) {
-        load_slice<NB, TILE_THREADS, VEC>(&Ts[h % BUFS][0][0], M, n, n, n, k0, p0 * NB + h * KH);
+        load_slice<NB, TILE_THREADS, VEC, true>(&Ts[h % BUFS][0][0], M, n, n, n, k0, p0 * NB + h * KH);
     };
     auto compute = [&](int h) {
         const double(*T)[KS] = Ts[h % BUFS];
@@ -346,8 +349,8 @@ __device__ __forceinline__ void lower_index(int s, int &i, int &j)
  * first takes the updates of the panel's columns p0 .. c - 1 (C = A(i, c) - sum L(i, p) L(c, p)^T,
  * K = 64 (c - p0), the accumulator starting as -A(i, c)) and then becomes L(i, c) = C inv^T. The
  * first part reads only what kernels two or more links back on the chain wrote (L(i, p) and L(c, p)
- * by the solves of columns p < c, A(i, c) by the panels before), so where EARLY (linked launches and
- * 16-byte loads, which read from the L2) it runs before chain_wait_and_release, beside POTRF c
+ * by the solves of columns p < c, A(i, c) by the panels before), so where EARLY (linked launches; its
+ * loads read from the L2, load_slice's L2) it runs before chain_wait_and_release, beside POTRF c
  * (chain_link.cuh says why that order holds). Before, a separate launch updated the panel's next
  * columns after each solve: a third link a column (06 LIMITS).
  * DEEP (a launch too small to fill the GPU twice): four buffers, three slices in flight; two
@@ -374,8 +377,8 @@ template <bool DEEP, bool VEC> __global__ void __launch_bounds__(PRODUCT_THREADS
         0, (c - p0) * SLICES,
         [&](int h) {
             const int k0 = p0 * NB + h * KH;
-            load_slice<NB, PRODUCT_THREADS, VEC>(&As[h % BUFS][0][0], M, n, n, n, r0, k0);
-            load_slice<NB, PRODUCT_THREADS, VEC>(&Bs[h % BUFS][0][0], M, n, n, n, c0, k0);
+            load_slice<NB, PRODUCT_THREADS, VEC, true>(&As[h % BUFS][0][0], M, n, n, n, r0, k0);
+            load_slice<NB, PRODUCT_THREADS, VEC, true>(&Bs[h % BUFS][0][0], M, n, n, n, c0, k0);
         },
         [&](int h) { slice_product(acc, As[h % BUFS], Bs[h % BUFS], wr, wc, lr, lk); });
     if (early) chain_wait_and_release(); /* POTRF c has written L(c, c)'s inverse */
@@ -634,7 +637,8 @@ static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *
     const bool deep_fits = panel_optin >= (int)PANEL_SMEM(true);
     /* Where a block may not have BIG_SMEM (sm_86 and sm_89 offer ~99 KiB), the 64 x 64 product updates. */
     const bool big_fits = vec_optin >= (int)BIG_SMEM && plain_optin >= (int)BIG_SMEM;
-    const bool vec = n % 2 == 0 && (uintptr_t)d_out % 16 == 0, early = linked && vec;
+    const bool vec = n % 2 == 0 && (uintptr_t)d_out % 16 == 0,
+               early = linked; /* odd n: the early loads through the L2 only */
     /* One launch of the product kernel over `tiles` tiles of every matrix, on stream s. */
     auto product = [&](cudaStream_t s, int row0, int col0, int cols, int kfirst, int kcount, size_t tiles) {
         const bool link = linked && s == chain;
