@@ -19,7 +19,10 @@
  * and not written; in the diagonal tile they are the identity, so the last, partial tile needs no
  * special case.
  * The strict upper triangle is never read (the diagonal tile loads only its lower part; the updates
- * of a diagonal tile write garbage above its diagonal, which nothing reads) and is set to zero last.
+ * of a diagonal tile write garbage above its diagonal, which nothing reads). The diagonal task writes
+ * zeros above its diagonal, and each solve block zeros its mirror tile above (no launch of its own).
+ * Out of place, the first task to touch a tile reads it from the input (C: d_in for the first
+ * panel's tasks and its updates of the rest, d_out after), so there is no copy first.
  * Alone: make build/03_left_right_top/test_grid && build/03_left_right_top/test_grid */
 #include <math.h>
 #include <stdint.h>
@@ -185,8 +188,9 @@ __device__ __forceinline__ void slice_pipeline(int h0, int h1, Load load, Comput
  * the two above the diagonal only load), the slices through three buffers laid over S. Columns
  * p < k - 1 were written two or more links back, so where `early` they are taken before
  * chain_wait_and_release, beside the solve of column k - 1; column k - 1 after it. */
-template <bool VEC> __device__ __forceinline__ void potrf_panel_update(double (*S)[NB + 2], const double *M, int n,
-                                                                       int k0, int m, int p0, int k, bool early)
+template <bool VEC> __device__ __forceinline__ void potrf_panel_update(double (*S)[NB + 2], const double *M,
+                                                                       const double *Cm, int n, int k0, int m, int p0,
+                                                                       int k, bool early)
 {
     constexpr int BUFS = 3, SLICES = NB / KH;
     double(*Ts)[NB][KS] = reinterpret_cast<double(*)[NB][KS]>(&S[0][0]); /* 3 x 64 x 20 fit in 64 x 66 */
@@ -200,7 +204,7 @@ template <bool VEC> __device__ __forceinline__ void potrf_panel_update(double (*
 #pragma unroll
         for (int e = 0; e < 4; e++) {
             const int r = wr + frag_row(0, e, lr), c = wc + frag_col(ni, e, lk);
-            acc[ni][e] = r < m && c <= r ? -__ldcg(M + (size_t)(k0 + r) * n + k0 + c) : 0.0;
+            acc[ni][e] = r < m && c <= r ? -__ldcg(Cm + (size_t)(k0 + r) * n + k0 + c) : 0.0;
         }
     auto load = [&](int h) {
         load_slice<NB, TILE_THREADS, VEC, true>(&Ts[h % BUFS][0][0], M, n, n, n, k0, p0 * NB + h * KH);
@@ -227,7 +231,7 @@ template <bool VEC> __device__ __forceinline__ void potrf_panel_update(double (*
 }
 
 template <bool VEC> __global__ void __launch_bounds__(TILE_THREADS)
-    f64_potrf_tile(double *A, int n, int k, size_t first, int *info, double *inv, int p0, bool early)
+    f64_potrf_tile(double *A, const double *C, int n, int k, size_t first, int *info, double *inv, int p0, bool early)
 {
     /* S: L, for the inverse (stride 66: 16-byte pairs, and a warp's 4 rows in different banks); group:
      * the group's columns by rows, two buffers (group g + 1 may write while g reads). */
@@ -237,13 +241,14 @@ template <bool VEC> __global__ void __launch_bounds__(TILE_THREADS)
     const int r = threadIdx.x / TILE_Q, q = threadIdx.x % TILE_Q, k0 = k * NB, m = n - k0 < NB ? n - k0 : NB;
     const size_t b = first + blockIdx.x;
     double *M = A + b * (size_t)n * n;
+    const double *Cm = C + b * (size_t)n * n; /* the tile's entries: the input where nothing wrote them yet */
     double x[TILE_W];
-    if (k > p0) potrf_panel_update<VEC>(S, M, n, k0, m, p0, k, early); /* the tile, updated, in S */
+    if (k > p0) potrf_panel_update<VEC>(S, M, Cm, n, k0, m, p0, k, early); /* the tile, updated, in S */
     else chain_wait_and_release(); /* the chain's launches are linked (chain_link.cuh) */
 #pragma unroll
     for (int e = 0; e < TILE_W; e++) { /* the lower triangle only, the identity past m */
         const int c = TILE_Q * e + q;
-        x[e] = r < m && c <= r ? (k > p0 ? S[r][c] : M[(size_t)(k0 + r) * n + k0 + c]) : r == c ? 1.0 : 0.0;
+        x[e] = r < m && c <= r ? (k > p0 ? S[r][c] : Cm[(size_t)(k0 + r) * n + k0 + c]) : r == c ? 1.0 : 0.0;
     }
     int fail = 0; /* the same in every thread: each factors every block */
 #pragma unroll
@@ -299,7 +304,7 @@ template <bool VEC> __global__ void __launch_bounds__(TILE_THREADS)
     for (int e = 0; e < TILE_W; e++) {
         const int c = TILE_Q * e + q;
         S[r][c] = x[e];
-        if (r < m && c <= r) M[(size_t)(k0 + r) * n + k0 + c] = x[e];
+        if (r < m && c < m) M[(size_t)(k0 + r) * n + k0 + c] = c <= r ? x[e] : 0.0; /* zeros above */
     }
     if (threadIdx.x == 0 && fail && info[b] == 0) info[b] = k0 + fail;
     __syncthreads();
@@ -359,20 +364,28 @@ __device__ __forceinline__ void lower_index(int s, int &i, int &j)
 #define PRODUCT_BUFS(deep) ((deep) ? NB / KH : 2)
 #define PANEL_SMEM(deep) ((NB / KH + PRODUCT_BUFS(deep)) * NB * KS * sizeof(double))
 template <bool DEEP, bool VEC> __global__ void __launch_bounds__(PRODUCT_THREADS)
-    f64_panel_solve(double *A, int n, int c, int p0, size_t tiles, size_t first, const double *inv, bool early)
+    f64_panel_solve(double *A, const double *C, int n, int c, int p0, size_t tiles, size_t first, const double *inv,
+                    bool early)
 {
     constexpr int BUFS = PRODUCT_BUFS(DEEP), SLICES = NB / KH;
     extern __shared__ double2 product_smem[];
     double(*As)[NB][KS] = (double(*)[NB][KS])product_smem, (*Bs)[NB][KS] = As + SLICES;
     const size_t g = first + blockIdx.x, b = g / tiles;
     double *M = A + b * (size_t)n * n;
+    const double *Cm = C + b * (size_t)n * n;
     const int r0 = (c + 1 + (int)(g % tiles)) * NB, c0 = c * NB;
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32, wr = w / 2 * 32, wc = w % 2 * 32, lr = lane / 4,
               lk = lane % 4;
+    /* The mirror tile (c, i), above the diagonal, set to zero: no other kernel reads or writes it, so
+     * before any wait, beside the link before. */
+    for (int e = threadIdx.x; e < NB * NB; e += PRODUCT_THREADS) {
+        const int row = c0 + e / NB, col = r0 + e % NB;
+        if (row < n && col < n) M[(size_t)row * n + col] = 0.0;
+    }
     if (!early) chain_wait_and_release(); /* the chain's launches are linked (chain_link.cuh) */
     double acc[2][4][4];                  /* the warp's 32 x 32: 2 x 4 fragments of 16 x 8 */
     each_entry(acc, r0 + wr, c0 + wc, lr, lk,
-               [&](double &a, int r, int col) { a = r < n && col < n ? -__ldcg(M + (size_t)r * n + col) : 0.0; });
+               [&](double &a, int r, int col) { a = r < n && col < n ? -__ldcg(Cm + (size_t)r * n + col) : 0.0; });
     slice_pipeline<BUFS, 2>(
         0, (c - p0) * SLICES,
         [&](int h) {
@@ -411,8 +424,9 @@ template <bool DEEP, bool VEC> __global__ void __launch_bounds__(PRODUCT_THREADS
  * read and write of each tile for all the panel's columns. Block g = first + blockIdx.x: tile
  * g % tiles of matrix g / tiles. Two buffers, two slices in flight. */
 #define PRODUCT_SMEM (2 * 2 * NB * KS * sizeof(double))
-__global__ void __launch_bounds__(PRODUCT_THREADS)
-    f64_tile_product(double *A, int n, int row0, int col0, int cols, int kfirst, int kcount, size_t tiles, size_t first)
+__global__ void __launch_bounds__(PRODUCT_THREADS, 4) /* 128 registers: four blocks an SM */
+    f64_tile_product(double *A, const double *C, int n, int row0, int col0, int cols, int kfirst, int kcount,
+                     size_t tiles, size_t first)
 {
     extern __shared__ double2 product_smem[];
     double(*As)[NB][KS] = (double(*)[NB][KS])product_smem, (*Bs)[NB][KS] = As + 2;
@@ -448,7 +462,7 @@ __global__ void __launch_bounds__(PRODUCT_THREADS)
 #pragma unroll
             for (int e = 0; e < 4; e++) {
                 const int r = r0 + wr + frag_row(mi, e, lr), c = c0 + wc + frag_col(ni, e, lk);
-                acc[mi][ni][e] = r < n && c < n ? -M[(size_t)r * n + c] : 0.0;
+                acc[mi][ni][e] = r < n && c < n ? -C[b * (size_t)n * n + (size_t)r * n + c] : 0.0;
             }
     for (int h = 0; h < slices; h++) {
         if (h + 1 < slices) {
@@ -485,7 +499,7 @@ __global__ void __launch_bounds__(PRODUCT_THREADS)
 #define BIG_SMEM (STAGES * 2 * BIG * KS * sizeof(double))
 
 template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
-    f64_trailing_update(double *A, int n, int row0, int kfirst, int kcount, size_t tiles, size_t first)
+    f64_trailing_update(double *A, const double *C, int n, int row0, int kfirst, int kcount, size_t tiles, size_t first)
 {
     extern __shared__ double2 big_smem[]; /* STAGES x {A rows, B rows} x BIG x KS */
     double *sm = (double *)big_smem;
@@ -519,7 +533,7 @@ template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
 #pragma unroll
             for (int e = 0; e < 4; e++) {
                 const int r = r0 + wr + frag_row(mi, e, lr), c = c0 + wc + frag_col(ni, e, lk);
-                acc[mi][ni][e] = r < n && c <= r ? -M[(size_t)r * n + c] : 0.0;
+                acc[mi][ni][e] = r < n && c <= r ? -C[b * (size_t)n * n + (size_t)r * n + c] : 0.0;
             }
     for (int h = 0; h < slices; h++) {
         slices_wait<STAGES - 2>(); /* slice h has arrived (for this thread) */
@@ -558,15 +572,6 @@ template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
                 const int r = r0 + wr + frag_row(mi, e, lr), c = c0 + wc + frag_col(ni, e, lk);
                 if (r < n && c <= r) M[(size_t)r * n + c] = -acc[mi][ni][e];
             }
-}
-
-/* Zeros above the diagonal: row first + blockIdx.x of the batch (matrix row / n, row row % n). */
-__global__ void f64_zero_upper(double *A, int n, size_t first)
-{
-    const size_t row = first + blockIdx.x;
-    const int i = (int)(row % n);
-    double *R = A + row * n;
-    for (int j = i + 1 + threadIdx.x; j < n; j += blockDim.x) R[j] = 0.0;
 }
 
 extern "C" size_t grid_f64_workspace_bytes(size_t batch) { return batch * NB * NB * sizeof(double); }
@@ -610,8 +615,8 @@ static int f64_streams_get(cudaStream_t s, f64_streams **out)
 
 /* Every launch of a factorization: the chain on `chain`, each panel's bulk on `bulk` (the same stream
  * where there is no second one). */
-static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *d_work, cudaStream_t chain,
-                       cudaStream_t bulk, f64_streams *f)
+static int f64_enqueue(int n, size_t batch, const double *d_in, double *d_out, int *d_info, double *d_work,
+                       cudaStream_t chain, cudaStream_t bulk, f64_streams *f)
 {
     const int T = (n + NB - 1) / NB;
     static int optin_vec[64], optin_plain[64], optin_panel[4][64], major[64];
@@ -639,22 +644,28 @@ static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *
     const bool big_fits = vec_optin >= (int)BIG_SMEM && plain_optin >= (int)BIG_SMEM;
     const bool vec = n % 2 == 0 && (uintptr_t)d_out % 16 == 0,
                early = linked; /* odd n: the early loads through the L2 only */
+    /* Where a task reads its tile's entries: from d_in where it is the first to touch the tile (the
+     * first panel's tasks, and its updates of the rest), so that out of place needs no copy first. */
+    auto entries = [&](bool first_touch) { return first_touch ? d_in : (const double *)d_out; };
     /* One launch of the product kernel over `tiles` tiles of every matrix, on stream s. */
-    auto product = [&](cudaStream_t s, int row0, int col0, int cols, int kfirst, int kcount, size_t tiles) {
+    auto product = [&](cudaStream_t s, int row0, int col0, int cols, int kfirst, int kcount, size_t tiles,
+                       bool first_touch) {
         const bool link = linked && s == chain;
         return launch_split(batch * tiles, s, [&](unsigned count, size_t first) {
-            (void)launch_linked(link, f64_tile_product, dim3(count), dim3(PRODUCT_THREADS), PRODUCT_SMEM, s, d_out, n,
-                                row0, col0, cols, kfirst, kcount, tiles, first); /* checked by launch_split */
+            (void)launch_linked(link, f64_tile_product, dim3(count), dim3(PRODUCT_THREADS), PRODUCT_SMEM, s, d_out,
+                                entries(first_touch), n, row0, col0, cols, kfirst, kcount, tiles,
+                                first); /* checked by launch_split */
         });
     };
     /* Tile column k's solve, with the panel's updates of it from columns p0 .. k - 1 (below: its tiles). */
-    auto panel_solve = [&](int k, int p0, size_t below) {
+    auto panel_solve = [&](int k, int p0, size_t below, bool first_touch) {
         const bool deep = deep_fits && batch * below <= 2 * (size_t)sms;
         return launch_split(batch * below, chain, [&](unsigned count, size_t first) {
             auto kernel = deep ? (vec ? f64_panel_solve<true, true> : f64_panel_solve<true, false>)
                                : (vec ? f64_panel_solve<false, true> : f64_panel_solve<false, false>);
-            (void)launch_linked(linked, kernel, dim3(count), dim3(PRODUCT_THREADS), PANEL_SMEM(deep), chain, d_out, n,
-                                k, p0, below, first, (const double *)d_work, early); /* checked by launch_split */
+            (void)launch_linked(linked, kernel, dim3(count), dim3(PRODUCT_THREADS), PANEL_SMEM(deep), chain, d_out,
+                                entries(first_touch), n, k, p0, below, first, (const double *)d_work,
+                                early); /* checked by launch_split */
         });
     };
     /* The trailing lower triangle from tile (row0, row0) minus the panel's product (kcount tile columns
@@ -662,15 +673,16 @@ static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *
     auto trailing = [&](cudaStream_t s, int row0, int kfirst, int kcount) {
         const int rest = T - row0;
         const size_t big = (size_t)(rest + 1) / 2 * ((rest + 1) / 2 + 1) / 2; /* its BIG blocks */
-        if (!big_fits || batch * big < (size_t)sms)                           /* too few BIG blocks to fill the GPU */
-            return product(s, row0, row0, 0, kfirst, kcount, (size_t)rest * (rest + 1) / 2);
+        const double *C = entries(kfirst == 0);
+        if (!big_fits || batch * big < (size_t)sms) /* too few BIG blocks to fill the GPU */
+            return product(s, row0, row0, 0, kfirst, kcount, (size_t)rest * (rest + 1) / 2, kfirst == 0);
         return launch_split(batch * big, s, [&](unsigned count, size_t first) {
             if (vec)
                 f64_trailing_update<true>
-                    <<<count, BIG_THREADS, BIG_SMEM, s>>>(d_out, n, row0, kfirst, kcount, big, first);
+                    <<<count, BIG_THREADS, BIG_SMEM, s>>>(d_out, C, n, row0, kfirst, kcount, big, first);
             else
                 f64_trailing_update<false>
-                    <<<count, BIG_THREADS, BIG_SMEM, s>>>(d_out, n, row0, kfirst, kcount, big, first);
+                    <<<count, BIG_THREADS, BIG_SMEM, s>>>(d_out, C, n, row0, kfirst, kcount, big, first);
         });
     };
     bool rest_pending = false; /* bulk has work the chain has not waited for */
@@ -682,13 +694,17 @@ static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *
              * where EARLY lets them run beside the chain), else launched after each column (right-looking:
              * without the early start, the folded updates sat on the chain: 06 LIMITS). */
             const int q0 = early ? p0 : k, below = T - 1 - k, right = pe - 1 - k;
+            /* The first panel's column k reads A as it came where nothing has updated it yet: left-looking,
+             * or its first column. */
+            const bool untouched = p0 == 0 && (early || k == 0);
             TRY(launch_split(batch, chain, [&](unsigned count, size_t first) {
                 (void)launch_linked(linked, vec ? f64_potrf_tile<true> : f64_potrf_tile<false>, dim3(count),
-                                    dim3(TILE_THREADS), 0, chain, d_out, n, k, first, d_info, d_work, q0,
-                                    early); /* checked by launch_split */
+                                    dim3(TILE_THREADS), 0, chain, d_out, entries(untouched), n, k, first, d_info,
+                                    d_work, q0, early); /* checked by launch_split */
             }));
-            if (below) TRY(panel_solve(k, q0, (size_t)below));
-            if (!early && right) TRY(product(chain, k + 1, k + 1, right, k, 1, (size_t)below * right));
+            if (below) TRY(panel_solve(k, q0, (size_t)below, untouched));
+            if (!early && right)
+                TRY(product(chain, k + 1, k + 1, right, k, 1, (size_t)below * right, p0 == 0 && k == 0));
         }
         if (pe == T) break;
         /* The next panel's columns on the chain, the rest on the bulk's stream. One stream: all of it. */
@@ -704,15 +720,13 @@ static int f64_enqueue(int n, size_t batch, double *d_out, int *d_info, double *
         CUDA_TRY(cudaStreamWaitEvent(bulk, f->panel_done, 0));
         if (rest_pending)
             CUDA_TRY(cudaStreamWaitEvent(chain, f->rest_done, 0)); /* the last panel's bulk updated them */
-        TRY(product(chain, pe, pe, pe2 - pe, p0, pe - p0, (size_t)(T - pe) * (pe2 - pe)));
+        TRY(product(chain, pe, pe, pe2 - pe, p0, pe - p0, (size_t)(T - pe) * (pe2 - pe), p0 == 0));
         TRY(trailing(bulk, pe2, p0, pe - p0));
         CUDA_TRY(cudaEventRecord(f->rest_done, bulk));
         rest_pending = true;
     }
     if (rest_pending) CUDA_TRY(cudaStreamWaitEvent(chain, f->rest_done, 0));
-    return launch_split(batch * (size_t)n, chain, [&](unsigned count, size_t first) {
-        f64_zero_upper<<<count, 128, 0, chain>>>(d_out, n, first);
-    });
+    return 0;
 }
 
 extern "C" int potrf_grid_f64(int n, size_t batch, const double *d_in, double *d_out, int *d_info, double *d_work,
@@ -722,16 +736,14 @@ extern "C" int potrf_grid_f64(int n, size_t batch, const double *d_in, double *d
         course_report("potrf_grid_f64: n = %d, batch = %zu, or a NULL pointer\n", n, batch);
         return -1;
     }
-    const size_t nn = (size_t)n * n;
-    if (d_out != d_in) CUDA_TRY(cudaMemcpyAsync(d_out, d_in, batch * nn * sizeof(double), cudaMemcpyDeviceToDevice, s));
     CUDA_TRY(cudaMemsetAsync(d_info, 0, batch * sizeof(int), s));
     f64_streams *f = NULL;
     if (n > 8 * NB) TRY(f64_streams_get(s, &f)); /* two panels and a rest: a bulk to overlap the next panel with */
-    if (!f) return f64_enqueue(n, batch, d_out, d_info, d_work, s, s, NULL);
+    if (!f) return f64_enqueue(n, batch, d_in, d_out, d_info, d_work, s, s, NULL);
     CUDA_TRY(cudaEventRecord(f->fork, s));
     CUDA_TRY(cudaStreamWaitEvent(f->chain, f->fork, 0));
     CUDA_TRY(cudaStreamWaitEvent(f->bulk, f->fork, 0));
-    const int failed = f64_enqueue(n, batch, d_out, d_info, d_work, f->chain, f->bulk, f);
+    const int failed = f64_enqueue(n, batch, d_in, d_out, d_info, d_work, f->chain, f->bulk, f);
     /* Joined back even after a failure, so that neither the caller's stream nor its capture is left
      * with work of ours outstanding. */
     if (failed) {

@@ -20,7 +20,7 @@ extern "C" {
 size_t grid_f64_workspace_bytes(size_t batch);
 
 /* Factor `batch` row-major n x n float64 matrices from d_in into d_out (d_out == d_in: in place; else
- * d_in is copied first and left as it was), reading only the lower triangle: L in the lower triangle,
+ * d_in is read where a tile is first touched and left as it was), reading only the lower triangle: L in the lower triangle,
  * zeros above, d_info[b] as cusolverDnDpotrf (0, or the first failing minor; a NaN pivot fails), on
  * `stream` (asynchronous, capturable). d_work: grid_f64_workspace_bytes(batch) bytes, 256-byte
  * aligned. Returns 0, or -1 (noted, cuda_check.h). */
