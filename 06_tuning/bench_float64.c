@@ -170,7 +170,7 @@ static void bench_shape(const env_stamp *e, int n, size_t batch, int sweep)
     double best = 0;
     char best_name[160] = "";
     if (sweep) /* every configuration the float64 cyclic kernel has for n */
-        for (int T = 32; T <= 256; T *= 2)
+        for (int T = 16; T <= 256; T *= 2)
             for (int per = 1; per * T <= 256; per *= 2) {
                 if (cyclic_f64_max_n(T) < n) continue;
                 const batched_config cfg = CYCLIC_CONFIG(T, per);

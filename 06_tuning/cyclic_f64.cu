@@ -2,7 +2,9 @@
  * triangle and one barrier a step, with double elements, for the plans of cholesky_options.dtype =
  * CHOLESKY_FLOAT64 at n <= 128. A double takes two registers, so each grid holds half the columns
  * it holds in float32 at the same register count: the instances below keep a thread's triangle at
- * most 78 doubles (156 registers; 8 x 8 threads up to n = 96). Only the loop variant, one
+ * most 78 doubles (156 registers; 8 x 8 threads up to n = 96, 4 x 4 up to n = 48). The 4 x 4 grids
+ * run two matrices a warp (per_block 2 or more): half the warp's steps a matrix, which is what large
+ * batches of small n were short of (the policy, cholesky_policy.c). Only the loop variant, one
  * launcher, no prefetch twin: those were measured for float32 only (the README's float64 section).
  * Alone: make build/06_tuning/test_plan && build/06_tuning/test_plan */
 #include <stdio.h>
@@ -13,6 +15,17 @@
 
 /* X(T, A): T threads per matrix (grid cyclic_grid_rows(T) x cyclic_grid_cols(T)), n <= GC A. */
 #define CYCLIC_F64_INSTANCES(X) \
+    X(16, 2)                    \
+    X(16, 3)                    \
+    X(16, 4)                    \
+    X(16, 5)                    \
+    X(16, 6)                    \
+    X(16, 7)                    \
+    X(16, 8)                    \
+    X(16, 9)                    \
+    X(16, 10)                   \
+    X(16, 11)                   \
+    X(16, 12)                   \
     X(32, 2)                    \
     X(32, 3)                    \
     X(32, 4)                    \

@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-/* The largest n the float64 instances take with this many threads per matrix (32, 64, 128, 256; 0: none). */
+/* The largest n the float64 instances take with this many threads per matrix (16, 32, 64, 128, 256; 0: none). */
 int cyclic_f64_max_n(int threads);
 
 /* Factor `batch` float64 matrices of order n in layout `chunk` (as potrf_batched_cyclic) from d_in into

@@ -234,12 +234,24 @@ static void decision_tests(harness *h)
         int n;
         size_t batch, chunk;
         const char *phrase;
-    } says[] = {{1, 10, 1, "cyclic T=32 x1 in float64"},    {40, 1000, 1, "cyclic T=64 x1 in float64"},
-                {64, 1000, 1, "cyclic T=32 x1 in float64"}, {72, 1000, 1, "cyclic T=64 x1 in float64"},
-                {73, 1000, 1, "dmma in float64"},           {80, 1000, 32, "cyclic T=64 x1 in float64"},
-                {96, 1000, 1, "dmma in float64"},           {100, 1000, 32, "cyclic T=128 x1 in float64"},
-                {97, 1000, 1, "dmma in float64"},           {128, 1024, 1, "FP64 tensor cores; the float64 rule"},
-                {128, 5, 5, "interleaved float64"},         {129, 3, 1, "whole GPU in float64"},
+    } says[] = {{1, 10, 1, "cyclic T=16 x4 in float64"},
+                {24, 1000, 1, "cyclic T=16 x2 in float64"},
+                {25, 1000, 1, "cyclic T=32 x1 in float64"},
+                {25, 4096, 1, "cyclic T=16 x2 in float64"},
+                {48, 4095, 1, "cyclic T=32 x1 in float64"},
+                {48, 100000, 1, "cyclic T=16 x2 in float64"},
+                {49, 100000, 1, "cyclic T=64 x1 in float64"},
+                {40, 1000, 1, "cyclic T=64 x1 in float64"},
+                {64, 1000, 1, "cyclic T=32 x1 in float64"},
+                {72, 1000, 1, "cyclic T=64 x1 in float64"},
+                {73, 1000, 1, "dmma in float64"},
+                {80, 1000, 32, "cyclic T=64 x1 in float64"},
+                {96, 1000, 1, "dmma in float64"},
+                {100, 1000, 32, "cyclic T=128 x1 in float64"},
+                {97, 1000, 1, "dmma in float64"},
+                {128, 1024, 1, "FP64 tensor cores; the float64 rule"},
+                {128, 5, 5, "interleaved float64"},
+                {129, 3, 1, "whole GPU in float64"},
                 {32768, 1, 1, "FP64 tensor cores"}};
     char err[512], name[160];
     for (size_t k = 0; k < sizeof says / sizeof says[0]; k++) {
@@ -301,8 +313,11 @@ static void decision_tests(harness *h)
 }
 
 /* The batched cases: auto at every n, and each instance grid given. */
-static const int given_threads[] = {32, 64, 128, 256};
+static const int given_threads[] = {16, 32, 64, 128, 256};
 static const int given_ns[] = {1, 7, 31, 33, 64};
+static const int given_ns_4x4[] = {1, 7, 19, 33, 47}; /* 4 x 4 threads take n <= 48: slots 2, 5, 9, 12 */
+static const int large_batch[][2] = {{11, 4099}, {37, 4097}, {48, 5001}};
+#define NLARGE_BATCH ((int)(sizeof large_batch / sizeof large_batch[0]))
 #define NGIVEN ((int)(sizeof given_threads / sizeof given_threads[0]) * (int)(sizeof given_ns / sizeof given_ns[0] + 1))
 /* The tensor-core kernel given: every tile count, full and partial last tiles */
 static const int dmma_ns[] = {1, 7, 16, 17, 31, 33, 48, 64, 65, 80, 96, 97, 100, 108, 111, 112, 113, 127, 128};
@@ -326,7 +341,7 @@ int main(void)
     harness h;
     harness_begin(&h, "stage-6");
     harness_plan(&h, DECISIONS, harness_count(&h, decision_tests));
-    harness_plan_gpu(&h, BATCHED, 128 + NGIVEN + NDMMA + NLAYOUTS);
+    harness_plan_gpu(&h, BATCHED, 128 + NLARGE_BATCH + NGIVEN + NDMMA + NLAYOUTS);
     harness_plan_gpu(&h, WHOLE, NWHOLE * 2 + NLARGE);
     harness_plan_gpu(&h, DOOR, 4);
     harness_group(&h, DECISIONS);
@@ -346,10 +361,20 @@ int main(void)
         harness_check(&h, run_batch(n, batch, 1, NULL, n % 2, harness_seed(100 + n), detail, sizeof detail), name, "%s",
                       detail);
     }
+    /* Large batches: two matrices a warp (4 x 4 threads) at n <= 48, the last block a matrix short */
+    for (int k = 0; k < NLARGE_BATCH; k++) {
+        const int n = large_batch[k][0], batch = large_batch[k][1];
+        snprintf(name, sizeof name, "auto n=%d batch=%d %s", n, batch, k % 2 ? "in place" : "out of place");
+        harness_start(&h, "%s", name);
+        harness_check(&h, run_batch(n, batch, 1, NULL, k % 2, harness_seed(250 + k), detail, sizeof detail), name, "%s",
+                      detail);
+    }
     for (size_t t = 0; t < sizeof given_threads / sizeof given_threads[0]; t++)
         for (size_t k = 0; k <= sizeof given_ns / sizeof given_ns[0]; k++) {
             const int T = given_threads[t], most = cyclic_f64_max_n(T),
-                      n = k < sizeof given_ns / sizeof given_ns[0] ? given_ns[k] : most;
+                      n = k == sizeof given_ns / sizeof given_ns[0] ? most
+                          : T == 16                                 ? given_ns_4x4[k]
+                                                                    : given_ns[k];
             const batched_config c = CYCLIC_CONFIG(T, 256 / T);
             snprintf(name, sizeof name, "given cyclic T=%d x%d n=%d batch=23", T, 256 / T, n);
             harness_start(&h, "%s", name);

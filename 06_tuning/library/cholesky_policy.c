@@ -80,10 +80,25 @@ static int f64_threads(int n)
     return n > 32 && grid < warp ? 64 : 32;
 }
 
+/* Two matrices a warp (4 x 4 threads each, two a block; four up to n = 12) where the batch is several
+ * waves of blocks: each matrix then takes half the warp's steps, and large batches of small n were
+ * short of steps, not bytes. H200, same run, 1 GiB: n = 20 0.74 -> 0.51 ms (68 -> 99 % of the copy
+ * roofline), 40 0.69 -> 0.58, 48 0.60 -> 0.56. At 1024 matrices (one wave, a matrix's chain of steps
+ * is the time) 4 x 8 threads stay ahead from n = 28 on; from 4096 matrices 4 x 4 was ahead or within
+ * 2 % at every n up to 48 (06 README, "float64"). */
+static batched_config f64_cyclic_config(int n, size_t batch)
+{
+    if (n <= 24 || (n <= 48 && batch >= 4096)) {
+        const batched_config c = CYCLIC_CONFIG(16, n <= 12 ? 4 : 2);
+        return c;
+    }
+    const batched_config c = CYCLIC_CONFIG(f64_threads(n), 1);
+    return c;
+}
+
 int cholesky_policy_choose_f64(int n, size_t batch, size_t chunk, const batched_config *given, cholesky_choice *out,
                                char *err, size_t len)
 {
-    (void)batch;
     out->kchunk = chunk;
     out->group = 0;
     if (given) {
@@ -96,11 +111,13 @@ int cholesky_policy_choose_f64(int n, size_t batch, size_t chunk, const batched_
                  "dmma in float64 (a matrix a block in shared memory, panels of 16 columns, the updates on the FP64 "
                  "tensor cores; the float64 rule: row-major n = 73 .. 128)");
     } else if (n <= cyclic_f64_max_n(128)) {
-        const int threads = f64_threads(n);
-        const batched_config c = CYCLIC_CONFIG(threads, 1);
-        out->cfg = c;
-        snprintf(out->why, sizeof out->why, "cyclic T=%d x1 in float64 (the float64 rule: the grid that pads n least)",
-                 threads);
+        out->cfg = f64_cyclic_config(n, batch);
+        snprintf(out->why, sizeof out->why,
+                 out->cfg.threads == 16
+                     ? "cyclic T=16 x%d in float64 (the float64 rule: two matrices a warp where the batch is large or "
+                       "n <= 24)"
+                     : "cyclic T=%d x1 in float64 (the float64 rule: the grid that pads n least)",
+                 out->cfg.threads == 16 ? out->cfg.per_block : out->cfg.threads);
     } else {
         const batched_config c = GRID_CONFIG(1);
         out->cfg = c;
@@ -111,8 +128,8 @@ int cholesky_policy_choose_f64(int n, size_t batch, size_t chunk, const batched_
     if (out->cfg.kernel == BATCHED_CYCLIC) {
         const int t = out->cfg.threads, most = cyclic_f64_max_n(t);
         if (most < n || out->cfg.per_block < 1 || out->cfg.per_block * t > 256) {
-            snprintf(err, len, "cyclic T=%d x%d in float64: takes n <= %d (T = 32, 64, 128) and per_block T <= 256", t,
-                     out->cfg.per_block, most);
+            snprintf(err, len, "cyclic T=%d x%d in float64: takes n <= %d (T = 16, 32, 64, 128) and per_block T <= 256",
+                     t, out->cfg.per_block, most);
             return -1;
         }
     } else if (out->cfg.kernel == BATCHED_GRID) {
