@@ -235,7 +235,7 @@ static void decision_tests(harness *h)
         size_t batch, chunk;
         const char *phrase;
     } says[] = {{1, 10, 1, "cyclic T=16 x4 in float64"},
-                {24, 1000, 1, "cyclic T=16 x2 in float64"},
+                {20, 1000, 1, "cyclic T=16 x2 in float64"},
                 {25, 1000, 1, "cyclic T=32 x1 in float64"},
                 {25, 4096, 1, "cyclic T=16 x2 in float64"},
                 {48, 4095, 1, "cyclic T=32 x1 in float64"},

@@ -80,15 +80,17 @@ static int f64_threads(int n)
     return n > 32 && grid < warp ? 64 : 32;
 }
 
-/* Two matrices a warp (4 x 4 threads each, two a block; four up to n = 12) where the batch is several
- * waves of blocks: each matrix then takes half the warp's steps, and large batches of small n were
- * short of steps, not bytes. H200, same run, 1 GiB: n = 20 0.74 -> 0.51 ms (68 -> 99 % of the copy
- * roofline), 40 0.69 -> 0.58, 48 0.60 -> 0.56. At 1024 matrices (one wave, a matrix's chain of steps
- * is the time) 4 x 8 threads stay ahead from n = 28 on; from 4096 matrices 4 x 4 was ahead or within
- * 2 % at every n up to 48 (06 README, "float64"). */
+/* Two matrices a warp (4 x 4 threads each, two a block; four up to n = 12) at n <= 20, and at n <= 48
+ * where the batch is several waves of blocks: each matrix then takes half the warp's steps, and large
+ * batches of small n were short of steps, not bytes. H200, same run, 1 GiB at every n = 8..48: 1.0-2.4x
+ * (n = 20 0.74 -> 0.51 ms, 69 -> 101 % of the copy roofline), but 0.94-0.99x at n = 23, 31, 45 and 47
+ * (odd n whose 4 x 8 grid pads one column: a 4 x 4 grid's 32-byte row pieces then straddle sectors).
+ * At 1024 matrices (one wave, a matrix's chain of steps is the time) 4 x 8 threads are ahead from
+ * n = 21 on by up to 19 %; from 4096 on 4 x 4 was ahead or within 2 % up to n = 48 (06 README,
+ * "float64"; results/float64_small_n_scan_h200.csv). */
 static batched_config f64_cyclic_config(int n, size_t batch)
 {
-    if (n <= 24 || (n <= 48 && batch >= 4096)) {
+    if (n <= 20 || (n <= 48 && batch >= 4096)) {
         const batched_config c = CYCLIC_CONFIG(16, n <= 12 ? 4 : 2);
         return c;
     }
@@ -115,7 +117,7 @@ int cholesky_policy_choose_f64(int n, size_t batch, size_t chunk, const batched_
         snprintf(out->why, sizeof out->why,
                  out->cfg.threads == 16
                      ? "cyclic T=16 x%d in float64 (the float64 rule: two matrices a warp where the batch is large or "
-                       "n <= 24)"
+                       "n <= 20)"
                      : "cyclic T=%d x1 in float64 (the float64 rule: the grid that pads n least)",
                  out->cfg.threads == 16 ? out->cfg.per_block : out->cfg.threads);
     } else {
