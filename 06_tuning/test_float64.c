@@ -241,6 +241,8 @@ static void decision_tests(harness *h)
                 {48, 4095, 1, "cyclic T=32 x1 in float64"},
                 {48, 100000, 1, "cyclic T=16 x2 in float64"},
                 {49, 100000, 1, "cyclic T=64 x1 in float64"},
+                {20, 1000, 32, "cyclic T=32 x1 in float64"},
+                {40, 100000, 32, "cyclic T=64 x1 in float64"},
                 {40, 1000, 1, "cyclic T=64 x1 in float64"},
                 {64, 1000, 1, "cyclic T=32 x1 in float64"},
                 {72, 1000, 1, "cyclic T=64 x1 in float64"},

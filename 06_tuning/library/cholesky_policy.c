@@ -87,10 +87,11 @@ static int f64_threads(int n)
  * (odd n whose 4 x 8 grid pads one column: a 4 x 4 grid's 32-byte row pieces then straddle sectors).
  * At 1024 matrices (one wave, a matrix's chain of steps is the time) 4 x 8 threads are ahead from
  * n = 21 on by up to 19 %; from 4096 on 4 x 4 was ahead or within 2 % up to n = 48 (06 README,
- * "float64"; results/float64_small_n_scan_h200.csv). */
-static batched_config f64_cyclic_config(int n, size_t batch)
+ * "float64"; results/float64_small_n_scan_h200.csv). Row-major data only: that is what was timed
+ * and tested (interleaved and chunked layouts keep the grids below). */
+static batched_config f64_cyclic_config(int n, size_t batch, size_t chunk)
 {
-    if (n <= 20 || (n <= 48 && batch >= 4096)) {
+    if (chunk == 1 && (n <= 20 || (n <= 48 && batch >= 4096))) {
         const batched_config c = CYCLIC_CONFIG(16, n <= 12 ? 4 : 2);
         return c;
     }
@@ -113,7 +114,7 @@ int cholesky_policy_choose_f64(int n, size_t batch, size_t chunk, const batched_
                  "dmma in float64 (a matrix a block in shared memory, panels of 16 columns, the updates on the FP64 "
                  "tensor cores; the float64 rule: row-major n = 73 .. 128)");
     } else if (n <= cyclic_f64_max_n(128)) {
-        out->cfg = f64_cyclic_config(n, batch);
+        out->cfg = f64_cyclic_config(n, batch, chunk);
         snprintf(out->why, sizeof out->why,
                  out->cfg.threads == 16
                      ? "cyclic T=16 x%d in float64 (the float64 rule: two matrices a warp where the batch is large or "
