@@ -82,13 +82,10 @@ static int f64_threads(int n)
 
 /* Two matrices a warp (4 x 4 threads each, two a block; four up to n = 12) at n <= 20, and at n <= 48
  * where the batch is several waves of blocks: each matrix then takes half the warp's steps, and large
- * batches of small n were short of steps, not bytes. H200, same run, 1 GiB at every n = 8..48: 1.0-2.4x
- * (n = 20 0.74 -> 0.51 ms, 69 -> 101 % of the copy roofline), but 0.94-0.99x at n = 23, 31, 45 and 47
- * (odd n whose 4 x 8 grid pads one column: a 4 x 4 grid's 32-byte row pieces then straddle sectors).
- * At 1024 matrices (one wave, a matrix's chain of steps is the time) 4 x 8 threads are ahead from
- * n = 21 on by up to 19 %; from 4096 on 4 x 4 was ahead or within 2 % up to n = 48 (06 README,
- * "float64"; results/float64_small_n_scan_h200.csv). Row-major data only: that is what was timed
- * and tested (interleaved and chunked layouts keep the grids below). */
+ * batches of small n were short of steps, not bytes. On one wave (1024 matrices) a matrix's own chain
+ * of steps is the time, and one warp a matrix keeps that shorter from n = 21 on. Row-major data only:
+ * that is what was timed and tested. The measurements: 06 README, "float64", and
+ * results/float64_small_n_scan_h200.csv. */
 static batched_config f64_cyclic_config(int n, size_t batch, size_t chunk)
 {
     if (chunk == 1 && (n <= 20 || (n <= 48 && batch >= 4096))) {
