@@ -22,6 +22,21 @@ __device__ __forceinline__ void chain_wait_and_release()
 #endif
 }
 
+/* The two halves of chain_wait_and_release, for a kernel whose successor may start before it waits
+ * (f64_panel_solve): what that successor reads before its own wait must then have been written two
+ * or more links back, by kernels that finished before this one could start. */
+__device__ __forceinline__ void chain_release()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void chain_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
 /* Launch `kernel` on s, linked to the kernel before it there where `linked` (the GPU has it); the
  * launch's own error (the caller checks it, and the last error after it). */
 template <typename... Params, typename... Args> static cudaError_t launch_linked(bool linked, void (*kernel)(Params...),

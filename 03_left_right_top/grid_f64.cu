@@ -187,7 +187,8 @@ __device__ __forceinline__ void slice_pipeline(int h0, int h1, Load load, Comput
  * by the POTRF block's 8 warps on the tensor cores (warp w: rows 16 (w / 2), columns 32 (w % 2);
  * the two above the diagonal only load), the slices through three buffers laid over S. Columns
  * p < k - 1 were written two or more links back, so where `early` they are taken before
- * chain_wait_and_release, beside the solve of column k - 1; column k - 1 after it. */
+ * chain_wait_and_release, beside the diagonal task and the solve of column k - 1 (that solve lets
+ * this task start before it waits); column k - 1 after it. */
 template <bool VEC> __device__ __forceinline__ void potrf_panel_update(double (*S)[NB + 2], const double *M,
                                                                        const double *Cm, int n, int k0, int m, int p0,
                                                                        int k, bool early)
@@ -376,6 +377,10 @@ template <bool DEEP, bool VEC> __global__ void __launch_bounds__(PRODUCT_THREADS
     const int r0 = (c + 1 + (int)(g % tiles)) * NB, c0 = c * NB;
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32, wr = w / 2 * 32, wc = w % 2 * 32, lr = lane / 4,
               lk = lane % 4;
+    /* Where EARLY, the next diagonal task may start now, not after this block's wait: its early
+     * reads (columns p0 .. c - 1 of its row) were written by solves that finished before POTRF c
+     * passed its wait, and so before this kernel started. Its own wait still waits for this one. */
+    if (early) chain_release();
     /* The mirror tile (c, i), above the diagonal, set to zero: no other kernel reads or writes it, so
      * before any wait, beside the link before. */
     for (int e = threadIdx.x; e < NB * NB; e += PRODUCT_THREADS) {
@@ -394,7 +399,7 @@ template <bool DEEP, bool VEC> __global__ void __launch_bounds__(PRODUCT_THREADS
             load_slice<NB, PRODUCT_THREADS, VEC, true>(&Bs[h % BUFS][0][0], M, n, n, n, c0, k0);
         },
         [&](int h) { slice_product(acc, As[h % BUFS], Bs[h % BUFS], wr, wc, lr, lk); });
-    if (early) chain_wait_and_release(); /* POTRF c has written L(c, c)'s inverse */
+    if (early) chain_wait(); /* POTRF c has written L(c, c)'s inverse (released above) */
     const double *X = inv + b * (size_t)NB * NB;
     for (int h = 0; h < BUFS; h++) load_slice<NB, PRODUCT_THREADS, VEC>(&Bs[h][0][0], X, NB, NB, NB, 0, h * KH);
     each_entry(acc, wr, wc, lr, lk, [&](double &a, int r, int k) { /* C into As: column k at As[k / KH][r][k % KH] */
