@@ -41,7 +41,7 @@
  * column. Wider panels make that traffic and the bulk's launches fewer but the chain's own updates
  * longer: H200, the widths timed side by side (06 LIMITS), 4 was the fastest up to 4096, 8 at 8192,
  * 12 from 16384 (with the bulk's leaner loads; 8 there before them). */
-static int panel_tiles(int T) { return T <= 64 ? 4 : T <= 128 ? 8 : 12; }
+static int panel_tiles(int T, bool vec) { return T <= 64 ? (vec ? 6 : 4) : T <= 128 ? 8 : 12; }
 
 /* Where entry e of the warp's accumulator fragment (mi, ni) lies in the warp's block (c of dmma_16x8x4
  * for the fragment 16 mi rows down and 8 ni columns right; lr = lane / 4, lk = lane % 4). */
@@ -691,7 +691,7 @@ static int f64_enqueue(int n, size_t batch, const double *d_in, double *d_out, i
         });
     };
     bool rest_pending = false; /* bulk has work the chain has not waited for */
-    const int P = panel_tiles(T);
+    const int P = panel_tiles(T, vec);
     for (int p0 = 0; p0 < T; p0 += P) {
         const int pe = T < p0 + P ? T : p0 + P; /* the panel: tile columns p0 .. pe - 1 */
         for (int k = p0; k < pe; k++) {
