@@ -6,7 +6,10 @@
  * depends on has finished and its writes are visible), then lets its own successor be launched
  * (launch_dependents), then works; so the order holds down the chain. Before its wait a kernel may
  * read what kernels two or more places ahead wrote, which have finished when it starts (the float32
- * TRSM's early_load, the float64 panel's own updates), through the L2 only. What that saves is the launch
+ * TRSM's early_load, the float64 panel's own updates), through the L2 only. A kernel of another
+ * stream joined by an event counts as the place just before the launch after the wait (a variant
+ * whose first kernel after the wait read such writes before its own wait failed in a captured
+ * graph: 06 LIMITS, "The branches of the last trace, timed"). What that saves is the launch
  * latency between two kernels of the chain (the README's part 2 has the times). On an older GPU both
  * are no-ops (and the attribute is not set); a kernel launched without it finds the wait already met.
  * Alone: make build/03_left_right_top/cholesky_one && build/03_left_right_top/cholesky_one --n 4096 --mode lookahead */
