@@ -619,7 +619,8 @@ static int f64_streams_get(cudaStream_t s, f64_streams **out)
 }
 
 /* Every launch of a factorization: the chain on `chain`, each panel's bulk on `bulk` (the same stream
- * where there is no second one). */
+ * where there is no second one). launch_model.py lists the same launches to check their order
+ * without a GPU (the course suite runs it): a change of them here is a change there. */
 static int f64_enqueue(int n, size_t batch, const double *d_in, double *d_out, int *d_info, double *d_work,
                        cudaStream_t chain, cudaStream_t bulk, f64_streams *f)
 {
