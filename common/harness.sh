@@ -131,6 +131,25 @@ finish() { # the end: plans met? exit status 0 only if nothing failed
     [ -n "${TEST_RESULTS:-}" ] && printf 'END\t%s\n' "$suite" >> "$TEST_RESULTS"
     [ $failed -eq 0 ] && [ $ok = 1 ] && exit 0 || exit 1
 }
+checker_lines() { # checker_lines GROUP NAME MIN COMMAND...: a checker (NAME) that prints one line a check,
+                  # 'CHECK<TAB>PASS|FAIL|SKIP<TAB>DETAIL': each line a test of GROUP, planned here, and one
+                  # more, "NAME ran", that fails when it died (an exit other than 0 with no FAIL line to say
+                  # why) or checked fewer than MIN things, so that a checker that checks nothing fails
+    local out rc l check status detail
+    local -a lines
+    out=$("${@:4}" 2>&1)
+    rc=$?
+    mapfile -t lines < <(grep -P '^[^\t]+\t(PASS|FAIL|SKIP)\t' <<<"$out")
+    plan "$1" $((${#lines[@]} + 1))
+    group "$1"
+    if [ ${#lines[@]} -ge "$3" ] && { [ $rc -eq 0 ] || grep -qP '^[^\t]+\tFAIL\t' <<<"$out"; }; then
+        record "$2 ran" PASS "${#lines[@]} checks"
+    else record "$2 ran" FAIL "exit $rc, ${#lines[@]} checks: $(tail -3 <<<"$out")"; fi
+    for l in "${lines[@]}"; do
+        IFS=$'\t' read -r check status detail <<<"$l"
+        record "$check" "$status" "$detail"
+    done
+}
 ran_as_shown() { # ran_as_shown RC OUTPUT: a command the course shows its users worked: exit 0, or, on a machine
                   # without a GPU, it got as far as looking for one (a bad option or a refused configuration fails)
     [ -n "${harness_gpu:-}" ] || { nvidia-smi -L >/dev/null 2>&1 && harness_gpu=1 || harness_gpu=0; }
