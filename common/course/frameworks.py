@@ -108,6 +108,17 @@ def frameworks(dtype="float32"):
     return out
 
 
+def release_memory():
+    """Hand what torch's and cupy's allocators keep cached back to the GPU before the next framework
+    asks: one 32768² float64 is 8 GiB, and jax's autotuner ran out of memory behind those caches."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        torch.cuda.empty_cache()
+    cupy = sys.modules.get("cupy")
+    if cupy is not None:
+        cupy.get_default_memory_pool().free_all_blocks()
+
+
 def time_one(run, a, sync, flush, repeats=7):
     def once():
         flush()
@@ -184,6 +195,8 @@ def main():
             w.writeheader()
         for label, n, batch in runs:
             for name, make, run, sync, flush, check in fws:
+                a = l = None  # the last run's input and factor go first, then the caches they were in
+                release_memory()
                 try:
                     one = single or label == "(one matrix)"
                     a = make(batch, n)
