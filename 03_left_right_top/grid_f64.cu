@@ -14,7 +14,7 @@
  * trailing matrix, all its columns at once: the next panel's columns first, on the chain's stream
  * (f64_tile_product), and the rest on a second stream while the next panel is factored (the
  * look-ahead, f64_streams), in 128 x 128 blocks, K in slices of 16 through four buffers
- * (f64_trailing_update). Every product is on the FP64 tensor cores (mma.sync m16n8k4 with f64
+ * (f64_trailing_update; on Hopper with even n six, filled by the copy engine: f64_trailing_update_tma). Every product is on the FP64 tensor cores (mma.sync m16n8k4 with f64
  * operands, dmma.cuh), a warp's block as 16 x 8 fragments. Rows and columns past n are read as zeros
  * and not written; in the diagonal tile they are the identity, so the last, partial tile needs no
  * special case.
@@ -30,7 +30,10 @@
 #include "launch_split.cuh"
 #include "chain_link.cuh"
 #include "dmma.cuh"
+#include "mbarrier.cuh"
 #include "grid_f64.h"
+#include <cuda.h>
+#include <cudaTypedefs.h>
 
 #define NB GRID_F64_NB
 #define KH 16       /* the products' K in slices of 16 */
@@ -579,6 +582,138 @@ template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
             }
 }
 
+/* The same update with its slices brought in by the copy engine (Hopper and later, even n; mbarrier.cuh):
+ * thread 0 asks for a slice's two 128 x 16 boxes of the matrix through a tensor map, swizzled (a
+ * row's 16-byte chunk c stored at c ^ (row % 8), so a warp's fragment loads fall into the 32 banks
+ * twice, the least), and the warps wait on that stage's mbarrier instead of at a block barrier; a
+ * warp done with a stage arrives on its `empty` barrier, and thread 0 refills it a slice later. No
+ * thread computes a copy's address (most of the kept kernel's instructions were that, 06 LIMITS).
+ * The sums are the kept kernel's, in the same order: the factors are the same bits. */
+#define TMA_STAGES 6
+#define TMA_BOX_BYTES (BIG * KH * (int)sizeof(double))                        /* 128 rows x 16 columns: 16 KiB */
+#define TMA_SMEM (TMA_STAGES * 2 * TMA_BOX_BYTES + 1024 + 2 * TMA_STAGES * 8) /* stages, alignment, barriers */
+
+__global__ void __launch_bounds__(BIG_THREADS, 1)
+    f64_trailing_update_tma(const __grid_constant__ CUtensorMap map, double *A, const double *C, int n, int row0,
+                            int kfirst, int kcount, size_t tiles, size_t first)
+{
+#if __CUDA_ARCH__ >= 900
+    extern __shared__ __align__(1024) unsigned char tma_smem[];
+    const uint32_t raw = (uint32_t)__cvta_generic_to_shared(tma_smem),
+                   base = (raw + 1023) & ~1023u; /* the swizzle's unit */
+    const unsigned char *stages = tma_smem + (base - raw);
+    const uint32_t full = base + TMA_STAGES * 2 * TMA_BOX_BYTES, empty = full + 8 * TMA_STAGES;
+    const size_t g = first + blockIdx.x, b = g / tiles;
+    int bi, bj;
+    lower_index((int)(g % tiles), bi, bj);
+    double *M = A + b * (size_t)n * n;
+    const int r0 = row0 * NB + bi * BIG, c0 = row0 * NB + bj * BIG;
+    const int w = threadIdx.x / 32, lane = threadIdx.x % 32, wr = w / 4 * 64, wc = w % 4 * 32, lr = lane / 4,
+              lk = lane % 4;
+    const int slices = kcount * (NB / KH);
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < TMA_STAGES; s++) mbar_init(full + 8 * s, 1), mbar_init(empty + 8 * s, BIG_THREADS / 32);
+        mbar_init_fence();
+    }
+    __syncthreads();         /* the barriers are set before anyone waits on them */
+    auto load = [&](int h) { /* thread 0: slice h into stage h % TMA_STAGES */
+                             const uint32_t s = h % TMA_STAGES, As = base + s * 2 * TMA_BOX_BYTES;
+                             const int k0 = kfirst * NB + h * KH;
+                             mbar_arrive_expect(full + 8 * s, 2 * TMA_BOX_BYTES);
+                             tensor_copy_3d(As, &map, k0, r0, (int)b, full + 8 * s);
+                             tensor_copy_3d(As + TMA_BOX_BYTES, &map, k0, c0, (int)b, full + 8 * s);
+    };
+    if (threadIdx.x == 0)
+        for (int h = 0; h < TMA_STAGES && h < slices; h++) load(h);
+    double acc[4][4][4]; /* -C, read while the first slices arrive (as the kept kernel) */
+#pragma unroll
+    for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+        for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int r = r0 + wr + frag_row(mi, e, lr), c = c0 + wc + frag_col(ni, e, lk);
+                acc[mi][ni][e] = r < n && c <= r ? -C[b * (size_t)n * n + (size_t)r * n + c] : 0.0;
+            }
+    /* Byte offset of column kk + lk in a row of this lane's (row % 8 == lr for every row it reads). */
+    int col[KH / 4];
+#pragma unroll
+    for (int q = 0; q < KH / 4; q++) col[q] = ((((4 * q + lk) >> 1) ^ lr) << 4) | ((lk & 1) << 3);
+    for (int h = 0; h < slices; h++) {
+        const int s = h % TMA_STAGES;
+        mbar_wait(full + 8 * s, (h / TMA_STAGES) & 1);
+        __syncwarp(); /* the lanes leave the wait together: the products below are warp-wide */
+        const unsigned char *Ah = stages + s * 2 * TMA_BOX_BYTES, *Bh = Ah + TMA_BOX_BYTES;
+#pragma unroll
+        for (int q = 0; q < KH / 4; q++) {
+            double a[4][2], bv[4];
+#pragma unroll
+            for (int f = 0; f < 4; f++)
+                a[f][0] = *(const double *)(Ah + (wr + 16 * f + lr) * (KH * 8) + col[q]),
+                a[f][1] = *(const double *)(Ah + (wr + 16 * f + 8 + lr) * (KH * 8) + col[q]);
+#pragma unroll
+            for (int f = 0; f < 4; f++) bv[f] = *(const double *)(Bh + (wc + 8 * f + lr) * (KH * 8) + col[q]);
+#pragma unroll
+            for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+                for (int ni = 0; ni < 4; ni++) dmma_16x8x4(acc[mi][ni], a[mi][0], a[mi][1], bv[ni]);
+        }
+        __syncwarp();
+        if (lane == 0) mbar_arrive(empty + 8 * s); /* this warp has read stage s */
+        /* Thread 0 refills the stage of the slice before this one: every warp has most likely left it. */
+        if (threadIdx.x == 0 && h >= 1 && h - 1 + TMA_STAGES < slices) {
+            const int p = (h - 1) % TMA_STAGES;
+            mbar_wait(empty + 8 * p, ((h - 1) / TMA_STAGES) & 1);
+            load(h - 1 + TMA_STAGES);
+        }
+    }
+#pragma unroll
+    for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+        for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int r = r0 + wr + frag_row(mi, e, lr), c = c0 + wc + frag_col(ni, e, lk);
+                if (r < n && c <= r) M[(size_t)r * n + c] = -acc[mi][ni][e];
+            }
+#else
+    (void)map, (void)A, (void)C, (void)n, (void)row0, (void)kfirst, (void)kcount, (void)tiles, (void)first;
+    __trap(); /* f64_enqueue picks it on compute capability 9.0 and later only */
+#endif
+}
+
+/* cuTensorMapEncodeTiled from the driver, through the runtime (no -lcuda); NULL where there is none. */
+static PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder()
+{
+    static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+        void *fn = NULL;
+        cudaDriverEntryPointQueryResult found;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
+                cudaSuccess ||
+            found != cudaDriverEntryPointSuccess) {
+            (void)cudaGetLastError(); /* not an error of the caller's: the kept kernel runs instead */
+            return (PFN_cuTensorMapEncodeTiled_v12000)NULL;
+        }
+        return (PFN_cuTensorMapEncodeTiled_v12000)fn;
+    }();
+    return encode;
+}
+
+/* The batch's matrices as one tensor (columns, rows, matrices) read in boxes of 16 columns x 128 rows,
+ * 128-byte swizzled; false where it cannot be made (no driver entry, or the rows are not 16-byte
+ * multiples: odd n). */
+static bool f64_tensor_map(CUtensorMap *map, double *d, int n, size_t batch)
+{
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+    if (!encode || n % 2 || (uintptr_t)d % 16 || batch > 0xffffffffu) return false;
+    const cuuint64_t dims[3] = {(cuuint64_t)n, (cuuint64_t)n, (cuuint64_t)batch},
+                     strides[2] = {(cuuint64_t)n * sizeof(double), (cuuint64_t)n * n * sizeof(double)};
+    const cuuint32_t box[3] = {KH, BIG, 1}, steps[3] = {1, 1, 1};
+    return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 3, d, dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 extern "C" size_t grid_f64_workspace_bytes(size_t batch) { return batch * NB * NB * sizeof(double); }
 
 /* The look-ahead (stage 03's, grid_schedule.c): the chain (diagonal tasks, the panel's solves and own
@@ -625,9 +760,10 @@ static int f64_enqueue(int n, size_t batch, const double *d_in, double *d_out, i
                        cudaStream_t chain, cudaStream_t bulk, f64_streams *f)
 {
     const int T = (n + NB - 1) / NB;
-    static int optin_vec[64], optin_plain[64], optin_panel[4][64], major[64];
+    static int optin_vec[64], optin_plain[64], optin_tma[64], optin_panel[4][64], major[64];
     const int sms = launch_sm_count(), vec_optin = launch_smem_optin(f64_trailing_update<true>, optin_vec),
               plain_optin = launch_smem_optin(f64_trailing_update<false>, optin_plain),
+              tma_optin = launch_smem_optin(f64_trailing_update_tma, optin_tma),
               panel_optins[4] = {launch_smem_optin(f64_panel_solve<true, true>, optin_panel[0]),
                                  launch_smem_optin(f64_panel_solve<true, false>, optin_panel[1]),
                                  launch_smem_optin(f64_panel_solve<false, true>, optin_panel[2]),
@@ -650,6 +786,9 @@ static int f64_enqueue(int n, size_t batch, const double *d_in, double *d_out, i
     const bool big_fits = vec_optin >= (int)BIG_SMEM && plain_optin >= (int)BIG_SMEM;
     const bool vec = n % 2 == 0 && (uintptr_t)d_out % 16 == 0,
                early = linked; /* odd n: the early loads through the L2 only */
+    /* The bulk's slices by the copy engine where it can (Hopper, even n), else by the threads. */
+    CUtensorMap map;
+    const bool tma = big_fits && cc >= 9 && tma_optin >= (int)TMA_SMEM && f64_tensor_map(&map, d_out, n, batch);
     /* Where a task reads its tile's entries: from d_in where it is the first to touch the tile (the
      * first panel's tasks, and its updates of the rest), so that out of place needs no copy first. */
     auto entries = [&](bool first_touch) { return first_touch ? d_in : (const double *)d_out; };
@@ -683,7 +822,10 @@ static int f64_enqueue(int n, size_t batch, const double *d_in, double *d_out, i
         if (!big_fits || batch * big < (size_t)sms) /* too few BIG blocks to fill the GPU */
             return product(s, row0, row0, 0, kfirst, kcount, (size_t)rest * (rest + 1) / 2, kfirst == 0);
         return launch_split(batch * big, s, [&](unsigned count, size_t first) {
-            if (vec)
+            if (tma)
+                f64_trailing_update_tma<<<count, BIG_THREADS, TMA_SMEM, s>>>(map, d_out, C, n, row0, kfirst, kcount,
+                                                                             big, first);
+            else if (vec)
                 f64_trailing_update<true>
                     <<<count, BIG_THREADS, BIG_SMEM, s>>>(d_out, C, n, row0, kfirst, kcount, big, first);
             else

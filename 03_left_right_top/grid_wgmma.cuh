@@ -41,6 +41,7 @@
 #include <stdint.h>
 #include <cuda_fp16.h>
 #include <type_traits>
+#include "mbarrier.cuh"
 
 /* wgmma exists on sm_90a only (the arch-specific target of the H100 and H200): built for anything
  * else the kernels are a trap, and grid_wgmma_available (grid_tasks.cu) never picks them there. */
@@ -213,63 +214,6 @@ template <int PENDING> __device__ __forceinline__ void wg_wait()
 {
 #if WG_SUPPORTED
     asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(PENDING) : "memory");
-#endif
-}
-
-/* The mbarriers (shared-memory counters with a phase bit): `count` arrivals, plus the bytes that
- * an arrival announced (expect_tx) and the copy engine counted in, complete a phase. */
-__device__ __forceinline__ void mbar_init(uint32_t bar, int count)
-{
-#if WG_SUPPORTED
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-#endif
-}
-__device__ __forceinline__ void mbar_init_fence()
-{
-#if WG_SUPPORTED
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void mbar_arrive(uint32_t bar)
-{
-#if WG_SUPPORTED
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-#endif
-}
-__device__ __forceinline__ void mbar_arrive_expect(uint32_t bar, uint32_t bytes)
-{
-#if WG_SUPPORTED
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-#endif
-}
-/* Wait for the phase of parity `phase` to complete. */
-__device__ __forceinline__ void mbar_wait(uint32_t bar, int phase)
-{
-#if WG_SUPPORTED
-    asm volatile("{\n"
-                 ".reg .pred done;\n"
-                 "wait:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-                 "@!done bra wait;\n"
-                 "}\n" ::"r"(bar),
-                 "r"(phase)
-                 : "memory");
-#endif
-}
-/* The copy engine moves `bytes` from global to shared and counts them in at `bar`. */
-__device__ __forceinline__ void bulk_copy(uint32_t shared, const void *global, uint32_t bytes, uint32_t bar)
-{
-#if WG_SUPPORTED
-    asm volatile(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(shared),
-        "l"(global), "r"(bytes), "r"(bar)
-        : "memory");
-#else
-    (void)shared;
-    (void)global;
-    (void)bytes;
-    (void)bar;
-    __trap();
 #endif
 }
 
