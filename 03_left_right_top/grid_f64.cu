@@ -589,7 +589,9 @@ template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
  * warp done with a stage arrives on its `empty` barrier, and thread 0 refills it a slice later. No
  * thread computes a copy's address (most of the kept kernel's instructions were that, 06 LIMITS).
  * The sums are the kept kernel's, in the same order: the factors are the same bits. */
+#ifndef TMA_STAGES
 #define TMA_STAGES 6
+#endif
 #define TMA_BOX_BYTES (BIG * KH * (int)sizeof(double))                        /* 128 rows x 16 columns: 16 KiB */
 #define TMA_SMEM (TMA_STAGES * 2 * TMA_BOX_BYTES + 1024 + 2 * TMA_STAGES * 8) /* stages, alignment, barriers */
 
