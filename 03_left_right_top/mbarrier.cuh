@@ -4,7 +4,8 @@
  * pick them only on compute capability 9.0 and later.
  * A stage's round trip: one thread announces the bytes (mbar_arrive_expect) and asks for the copy
  * (bulk_copy, tensor_copy_3d); the consumers wait for the phase (mbar_wait on `full`), read, and
- * arrive on `empty`; the producer waits for that phase before it asks for the stage's next copy. */
+ * arrive on `empty`; the producer waits for that phase before it asks for the stage's next copy.
+ * Alone: make build/03_left_right_top/test_grid && build/03_left_right_top/test_grid */
 #ifndef MBARRIER_CUH
 #define MBARRIER_CUH
 #include <stdint.h>
