@@ -51,13 +51,13 @@ static int panel_tiles(int T, bool vec) { return T <= 64 && !vec ? 4 : T <= 128 
 __device__ __forceinline__ int frag_row(int mi, int e, int lr) { return 16 * mi + 8 * (e / 2) + lr; }
 __device__ __forceinline__ int frag_col(int ni, int e, int lk) { return 8 * ni + 2 * lk + e % 2; }
 
-/* f(acc entry, row, column) for every entry of a warp's 2 x 4 fragments, (row, column) its place in
- * the 64 x 64 tile, the warp's block at (wr, wc). */
-template <typename F>
-__device__ __forceinline__ void each_entry(double (&acc)[2][4][4], int wr, int wc, int lr, int lk, F f)
+/* f(acc entry, row, column) for every entry of a warp's MI x 4 fragments (32 x 32 or 64 x 32), (row,
+ * column) its place in the tile or block, the warp's block at (wr, wc). */
+template <int MI, typename F>
+__device__ __forceinline__ void each_entry(double (&acc)[MI][4][4], int wr, int wc, int lr, int lk, F f)
 {
 #pragma unroll
-    for (int mi = 0; mi < 2; mi++)
+    for (int mi = 0; mi < MI; mi++)
 #pragma unroll
         for (int ni = 0; ni < 4; ni++)
 #pragma unroll
@@ -501,6 +501,25 @@ __global__ void __launch_bounds__(PRODUCT_THREADS, 4) /* 128 registers: four blo
  * Block g = first + blockIdx.x: block g % tiles of the lower triangle of BIG blocks from tile
  * (row0, row0) of matrix g / tiles. VEC: 16-byte copies (n even and A 16-byte aligned, so a pair of
  * columns is in or out together). Writes only on and below the diagonal. */
+/* One slice's products of a warp's 64 x 32 block (4 x 4 fragments): a(row, q) and b(row, q) read
+ * column 4q + lk of the slice's A and B rows, wherever its loader put them (the trailing updates). */
+template <typename ReadA, typename ReadB> __device__ __forceinline__ void
+slice_product_64x32(double (&acc)[4][4][4], ReadA a_at, ReadB b_at, int wr, int wc, int lr)
+{
+#pragma unroll
+    for (int q = 0; q < KH / 4; q++) {
+        double a[4][2], bv[4];
+#pragma unroll
+        for (int f = 0; f < 4; f++) a[f][0] = a_at(wr + 16 * f + lr, q), a[f][1] = a_at(wr + 16 * f + 8 + lr, q);
+#pragma unroll
+        for (int f = 0; f < 4; f++) bv[f] = b_at(wc + 8 * f + lr, q);
+#pragma unroll
+        for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+            for (int ni = 0; ni < 4; ni++) dmma_16x8x4(acc[mi][ni], a[mi][0], a[mi][1], bv[ni]);
+    }
+}
+
 #define BIG (2 * NB)
 #define BIG_THREADS 256
 #define STAGES 4
@@ -534,52 +553,20 @@ template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
 #endif
     };
     for (int h = 0; h < STAGES - 1; h++) h < slices ? load(h) : empty_group();
-#pragma unroll
-    for (int mi = 0; mi < 4; mi++)
-#pragma unroll
-        for (int ni = 0; ni < 4; ni++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                const int r = r0 + wr + frag_row(mi, e, lr), c = c0 + wc + frag_col(ni, e, lk);
-                acc[mi][ni][e] = r < n && c <= r ? -C[b * (size_t)n * n + (size_t)r * n + c] : 0.0;
-            }
+    each_entry(acc, r0 + wr, c0 + wc, lr, lk,
+               [&](double &a, int r, int c) { a = r < n && c <= r ? -C[b * (size_t)n * n + (size_t)r * n + c] : 0.0; });
     for (int h = 0; h < slices; h++) {
         slices_wait<STAGES - 2>(); /* slice h has arrived (for this thread) */
         __syncthreads();           /* for every thread; and slice h - 1 is read by all, so its buffer is free */
         h + STAGES - 1 < slices ? load(h + STAGES - 1) : empty_group();
         const double *Ah = sm + (h % STAGES) * 2 * BIG * KS, *Bh = Ah + BIG * KS;
-#pragma unroll
-        for (int kk = 0; kk < KH; kk += 4) {
-            double a[4][2], bv[4];
-#pragma unroll
-            for (int f = 0; f < 4; f++)
-                a[f][0] = Ah[(wr + 16 * f + lr) * KS + kk + lk], a[f][1] = Ah[(wr + 16 * f + 8 + lr) * KS + kk + lk];
-#pragma unroll
-            for (int f = 0; f < 4; f++) bv[f] = Bh[(wc + 8 * f + lr) * KS + kk + lk];
-#pragma unroll
-            for (int mi = 0; mi < 4; mi++)
-#pragma unroll
-                for (int ni = 0; ni < 4; ni++) {
-#if __CUDA_ARCH__ >= 800
-                    dmma_16x8x4(acc[mi][ni], a[mi][0], a[mi][1], bv[ni]);
-#else
-                    for (int e = 0; e < 4; e++)
-                        for (int q = 0; q < 4; q++)
-                            acc[mi][ni][e] += Ah[(wr + frag_row(mi, e, lr)) * KS + kk + q] *
-                                              Bh[(wc + frag_col(ni, e, lk)) * KS + kk + q];
-#endif
-                }
-        }
+        slice_product_64x32(
+            acc, [&](int row, int q) { return Ah[row * KS + 4 * q + lk]; },
+            [&](int row, int q) { return Bh[row * KS + 4 * q + lk]; }, wr, wc, lr);
     }
-#pragma unroll
-    for (int mi = 0; mi < 4; mi++)
-#pragma unroll
-        for (int ni = 0; ni < 4; ni++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                const int r = r0 + wr + frag_row(mi, e, lr), c = c0 + wc + frag_col(ni, e, lk);
-                if (r < n && c <= r) M[(size_t)r * n + c] = -acc[mi][ni][e];
-            }
+    each_entry(acc, r0 + wr, c0 + wc, lr, lk, [&](double &a, int r, int c) {
+        if (r < n && c <= r) M[(size_t)r * n + c] = -a;
+    });
 }
 
 /* The same update with its slices brought in by the copy engine (Hopper and later, even n; mbarrier.cuh):
@@ -628,15 +615,8 @@ __global__ void __launch_bounds__(BIG_THREADS, 1)
     if (threadIdx.x == 0)
         for (int h = 0; h < TMA_STAGES && h < slices; h++) load(h);
     double acc[4][4][4]; /* -C, read while the first slices arrive (as the kept kernel) */
-#pragma unroll
-    for (int mi = 0; mi < 4; mi++)
-#pragma unroll
-        for (int ni = 0; ni < 4; ni++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                const int r = r0 + wr + frag_row(mi, e, lr), c = c0 + wc + frag_col(ni, e, lk);
-                acc[mi][ni][e] = r < n && c <= r ? -C[b * (size_t)n * n + (size_t)r * n + c] : 0.0;
-            }
+    each_entry(acc, r0 + wr, c0 + wc, lr, lk,
+               [&](double &a, int r, int c) { a = r < n && c <= r ? -C[b * (size_t)n * n + (size_t)r * n + c] : 0.0; });
     /* Byte offset of column kk + lk in a row of this lane's (row % 8 == lr for every row it reads). */
     int col[KH / 4];
 #pragma unroll
@@ -646,20 +626,9 @@ __global__ void __launch_bounds__(BIG_THREADS, 1)
         mbar_wait(full + 8 * s, (h / TMA_STAGES) & 1);
         __syncwarp(); /* the lanes leave the wait together: the products below are warp-wide */
         const unsigned char *Ah = stages + s * 2 * TMA_BOX_BYTES, *Bh = Ah + TMA_BOX_BYTES;
-#pragma unroll
-        for (int q = 0; q < KH / 4; q++) {
-            double a[4][2], bv[4];
-#pragma unroll
-            for (int f = 0; f < 4; f++)
-                a[f][0] = *(const double *)(Ah + (wr + 16 * f + lr) * (KH * 8) + col[q]),
-                a[f][1] = *(const double *)(Ah + (wr + 16 * f + 8 + lr) * (KH * 8) + col[q]);
-#pragma unroll
-            for (int f = 0; f < 4; f++) bv[f] = *(const double *)(Bh + (wc + 8 * f + lr) * (KH * 8) + col[q]);
-#pragma unroll
-            for (int mi = 0; mi < 4; mi++)
-#pragma unroll
-                for (int ni = 0; ni < 4; ni++) dmma_16x8x4(acc[mi][ni], a[mi][0], a[mi][1], bv[ni]);
-        }
+        slice_product_64x32(
+            acc, [&](int row, int q) { return *(const double *)(Ah + row * (KH * 8) + col[q]); },
+            [&](int row, int q) { return *(const double *)(Bh + row * (KH * 8) + col[q]); }, wr, wc, lr);
         __syncwarp();
         if (lane == 0) mbar_arrive(empty + 8 * s); /* this warp has read stage s */
         /* Thread 0 refills the stage of the slice before this one: every warp has most likely left it. */
@@ -669,15 +638,9 @@ __global__ void __launch_bounds__(BIG_THREADS, 1)
             load(h - 1 + TMA_STAGES);
         }
     }
-#pragma unroll
-    for (int mi = 0; mi < 4; mi++)
-#pragma unroll
-        for (int ni = 0; ni < 4; ni++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                const int r = r0 + wr + frag_row(mi, e, lr), c = c0 + wc + frag_col(ni, e, lk);
-                if (r < n && c <= r) M[(size_t)r * n + c] = -acc[mi][ni][e];
-            }
+    each_entry(acc, r0 + wr, c0 + wc, lr, lk, [&](double &a, int r, int c) {
+        if (r < n && c <= r) M[(size_t)r * n + c] = -a;
+    });
 #else
     (void)map, (void)A, (void)C, (void)n, (void)row0, (void)kfirst, (void)kcount, (void)tiles, (void)first;
     __trap(); /* f64_enqueue picks it on compute capability 9.0 and later only */
