@@ -525,16 +525,25 @@ slice_product_64x32(double (&acc)[4][4][4], ReadA a_at, ReadB b_at, int wr, int 
 #define STAGES 4
 #define BIG_SMEM (STAGES * 2 * BIG * KS * sizeof(double))
 
+/* Block first + blockIdx.x of a trailing update: block g % tiles of the lower triangle of BIG blocks
+ * from tile (row0, row0) of matrix b = g / tiles, its corner at (r0, c0). */
+__device__ __forceinline__ void big_block_place(int row0, size_t tiles, size_t first, size_t &b, int &r0, int &c0)
+{
+    const size_t g = first + blockIdx.x;
+    int bi, bj;
+    lower_index((int)(g % tiles), bi, bj);
+    b = g / tiles, r0 = row0 * NB + bi * BIG, c0 = row0 * NB + bj * BIG;
+}
+
 template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
     f64_trailing_update(double *A, const double *C, int n, int row0, int kfirst, int kcount, size_t tiles, size_t first)
 {
     extern __shared__ double2 big_smem[]; /* STAGES x {A rows, B rows} x BIG x KS */
     double *sm = (double *)big_smem;
-    const size_t g = first + blockIdx.x, b = g / tiles;
-    int bi, bj;
-    lower_index((int)(g % tiles), bi, bj);
+    size_t b;
+    int r0, c0;
+    big_block_place(row0, tiles, first, b, r0, c0);
     double *M = A + b * (size_t)n * n;
-    const int r0 = row0 * NB + bi * BIG, c0 = row0 * NB + bj * BIG;
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32, wr = w / 4 * 64, wc = w % 4 * 32, lr = lane / 4,
               lk = lane % 4;
     /* acc starts as -C, read now, while the first slices arrive, and ends as -(C - L L^T): the store at
@@ -592,11 +601,10 @@ __global__ void __launch_bounds__(BIG_THREADS, 1)
                    base = (raw + 1023) & ~1023u; /* the swizzle's unit */
     const unsigned char *stages = tma_smem + (base - raw);
     const uint32_t full = base + TMA_STAGES * 2 * TMA_BOX_BYTES, empty = full + 8 * TMA_STAGES;
-    const size_t g = first + blockIdx.x, b = g / tiles;
-    int bi, bj;
-    lower_index((int)(g % tiles), bi, bj);
+    size_t b;
+    int r0, c0;
+    big_block_place(row0, tiles, first, b, r0, c0);
     double *M = A + b * (size_t)n * n;
-    const int r0 = row0 * NB + bi * BIG, c0 = row0 * NB + bj * BIG;
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32, wr = w / 4 * 64, wc = w % 4 * 32, lr = lane / 4,
               lk = lane % 4;
     const int slices = kcount * (NB / KH);
