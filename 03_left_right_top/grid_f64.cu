@@ -430,9 +430,10 @@ template <bool DEEP, bool VEC> __global__ void __launch_bounds__(PRODUCT_THREADS
  * the GPU, the trailing lower triangle from (row0, row0) (cols = 0), minus the panel's product:
  * tile (i, j) -= sum over the tile columns p = kfirst .. kfirst + kcount - 1 of L(i, p) L(j, p)^T, one
  * read and write of each tile for all the panel's columns. Block g = first + blockIdx.x: tile
- * g % tiles of matrix g / tiles. Two buffers, two slices in flight. */
+ * g % tiles of matrix g / tiles. Two buffers, two slices in flight. VEC: 16-byte copies, as the
+ * trailing update's. */
 #define PRODUCT_SMEM (2 * 2 * NB * KS * sizeof(double))
-__global__ void __launch_bounds__(PRODUCT_THREADS, 4) /* 128 registers: four blocks an SM */
+template <bool VEC> __global__ void __launch_bounds__(PRODUCT_THREADS, 4) /* 128 registers: four blocks an SM */
     f64_tile_product(double *A, const double *C, int n, int row0, int col0, int cols, int kfirst, int kcount,
                      size_t tiles, size_t first)
 {
@@ -456,8 +457,8 @@ __global__ void __launch_bounds__(PRODUCT_THREADS, 4) /* 128 registers: four blo
     const int slices = kcount * (NB / KH);
     auto load = [&](int h) { /* slice h: columns k0 .. k0 + KH - 1 of the A tile, and the B tile's */
                              const int k0 = kfirst * NB + h * KH;
-                             load_slice<NB, PRODUCT_THREADS, false>(&As[h % 2][0][0], M, n, n, n, r0, k0);
-                             load_slice<NB, PRODUCT_THREADS, false>(&Bs[h % 2][0][0], M, n, n, n, c0, k0);
+                             load_slice<NB, PRODUCT_THREADS, VEC>(&As[h % 2][0][0], M, n, n, n, r0, k0);
+                             load_slice<NB, PRODUCT_THREADS, VEC>(&Bs[h % 2][0][0], M, n, n, n, c0, k0);
     };
     load(0);
     /* acc starts as -C, read now, while the slices arrive, and ends as -(C - L L^T). Read at the end
@@ -770,9 +771,9 @@ static int f64_enqueue(int n, size_t batch, const double *d_in, double *d_out, i
                        bool first_touch) {
         const bool link = linked && s == chain;
         return launch_split(batch * tiles, s, [&](unsigned count, size_t first) {
-            (void)launch_linked(link, f64_tile_product, dim3(count), dim3(PRODUCT_THREADS), PRODUCT_SMEM, s, d_out,
-                                entries(first_touch), n, row0, col0, cols, kfirst, kcount, tiles,
-                                first); /* checked by launch_split */
+            (void)launch_linked(link, vec ? f64_tile_product<true> : f64_tile_product<false>, dim3(count),
+                                dim3(PRODUCT_THREADS), PRODUCT_SMEM, s, d_out, entries(first_touch), n, row0, col0,
+                                cols, kfirst, kcount, tiles, first); /* checked by launch_split */
         });
     };
     /* Tile column k's solve, with the panel's updates of it from columns p0 .. k - 1 (below: its tiles). */
