@@ -493,15 +493,6 @@ template <bool VEC> __global__ void __launch_bounds__(PRODUCT_THREADS, 4) /* 128
             }
 }
 
-/* The trailing update of a panel (step 3 for the panel's kcount tile columns), in blocks of BIG x BIG
- * (2 x 2 tiles): half the bytes a flop of 64 x 64 blocks, so the product stays on the tensor cores
- * instead of waiting for L2. 8 warps of 64 x 32, STAGES slice buffers (dynamic shared memory).
- * As written, a slice is two commit groups (A's and B's), so wait_group STAGES - 2 also waits for slice
- * h + 1: one slice arrives while h is computed, not STAGES - 2 (one commit a slice: measured level,
- * 06 LIMITS).
- * Block g = first + blockIdx.x: block g % tiles of the lower triangle of BIG blocks from tile
- * (row0, row0) of matrix g / tiles. VEC: 16-byte copies (n even and A 16-byte aligned, so a pair of
- * columns is in or out together). Writes only on and below the diagonal. */
 /* One slice's products of a warp's 64 x 32 block (4 x 4 fragments): a(row, q) and b(row, q) read
  * column 4q + lk of the slice's A and B rows, wherever its loader put them (the trailing updates). */
 template <typename ReadA, typename ReadB> __device__ __forceinline__ void
@@ -536,6 +527,15 @@ __device__ __forceinline__ void big_block_place(int row0, size_t tiles, size_t f
     b = g / tiles, r0 = row0 * NB + bi * BIG, c0 = row0 * NB + bj * BIG;
 }
 
+/* The trailing update of a panel (step 3 for the panel's kcount tile columns), in blocks of BIG x BIG
+ * (2 x 2 tiles): half the bytes a flop of 64 x 64 blocks, so the product stays on the tensor cores
+ * instead of waiting for L2. 8 warps of 64 x 32, STAGES slice buffers (dynamic shared memory).
+ * As written, a slice is two commit groups (A's and B's), so wait_group STAGES - 2 also waits for slice
+ * h + 1: one slice arrives while h is computed, not STAGES - 2 (one commit a slice: measured level,
+ * 06 LIMITS).
+ * Block g = first + blockIdx.x: block g % tiles of the lower triangle of BIG blocks from tile
+ * (row0, row0) of matrix g / tiles. VEC: 16-byte copies (n even and A 16-byte aligned, so a pair of
+ * columns is in or out together). Writes only on and below the diagonal. */
 template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
     f64_trailing_update(double *A, const double *C, int n, int row0, int kfirst, int kcount, size_t tiles, size_t first)
 {
