@@ -42,9 +42,9 @@
 /* Tile columns a panel of T: its columns' updates of the trailing matrix go in one launch (K = 64 x
  * the panel's tiles), which reads and writes that matrix once per panel instead of once per tile
  * column. Wider panels make that traffic and the bulk's launches fewer but the chain's own updates
- * longer: H200, the widths timed side by side (06 LIMITS): 8 up to 8192 and 12 from 16384, except
+ * longer: H200, the widths timed side by side (06 LIMITS): 8 up to 8192 and 16 from 16384, except
  * odd n up to 4096 (its chain loads 8 bytes at a time, so its own updates cost more): 4. */
-static int panel_tiles(int T, bool vec) { return T <= 64 && !vec ? 4 : T <= 128 ? 8 : 12; }
+static int panel_tiles(int T, bool vec) { return T <= 64 && !vec ? 4 : T <= 128 ? 8 : 16; }
 
 /* Where entry e of the warp's accumulator fragment (mi, ni) lies in the warp's block (c of dmma_16x8x4
  * for the fragment 16 mi rows down and 8 ni columns right; lr = lane / 4, lk = lane % 4). */
@@ -62,6 +62,20 @@ __device__ __forceinline__ void each_entry(double (&acc)[MI][4][4], int wr, int 
         for (int ni = 0; ni < 4; ni++)
 #pragma unroll
             for (int e = 0; e < 4; e++) f(acc[mi][ni][e], wr + frag_row(mi, e, lr), wc + frag_col(ni, e, lk));
+}
+
+/* f(entry, the entry right of it, row, column of the first) for each pair of a lane's adjacent entries
+ * (e, e + 1: columns c and c + 1, c even), so that a pair is one 16-byte access where it can be. */
+template <int MI, typename F>
+__device__ __forceinline__ void each_pair(double (&acc)[MI][4][4], int wr, int wc, int lr, int lk, F f)
+{
+#pragma unroll
+    for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+        for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+            for (int e = 0; e < 4; e += 2)
+                f(acc[mi][ni][e], acc[mi][ni][e + 1], wr + frag_row(mi, e, lr), wc + frag_col(ni, e, lk));
 }
 
 /* Rows r0 .. r0 + ROWS - 1, columns c0 .. c0 + KH - 1 of M (ld entries a row; rows past `rows`,
@@ -623,9 +637,20 @@ __global__ void __launch_bounds__(BIG_THREADS, 1)
     };
     if (threadIdx.x == 0)
         for (int h = 0; h < TMA_STAGES && h < slices; h++) load(h);
-    double acc[4][4][4]; /* -C, read while the first slices arrive (as the kept kernel) */
-    each_entry(acc, r0 + wr, c0 + wc, lr, lk,
-               [&](double &a, int r, int c) { a = r < n && c <= r ? -C[b * (size_t)n * n + (size_t)r * n + c] : 0.0; });
+    double acc[4][4][4]; /* -C, read while the first slices arrive (as the kept kernel), a pair at a time */
+    const double *Cb = C + b * (size_t)n * n;
+    const bool pairs = (uintptr_t)C % 16 == 0; /* n is even: then every pair (c even) is 16-byte aligned */
+    each_pair(acc, r0 + wr, c0 + wc, lr, lk, [&](double &a, double &a1, int r, int c) {
+        double x = 0.0, y = 0.0;
+        if (r < n && c + 1 <= r && pairs) {
+            const double2 v = *reinterpret_cast<const double2 *>(Cb + (size_t)r * n + c);
+            x = v.x, y = v.y;
+        } else if (r < n && c <= r) {
+            x = Cb[(size_t)r * n + c];
+            if (c + 1 <= r) y = Cb[(size_t)r * n + c + 1];
+        }
+        a = -x, a1 = -y;
+    });
     /* Byte offset of column kk + lk in a row of this lane's (row % 8 == lr for every row it reads). */
     int col[KH / 4];
 #pragma unroll
@@ -647,8 +672,10 @@ __global__ void __launch_bounds__(BIG_THREADS, 1)
             load(h - 1 + TMA_STAGES);
         }
     }
-    each_entry(acc, r0 + wr, c0 + wc, lr, lk, [&](double &a, int r, int c) {
-        if (r < n && c <= r) M[(size_t)r * n + c] = -a;
+    each_pair(acc, r0 + wr, c0 + wc, lr, lk, [&](double &a, double &a1, int r, int c) {
+        if (r < n && c + 1 <= r) /* M is 16-byte aligned (the tensor map needs it) */
+            *reinterpret_cast<double2 *>(M + (size_t)r * n + c) = make_double2(-a, -a1);
+        else if (r < n && c <= r) M[(size_t)r * n + c] = -a;
     });
 #else
     (void)map, (void)A, (void)C, (void)n, (void)row0, (void)kfirst, (void)kcount, (void)tiles, (void)first;
