@@ -42,9 +42,9 @@
 /* Tile columns a panel of T: its columns' updates of the trailing matrix go in one launch (K = 64 x
  * the panel's tiles), which reads and writes that matrix once per panel instead of once per tile
  * column. Wider panels make that traffic and the bulk's launches fewer but the chain's own updates
- * longer: H200, the widths timed side by side (06 LIMITS): 8 up to 8192 and 16 from 16384, except
- * odd n up to 4096 (its chain loads 8 bytes at a time, so its own updates cost more): 4. */
-static int panel_tiles(int T, bool vec) { return T <= 64 && !vec ? 4 : T <= 128 ? 8 : 16; }
+ * longer: H200, the widths timed side by side (06 LIMITS): 8 up to 8192 and 16 from 16384 (12 for odd
+ * n), except odd n up to 4096 (its chain loads 8 bytes at a time, so its own updates cost more): 4. */
+static int panel_tiles(int T, bool vec) { return T <= 64 && !vec ? 4 : T <= 128 ? 8 : vec ? 16 : 12; }
 
 /* Where entry e of the warp's accumulator fragment (mi, ni) lies in the warp's block (c of dmma_16x8x4
  * for the fragment 16 mi rows down and 8 ni columns right; lr = lane / 4, lk = lane % 4). */

@@ -45,7 +45,7 @@ PLANTS = {
 
 def panel_tiles(T, even):
     """grid_f64.cu's panel_tiles(T, vec): tile columns a panel."""
-    return 4 if T <= 64 and not even else 8 if T <= 128 else 16
+    return 4 if T <= 64 and not even else 8 if T <= 128 else 16 if even else 12
 
 
 def build(T, two_streams, early, even, plant="", updates=None):
@@ -270,7 +270,7 @@ def rule_matches(path):
     except OSError as e:
         return f"{path}: {e.strerror}"
     m = re.search(r"static int panel_tiles\(int T, bool vec\) \{ return ([^;]*); \}", src)
-    want = "T <= 64 && !vec ? 4 : T <= 128 ? 8 : 16"
+    want = "T <= 64 && !vec ? 4 : T <= 128 ? 8 : vec ? 16 : 12"
     if not m:
         return "panel_tiles(T, vec) not found"
     return None if m.group(1) == want else f"panel_tiles returns {m.group(1)}, the model {want}"
