@@ -1,6 +1,6 @@
 /* grid_f64.cu - a batch of float64 matrices of any order, factored by the whole GPU in 64 x 64 tile
  * tasks (grid_f64.h), every matrix's tasks of a step in one launch. Stage 03's right-looking order
- * between panels of 4 to 12 tile columns; inside a panel, each tile column k is two launches (the
+ * between panels of 4 to 16 tile columns; inside a panel, each tile column k is two launches (the
  * chain):
  *   1. the diagonal tile (k, k) (f64_potrf_tile): first the panel's own updates of it from columns
  *      p0 .. k - 1, then factored by one block a matrix, four threads a row in registers, and
@@ -12,9 +12,10 @@
  * terms) run beside the link before it (chain_link.cuh: where the launches are linked; else the older
  * right-looking panel, an update launch after each column). After a panel, its update of the
  * trailing matrix, all its columns at once: the next panel's columns first, on the chain's stream
- * (f64_tile_product), and the rest on a second stream while the next panel is factored (the
- * look-ahead, f64_streams), in 128 x 128 blocks, K in slices of 16 through four buffers
- * (f64_trailing_update; on Hopper with even n six, filled by the copy engine: f64_trailing_update_tma). Every product is on the FP64 tensor cores (mma.sync m16n8k4 with f64
+ * (f64_tile_product; with 16-tile panels, the rest's kernel), and the rest on a second stream while
+ * the next panel is factored (the look-ahead, f64_streams), in 128 x 128 blocks, K in slices of 16
+ * through four buffers (f64_trailing_update; on Hopper with even n six, filled by the copy engine:
+ * f64_trailing_update_tma). Every product is on the FP64 tensor cores (mma.sync m16n8k4 with f64
  * operands, dmma.cuh), a warp's block as 16 x 8 fragments. Rows and columns past n are read as zeros
  * and not written; in the diagonal tile they are the identity, so the last, partial tile needs no
  * special case.
@@ -608,17 +609,23 @@ template <bool VEC> __global__ void __launch_bounds__(BIG_THREADS, 1)
 
 __global__ void __launch_bounds__(BIG_THREADS, 1)
     f64_trailing_update_tma(const __grid_constant__ CUtensorMap map, double *A, const double *C, int n, int row0,
-                            int kfirst, int kcount, size_t tiles, size_t first)
+                            int kfirst, int kcount, size_t tiles, size_t first, int strip)
 {
 #if __CUDA_ARCH__ >= 900
+    size_t b;
+    int r0, c0;
+    if (strip) { /* the next panel's columns: `strip` BIG columns a row of blocks, from tile (row0, row0) */
+        const size_t g = first + blockIdx.x;
+        const int s = (int)(g % tiles), bi = s / strip, bj = s % strip;
+        if (bj > bi) return; /* above the diagonal (the whole block: before any barrier) */
+        b = g / tiles, r0 = row0 * NB + bi * BIG, c0 = row0 * NB + bj * BIG;
+    } else big_block_place(row0, tiles, first, b, r0, c0);
+    chain_wait_and_release(); /* linked on the chain (chain_link.cuh); met at once on the bulk's stream */
     extern __shared__ __align__(1024) unsigned char tma_smem[];
     const uint32_t raw = (uint32_t)__cvta_generic_to_shared(tma_smem),
                    base = (raw + 1023) & ~1023u; /* the swizzle's unit */
     const unsigned char *stages = tma_smem + (base - raw);
     const uint32_t full = base + TMA_STAGES * 2 * TMA_BOX_BYTES, empty = full + 8 * TMA_STAGES;
-    size_t b;
-    int r0, c0;
-    big_block_place(row0, tiles, first, b, r0, c0);
     double *M = A + b * (size_t)n * n;
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32, wr = w / 4 * 64, wc = w % 4 * 32, lr = lane / 4,
               lk = lane % 4;
@@ -678,7 +685,7 @@ __global__ void __launch_bounds__(BIG_THREADS, 1)
         else if (r < n && c <= r) M[(size_t)r * n + c] = -a;
     });
 #else
-    (void)map, (void)A, (void)C, (void)n, (void)row0, (void)kfirst, (void)kcount, (void)tiles, (void)first;
+    (void)map, (void)A, (void)C, (void)n, (void)row0, (void)kfirst, (void)kcount, (void)tiles, (void)first, (void)strip;
     __trap(); /* f64_enqueue picks it on compute capability 9.0 and later only */
 #endif
 }
@@ -825,13 +832,28 @@ static int f64_enqueue(int n, size_t batch, const double *d_in, double *d_out, i
         return launch_split(batch * big, s, [&](unsigned count, size_t first) {
             if (tma)
                 f64_trailing_update_tma<<<count, BIG_THREADS, TMA_SMEM, s>>>(map, d_out, C, n, row0, kfirst, kcount,
-                                                                             big, first);
+                                                                             big, first, 0);
             else if (vec)
                 f64_trailing_update<true>
                     <<<count, BIG_THREADS, BIG_SMEM, s>>>(d_out, C, n, row0, kfirst, kcount, big, first);
             else
                 f64_trailing_update<false>
                     <<<count, BIG_THREADS, BIG_SMEM, s>>>(d_out, C, n, row0, kfirst, kcount, big, first);
+        });
+    };
+    /* The next panel's `cols` tile columns from tile (row0, row0): by the copy engine's BIG blocks where the
+     * panel is 16 tiles wide and they fill the GPU twice, else by the 64 x 64 tile product (06 LIMITS, "The
+     * next panel's columns by the copy engine": narrower panels or fewer blocks lost). */
+    auto next_columns = [&](int row0, int cols, int kfirst, int kcount) {
+        const int rows = (T - row0 + 1) / 2, strip = cols / 2;
+        const bool first_touch = kfirst == 0;
+        if (!tma || cols < 16 || cols % 2 || batch * rows * strip < 2 * (size_t)sms)
+            return product(chain, row0, row0, cols, kfirst, kcount, (size_t)(T - row0) * cols, first_touch);
+        const double *C = entries(first_touch);
+        return launch_split(batch * rows * strip, chain, [&](unsigned count, size_t first) {
+            (void)launch_linked(linked, f64_trailing_update_tma, dim3(count), dim3(BIG_THREADS), TMA_SMEM, chain, map,
+                                d_out, C, n, row0, kfirst, kcount, (size_t)rows * strip, first,
+                                strip); /* checked by launch_split */
         });
     };
     bool rest_pending = false; /* bulk has work the chain has not waited for */
@@ -869,7 +891,7 @@ static int f64_enqueue(int n, size_t batch, const double *d_in, double *d_out, i
         CUDA_TRY(cudaStreamWaitEvent(bulk, f->panel_done, 0));
         if (rest_pending)
             CUDA_TRY(cudaStreamWaitEvent(chain, f->rest_done, 0)); /* the last panel's bulk updated them */
-        TRY(product(chain, pe, pe, pe2 - pe, p0, pe - p0, (size_t)(T - pe) * (pe2 - pe), p0 == 0));
+        TRY(next_columns(pe, pe2 - pe, p0, pe - p0));
         TRY(trailing(bulk, pe2, p0, pe - p0));
         CUDA_TRY(cudaEventRecord(f->rest_done, bulk));
         rest_pending = true;

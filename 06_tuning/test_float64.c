@@ -11,8 +11,9 @@
  *   float64 batched             n = 1 .. 128 auto, every cyclic instance grid given, the tensor-core
  *                               kernel given at every tile count, row-major, interleaved and chunked, in
  *                               and out of place
- *   float64 whole GPU           n = 129 .. 1024 in batches against the reference; 4096, 4095 and 8192
- *                               alone (sampled residuals, float64's bound), an indefinite 4096 (info n/2 + 1)
+ *   float64 whole GPU           n = 129 .. 1024 in batches against the reference; 4096, 4095, 8192, 8320
+ *                               and 8321 alone (sampled residuals, float64's bound), an indefinite 4096
+ *                               (info n/2 + 1)
  *   float64 door                a CUDA graph around execute (n = 1100: the look-ahead forked inside
  *                               it; and a new thread whose first call is captured), pointers 8 bytes
  *                               off (staged or refused)
@@ -329,8 +330,9 @@ static const size_t layouts[][2] = {{40, 32}, {33, 33}, {100, 7}, {128, 200}}; /
 static const int whole_ns[] = {129, 200, 300, 1024};
 static const size_t whole_batches[] = {7, 6, 3, 2};
 #define NWHOLE ((int)(sizeof whole_ns / sizeof whole_ns[0]))
-/* (n, indefinite): 4095 takes the 128 x 128 trailing blocks with 8-byte copies, the even n 16-byte ones */
-static const int large[][2] = {{4096, 0}, {4095, 0}, {8192, 0}, {4096, 1}};
+/* (n, indefinite): 4095 takes the 128 x 128 trailing blocks with 8-byte copies, the even n 16-byte ones;
+ * past 128 tiles, 8320 takes 16-tile panels and their next columns by the copy engine, 8321 12-tile ones */
+static const int large[][2] = {{4096, 0}, {4095, 0}, {8192, 0}, {8320, 0}, {8321, 0}, {4096, 1}};
 #define NLARGE ((int)(sizeof large / sizeof large[0]))
 
 static int run_graph(char *detail, size_t len);
