@@ -91,9 +91,10 @@ static void bench_update(int n, int panels, float *d_A, int *d_info)
 {
     const int K = panels * GRID_TILE, m = n - K;
     const double flops = 2.0 * K * m * (m + 1.0) / 2;
-    /* fp32-accurate, precision high, precision medium (fp16 on the warpgroup MMA; TF32's mma.sync without) */
-    static const grid_math maths[] = {GRID_TF32X3, GRID_TF32, GRID_F16};
-    for (int k = 0; k < 3; k++) {
+    /* fp32-accurate (three TF32, three fp16 products), precision high, precision medium (fp16 on the
+     * warpgroup MMA; TF32's mma.sync without) */
+    static const grid_math maths[] = {GRID_TF32X3, GRID_F16X3, GRID_TF32, GRID_F16};
+    for (int k = 0; k < 4; k++) {
         update_ctx u = {{d_A, (size_t)n, n / GRID_TILE, d_info, 1, (size_t)n * n, maths[k], NULL, grid_rules_current()},
                         panels};
         grid_split split;
@@ -165,18 +166,18 @@ int main(int argc, char **argv)
         c.d_work = NULL;
         if (work) CUDA_CHECK(cudaMalloc((void **)&c.d_work, work));
         /* Every mode in fp32, then the three look-aheads with the tensor-core updates, then the default
-         * mode with one TF32 pass (precision high) and with fp16 (medium), from n = 1024, where the
-         * updates are worth it. */
+         * mode with three fp16 products (f16x3), one TF32 pass (precision high) and fp16 (medium), from
+         * n = 1024, where the updates are worth it. */
         static const grid_mode tensor_modes[] = {GRID_LOOKAHEAD, GRID_PAIRS, GRID_QUADS};
-        for (int v = 0; v < GRID_MODE_COUNT + 5; v++) {
+        static const grid_math default_mode_maths[] = {GRID_F16X3, GRID_TF32, GRID_F16};
+        for (int v = 0; v < GRID_MODE_COUNT + 6; v++) {
             if (v >= GRID_MODE_COUNT + 3 && n < 1024) break;
             c.mode = v < GRID_MODE_COUNT       ? (grid_mode)v
                      : v < GRID_MODE_COUNT + 3 ? tensor_modes[v - GRID_MODE_COUNT]
                                                : grid_default_mode(n);
             c.math = v < GRID_MODE_COUNT       ? GRID_FP32
                      : v < GRID_MODE_COUNT + 3 ? GRID_TF32X3
-                     : v < GRID_MODE_COUNT + 4 ? GRID_TF32
-                                               : GRID_F16;
+                                               : default_mode_maths[v - GRID_MODE_COUNT - 3];
             const int is_default = c.mode == grid_default_mode(n) && c.math == grid_default_math(n, 1);
             char variant[64];
             snprintf(variant, sizeof variant, "grid %s%s%s%s", grid_mode_name(c.mode), c.math == GRID_FP32 ? "" : " ",

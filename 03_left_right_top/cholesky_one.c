@@ -36,10 +36,11 @@ static const char usage[] =
     "  --seed S         generator seed, for --n (default 2017)\n"
     "  --mode MODE      block | stream | graph | lookahead | pairs | quads (default: block up to n = 32,\n"
     "                   lookahead up to n = 4032, quads above; block = part 1's one-block kernel)\n"
-    "  --math MATH      fp32 | tf32x3 | tf32 | f16: the updates on the fp32 cores, on the tensor cores with\n"
-    "                   fp32 accuracy (default: tf32x3 where it is faster, see grid_default_math), one TF32\n"
-    "                   product a term (precision high), or the warpgroup bulk in scaled fp16 (precision\n"
-    "                   medium; the last two checked by gpu-mode's normwise residual)\n"
+    "  --math MATH      fp32 | tf32x3 | f16x3 | tf32 | f16: the updates on the fp32 cores, on the tensor\n"
+    "                   cores with fp32 accuracy (three TF32 products, or on Hopper's warpgroup bulk three\n"
+    "                   fp16 ones; default: where it is faster, see grid_default_math), one TF32 product a\n"
+    "                   term (precision high), or the warpgroup bulk in scaled fp16 (precision medium; the\n"
+    "                   last two checked by gpu-mode's normwise residual)\n"
     "  --output FILE    write L (binary; .txt: text)\n"
     "  --residual       also print gpu-mode's normwise residual ||A - L L^T||_1 / ||A||_1 in units of n eps,\n"
     "                   whatever the math (every row up to n = 2048, 64 rows above: plot_precision.py)\n"
@@ -88,7 +89,7 @@ static options parse(int argc, char **argv)
             if (!cli_parse_ull(optarg, &o.seed)) bad("--seed", optarg, "a non-negative integer");
             break;
         case 'M':
-            if ((o.math = grid_math_parse(optarg)) < 0) bad("--math", optarg, "fp32, tf32x3, tf32 or f16");
+            if ((o.math = grid_math_parse(optarg)) < 0) bad("--math", optarg, "fp32, tf32x3, f16x3, tf32 or f16");
             break;
         case 'm':
             o.mode = !strcmp(optarg, "block") ? MODE_BLOCK : grid_mode_parse(optarg);

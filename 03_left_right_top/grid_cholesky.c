@@ -498,7 +498,7 @@ int potrf_grid_execute(grid_context *ctx, const grid_policy *policy, int n, size
         math >= GRID_MATH_COUNT || !d_in || !d_out || !d_info) {
         course_report(
             "potrf_grid: need 1 <= n <= %d, batch >= 1, a mode (stream, graph, lookahead, pairs, quads), a math (fp32, "
-            "tf32x3, tf32) and device pointers (got n = %d, batch %zu, mode %d, math %d)\n",
+            "tf32x3, tf32, f16, f16x3) and device pointers (got n = %d, batch %zu, mode %d, math %d)\n",
             GRID_MAX_N, n, batch, (int)mode, (int)math);
         return -1;
     }

@@ -50,7 +50,7 @@ typedef enum {
 
 const char *grid_mode_name(grid_mode mode); /* "stream", "graph", "lookahead", "pairs", "quads" */
 int grid_mode_parse(const char *name);      /* the mode, or -1 */
-const char *grid_math_name(grid_math math); /* "fp32", "tf32x3", "tf32", "f16" */
+const char *grid_math_name(grid_math math); /* "fp32", "tf32x3", "tf32", "f16", "f16x3" */
 int grid_math_parse(const char *name);      /* the math, or -1 */
 
 /* The fastest mode for one matrix: the look-ahead up to n = 4032 (its critical path is shorter),
@@ -64,9 +64,9 @@ grid_mode grid_default_mode(int n);
 grid_mode grid_default_batched_mode(int n, size_t batch);
 
 /* The updates' arithmetic for n x batch: the tensor cores (GRID_TF32X3) from 4096 tiles a step
- * (batch x nt^2; one matrix from n = 4033), where the updates are most of the time; fp32 below, where
- * the chain of panel tasks is, and on a GPU without TF32 tensor cores. Measurements: LIMITS.md,
- * "The policy's rules". */
+ * (batch x nt^2; one matrix from n = 4033), where the updates are most of the time, and GRID_F16X3
+ * there where the warpgroup bulk runs; fp32 below, where the chain of panel tasks is, and on a GPU
+ * without TF32 tensor cores. Measurements: LIMITS.md, "The policy's rules". */
 grid_math grid_default_math(int n, size_t batch);
 
 /* 1 when the GPU can run GRID_TF32X3 (TF32 tensor cores: compute capability 8.0 or newer). */

@@ -20,7 +20,7 @@ grid_overrides grid_overrides_env(void)
     grid_overrides o = GRID_OVERRIDES_NONE;
     const char *mode = getenv("GRID_MODE"), *math = getenv("GRID_MATH");
     if (mode && *mode) o.mode = grid_mode_parse(mode); /* stream|graph|lookahead|pairs|quads */
-    if (math && *math) o.math = grid_math_parse(math); /* fp32|tf32x3|tf32 */
+    if (math && *math) o.math = grid_math_parse(math); /* fp32|tf32x3|tf32|f16|f16x3 */
     const char *wgmma = getenv("GRID_WGMMA"), *band = getenv("GRID_WGMMA_BAND"), *narrow = getenv("GRID_WG_NARROW");
     if (wgmma && !strcmp(wgmma, "0")) o.wgmma = 0;    /* the mma.sync updates */
     if (band && !strcmp(band, "0")) o.wgmma_band = 0; /* the next round's band on mma.sync */

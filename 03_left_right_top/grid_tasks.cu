@@ -712,9 +712,10 @@ static int split_for_update(const grid_plan *p, int KT, int kcol, int origin, cu
     const int N = (int)p->ld, rows = (N - origin + 127) / 128, blocks = (rows + 1) / 2 * 2;
     for (int r = 0; r < g->readers; r++) CUDA_TRY(cudaStreamWaitEvent(s, g->read[r], 0));
     uint32_t *split = reinterpret_cast<uint32_t *>(g->panel);
-    if (p->math == GRID_F16) {
-        split_panel_f16_kernel<<<dim3(2 * blocks, p->batch), 256, 0, s>>>(
-            p->A, p->ld, p->stride, N, kcol, origin, blocks, KT / WG_BK_F16, split, split_stride(p));
+    if (grid_math_half(p->math)) { /* GRID_F16X3: the lo part too */
+        auto split_kernel = p->math == GRID_F16X3 ? split_panel_f16_kernel<true> : split_panel_f16_kernel<false>;
+        split_kernel<<<dim3(2 * blocks, p->batch), 256, 0, s>>>(p->A, p->ld, p->stride, N, kcol, origin, blocks,
+                                                                KT / WG_BK_F16, split, split_stride(p));
     } else {
         auto split_kernel = p->math == GRID_TF32 ? split_panel_kernel<true> : split_panel_kernel<false>;
         split_kernel<<<dim3(blocks * (KT / WG_BK), p->batch), 256, 0, s>>>(p->A, p->ld, p->stride, N, kcol, origin,
@@ -734,8 +735,10 @@ static int update_wgmma_launch(const grid_plan *p, int KT, int kcol, int origin,
     int rb0 = 0;
     TRY(split_for_update(p, KT, kcol, origin, s, &rb0));
     grid_split *g = p->split;
-    /* fp16: wide blocks only (narrow's 128 registers serialized its products: ptxas C7515). */
-    const bool half = p->math == GRID_F16, one = grid_math_reduced(p->math), narrow = !half && grid_wgmma_narrow(p);
+    /* fp16 (one pass or three): wide blocks only (narrow's 128 registers serialized its products:
+     * ptxas C7515). */
+    const bool x3 = p->math == GRID_F16X3, half = grid_math_half(p->math), one = grid_math_reduced(p->math),
+               narrow = !half && grid_wgmma_narrow(p);
     const int N = (int)p->ld, rows = (N - origin + 127) / 128, slices = KT / (half ? WG_BK_F16 : WG_BK);
     const int blocks = ((N - g->origin + 127) / 128 + 1) / 2 * 2; /* the split's row blocks */
     size_t count = 0; /* triangle: row block r has r / 2 + 1 blocks of 128 x 256 */
@@ -744,9 +747,10 @@ static int update_wgmma_launch(const grid_plan *p, int KT, int kcol, int origin,
         for (int r = 0; r < rows; r++) count += r / 2 + 1;
     CUDA_TRY(cudaStreamWaitEvent(s, g->written, 0));
     if (g->readers == 2) CUDA_TRY(cudaStreamWaitEvent(s, g->read[1], 0)); /* a third reader: after the second */
-    auto kernel = half  ? update_wgmma_kernel<true, false, true>
-                  : one ? (narrow ? update_wgmma_kernel<true, true> : update_wgmma_kernel<true, false>)
-                        : (narrow ? update_wgmma_kernel<false, true> : update_wgmma_kernel<false, false>);
+    auto kernel = x3     ? update_wgmma_kernel<false, false, true>
+                  : half ? update_wgmma_kernel<true, false, true>
+                  : one  ? (narrow ? update_wgmma_kernel<true, true> : update_wgmma_kernel<true, false>)
+                         : (narrow ? update_wgmma_kernel<false, true> : update_wgmma_kernel<false, false>);
     const size_t shared = one ? (narrow ? wg_pipe<true, true>::SHARED : wg_pipe<true>::SHARED)
                               : (narrow ? wg_pipe<false, true>::SHARED : wg_pipe<false>::SHARED);
     CUDA_TRY(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -39,13 +39,28 @@ extern "C" {
  * about 2 bits, or one TF32 product (GRID_TF32: the operands rounded to 11 significant bits, the
  * sums in fp32; a user's explicit choice, never a default), or GRID_F16: as GRID_TF32, except that the
  * warpgroup bulk (Hopper) multiplies fp16 operands, each row scaled by a power of two (the same 11
- * bits, twice the tensor cores' rate, half the bytes). POTRF and TRSM always run in fp32. */
-typedef enum { GRID_FP32 = 0, GRID_TF32X3 = 1, GRID_TF32 = 2, GRID_F16 = 3, GRID_MATH_COUNT = 4 } grid_math;
+ * bits, twice the tensor cores' rate, half the bytes). GRID_F16X3: as GRID_TF32X3, except that the
+ * warpgroup bulk splits each operand, its row scaled as GRID_F16's, into two fp16 parts (hi and what
+ * hi left out: 22 bits, as two TF32 parts) and adds three fp16 products (twice the rate and half the
+ * bytes of three TF32 ones); fp32-accurate normwise, the fp32-accurate default where the warpgroup
+ * bulk runs (grid_policy_choose). POTRF and TRSM always run in fp32. */
+typedef enum {
+    GRID_FP32 = 0,
+    GRID_TF32X3 = 1,
+    GRID_TF32 = 2,
+    GRID_F16 = 3,
+    GRID_F16X3 = 4,
+    GRID_MATH_COUNT = 5
+} grid_math;
 /* 1 for the maths that run the updates on the tensor cores. */
 static inline int grid_math_tensor(grid_math math)
 {
-    return math == GRID_TF32X3 || math == GRID_TF32 || math == GRID_F16;
+    return math == GRID_TF32X3 || math == GRID_TF32 || math == GRID_F16 || math == GRID_F16X3;
 }
+/* 1 for the tensor-core maths that are fp32-accurate (three products a term). */
+static inline int grid_math_accurate_tensor(grid_math math) { return math == GRID_TF32X3 || math == GRID_F16X3; }
+/* 1 for the maths whose warpgroup bulk multiplies fp16 (rows scaled by powers of two). */
+static inline int grid_math_half(grid_math math) { return math == GRID_F16 || math == GRID_F16X3; }
 /* 1 for the user's reduced maths (one pass, not fp32-accurate; the second chance). */
 static inline int grid_math_reduced(grid_math math) { return math == GRID_TF32 || math == GRID_F16; }
 

@@ -21,7 +21,10 @@
  *                         (one pass, GRID_TF32: A hi and B hi, 24 KiB, eight stages, seven in flight).
  * Precision medium (GRID_F16): split_panel_f16_kernel writes the same tiles in fp16, 32 columns a
  * slice, each row scaled by a power of two, and update_wgmma_kernel<..., HALF> multiplies them as
- * the one pass does (k = 16 a product) and takes the scales out of its sums.
+ * the one pass does (k = 16 a product) and takes the scales out of its sums. GRID_F16X3 (fp32-accurate):
+ * split_panel_f16_kernel<true> also writes what each fp16 value left out (its lo part, fp16 too), and
+ * update_wgmma_kernel<false, false, true> adds the three products of the 3xTF32 form in fp16: the same
+ * tiles, 32 columns a slice instead of 16, so half the slices and half the bytes for the same K.
  *
  *   global split --cp.async.bulk--> stage s % 4 --wgmma x 6--> 64 x 256 sums in registers
  *        ^ full[s % 4]: bytes landed          empty[s % 4]: both warpgroups' products done ^
@@ -97,6 +100,13 @@ __device__ __forceinline__ uint32_t f16_pair(float lo, float hi)
 {
     const __half2 h = __floats2half2_rn(lo, hi);
     return *reinterpret_cast<const uint32_t *>(&h);
+}
+
+/* The two floats' remainders after their fp16 pair h, as fp16. */
+__device__ __forceinline__ uint32_t f16_rest(float a, float b, uint32_t h)
+{
+    const float2 back = __half22float2(*reinterpret_cast<const __half2 *>(&h));
+    return f16_pair(a - back.x, b - back.y);
 }
 
 /* The split panel in global memory: tile (slice s, part 0 = hi / 1 = lo, row block rb) of a panel
@@ -283,13 +293,16 @@ template <bool ONE_PASS> __global__ void __launch_bounds__(256)
  * row-scaled matrices. Both operands' scales come out of the products exactly (powers of two): the
  * update multiplies each sum by 2^-e_i 2^-e_j, the inverses stored after the tiles
  * (wg_f16_inverses). One block per 64 rows: it reads them twice (the largest entry, then the
- * tiles). Rows past N: zeros, inverse 1. Zero, infinite or NaN rows keep scale 1. */
+ * tiles). Rows past N: zeros, inverse 1. Zero, infinite or NaN rows keep scale 1. LO (GRID_F16X3):
+ * the lo tiles too, x - hi rounded to fp16: 22 significant bits in all, as 3xTF32's two parts, for
+ * every entry above 2^-17 of its row's largest (below, fp16's subnormals keep it to 2^-40 of that
+ * largest: fp32-accurate normwise, not entry by entry). */
 constexpr int WG_BK_F16 = 2 * WG_BK; /* fp16 columns a slice */
 __host__ __device__ __forceinline__ size_t wg_f16_inverses(int slices, int blocks)
 {
     return wg_tile_index(slices, 0, 0, blocks) * WG_TILE_FLOATS; /* floats from the split's start */
 }
-__global__ void __launch_bounds__(256)
+template <bool LO = false> __global__ void __launch_bounds__(256)
     split_panel_f16_kernel(const float *A, size_t ld, size_t stride, int N, int kcol, int origin, int blocks,
                            int slices, uint32_t *split, size_t split_stride)
 {
@@ -334,10 +347,17 @@ __global__ void __launch_bounds__(256)
             x = *reinterpret_cast<const float4 *>(src + s * WG_BK_F16);
             y = *reinterpret_cast<const float4 *>(src + s * WG_BK_F16 + 4);
         }
-        const uint4 h = make_uint4(f16_pair(x.x * k, x.y * k), f16_pair(x.z * k, x.w * k), f16_pair(y.x * k, y.y * k),
-                                   f16_pair(y.z * k, y.w * k));
+        x = make_float4(x.x * k, x.y * k, x.z * k, x.w * k);
+        y = make_float4(y.x * k, y.y * k, y.z * k, y.w * k);
+        const uint4 h = make_uint4(f16_pair(x.x, x.y), f16_pair(x.z, x.w), f16_pair(y.x, y.y), f16_pair(y.z, y.w));
         *reinterpret_cast<uint4 *>(split + wg_tile_index(s, 0, rb, blocks) * WG_TILE_FLOATS +
                                    wg_swizzle(r, 4 * c) / 4) = h; /* chunk c of row r: 16 bytes */
+        if constexpr (LO) {                                       /* what the hi part left out, in fp16 too */
+            const uint4 o = make_uint4(f16_rest(x.x, x.y, h.x), f16_rest(x.z, x.w, h.y), f16_rest(y.x, y.y, h.z),
+                                       f16_rest(y.z, y.w, h.w));
+            *reinterpret_cast<uint4 *>(split + wg_tile_index(s, 1, rb, blocks) * WG_TILE_FLOATS +
+                                       wg_swizzle(r, 4 * c) / 4) = o;
+        }
     }
 }
 
@@ -389,7 +409,6 @@ template <bool ONE_PASS, bool NARROW, bool HALF = false> __global__ void __launc
     extern __shared__ __align__(16) unsigned char wg_shared_raw[];
     const uint32_t raw_addr = (uint32_t)__cvta_generic_to_shared(wg_shared_raw);
     const uint32_t base = raw_addr + ((1024 - (raw_addr & 1023)) & 1023); /* the stages, 1024-aligned */
-    static_assert(ONE_PASS || !HALF, "fp16 is one pass (its stages are TF32's hi tiles)");
     typedef wg_pipe<ONE_PASS, NARROW> P;
     const uint32_t full = base + P::STAGES * P::STAGE_BYTES, empty = full + 8 * P::STAGES; /* mbarriers */
 
@@ -457,8 +476,8 @@ template <bool ONE_PASS, bool NARROW, bool HALF = false> __global__ void __launc
             for (int kk = 0; kk < WG_BK / 8; kk++) { /* the small terms first, then the large one */
                 constexpr int width = decltype(left)::value ? 128 : 256;
                 if constexpr (!ONE_PASS) {
-                    wg_mma<width>(acc, a_lo + at + 2 * kk, b_hi + at + 2 * kk);
-                    wg_mma<width>(acc, a_hi + at + 2 * kk, b_lo + at + 2 * kk);
+                    wg_mma<width, HALF>(acc, a_lo + at + 2 * kk, b_hi + at + 2 * kk);
+                    wg_mma<width, HALF>(acc, a_hi + at + 2 * kk, b_lo + at + 2 * kk);
                 }
                 wg_mma<width, HALF>(acc, a_hi + at + 2 * kk, b_hi + at + 2 * kk);
             }

@@ -3,7 +3,7 @@
  * (remainder tiles, more than one tile row), and the whole-GPU factorization in every launch
  * mode on n = 1, 64, 130, 300 and 520 (in place, padded, 128 x 128 update blocks that stick out,
  * two-panel rounds with an odd number of tiles), with the fp32 updates and, on a GPU that has them,
- * the tensor-core ones (tf32x3). Two kernel instances that only large work reaches get a run of
+ * the tensor-core ones (every math). Two kernel instances that only large work reaches get a run of
  * their own: the look-ahead's tensor-core bulk in 64 x 64 blocks (taken while the 128 x 128 blocks
  * would be one to four waves: here a batch of 3 x SMs matrices of n = 256), and the updates by
  * eight panels at once (K = 512: the quads' first rounds from n = 10240 on; here called directly
@@ -60,7 +60,7 @@ static void eight_panel_updates(grid_math math)
     CALL_CHECK(launch_update_group_tasks(&p, 0, 8, 8, p.nt, 0));
     CALL_CHECK(launch_update_group_tasks(&p, 0, 8, 8, 10, 0));
     CALL_CHECK(launch_update_group_tasks(&p, 0, 8, 8, 9, 0));
-    if (math == GRID_TF32X3 && grid_wgmma_available()) { /* Hopper's warpgroup update: 4 and 7 row blocks */
+    if (grid_math_accurate_tensor(math) && grid_wgmma_available()) { /* Hopper's warpgroup update: 4 and 7 row blocks */
         grid_split split;
         CALL_CHECK(grid_split_create(&split, grid_split_bytes(n, 1, GRID_MAX_PANELS)));
         p.split = &split;

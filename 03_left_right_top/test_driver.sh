@@ -16,7 +16,7 @@ one: both inputs | 2 | exactly one of --n and --input | $bin --n 4 --input "$tmp
 one: n = 0 | 2 | bad value for --n: '0' | $bin --n 0
 one: --n=70000 | 2 | bad value for --n: '70000' | $bin --n=70000
 one: unknown mode | 2 | block, stream, graph, lookahead, pairs or quads | $bin --n 4 --mode=fast
-one: unknown math | 2 | fp32, tf32x3, tf32 or f16 | $bin --n 4 --math=tf64
+one: unknown math | 2 | fp32, tf32x3, f16x3, tf32 or f16 | $bin --n 4 --math=tf64
 one: unknown option | 2 | unknown option '--nb' | $bin --n 4 --nb 8
 one: a file of two matrices | 2 | holds 2 matrices | $bin --input "$tmp/two.txt"
 one: a truncated file | 2 | short.txt | $bin --input "$tmp/short.txt"

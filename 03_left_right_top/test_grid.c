@@ -231,6 +231,12 @@ static double forward_error(int n, const float *L, const double *L64)
     return worst;
 }
 
+/* A test name's word for the math: "" for fp32, else " tf32x3" or " f16x3". */
+static const char *math_label(grid_math math)
+{
+    return math == GRID_F16X3 ? " f16x3" : math == GRID_FP32 ? "" : " tf32x3";
+}
+
 static void check_large(harness *h, grid_math math, int n, int fail_at)
 {
     size_t nn = (size_t)n * n, bytes = nn * sizeof(float);
@@ -263,14 +269,14 @@ static void check_large(harness *h, grid_math math, int n, int fail_at)
         if (ok && info == 0) {
             const double fwd = forward_error(n, L, L64), bound = LARGE_FWD_FACTOR * cusolver_fwd;
             printf("  accuracy %s%s n=%d: forward error (worst row) %.3g, cuSOLVER %.3g\n",
-                   grid_mode_name((grid_mode)m), math == GRID_FP32 ? "" : " tf32x3", n, fwd, cusolver_fwd);
+                   grid_mode_name((grid_mode)m), math_label(math), n, fwd, cusolver_fwd);
             if (!(fwd <= bound)) {
                 snprintf(detail, sizeof detail, "forward error %.3g > %.3g (%.0fx cuSOLVER's %.3g)", fwd, bound,
                          LARGE_FWD_FACTOR, cusolver_fwd);
                 ok = 0;
             }
         }
-        snprintf(name, sizeof name, "%s%s %s n=%d", grid_mode_name((grid_mode)m), math == GRID_FP32 ? "" : " tf32x3",
+        snprintf(name, sizeof name, "%s%s %s n=%d", grid_mode_name((grid_mode)m), math_label(math),
                  fail_at ? "nonspd" : "spd", n);
         harness_check(h, ok, name, "%s (worst sampled residual %.3g)", detail, worst);
     }
@@ -715,9 +721,12 @@ static void check_wgmma_math(harness *h, grid_math math, int scaled, int n, int 
     }
     char name[128];
     const int f16 = math == GRID_F16;
-    snprintf(name, sizeof name, "warpgroup update%s n=%d K=%d batch %zu%s%s, blocks of 128 x %d", f16 ? " fp16" : "", n,
-             panels * GRID_TILE, batch, band ? ", band then triangle" : "", scaled ? ", rows scaled 2^-30..2^30" : "",
-             narrow ? 128 : 256);
+    snprintf(name, sizeof name, "warpgroup update%s n=%d K=%d batch %zu%s%s, blocks of 128 x %d",
+             f16                  ? " fp16"
+             : math == GRID_F16X3 ? " fp16x3"
+                                  : "",
+             n, panels * GRID_TILE, batch, band ? ", band then triangle" : "",
+             scaled ? ", rows scaled 2^-30..2^30" : "", narrow ? 128 : 256);
     const double bound = f16 ? 2e-3 : panels <= 8 ? 1e-5 : 2e-5; /* K = 1024: 1.2e-5 for both (H100) */
     const int ok = err[0] >= 0 && err[1] >= 0 && err[1] <= (f16 ? 2 : 4) * err[0] + 1e-9 && err[1] <= bound;
     harness_check(h, ok, name,
@@ -813,11 +822,16 @@ static float *damped_low_rank(int n, unsigned long long seed)
 
 /* Precision high's second chance (grid_cholesky.c) on a damped low-rank matrix, n = 4096: in place
  * TF32's false info stands (nothing of A is left); out of place the batch is factored again with
- * tf32x3, decided on the GPU (graph: an IF node) or by the host (stream mode), and the factor is
- * tf32x3's own, bit for bit. */
+ * the fp32-accurate math (the policy's second: f16x3 where the warpgroup bulk runs, else tf32x3),
+ * decided on the GPU (graph: an IF node) or by the host (stream mode), and the factor is that math's
+ * own, bit for bit. */
 static void test_second_chance(harness *h, grid_math math, int modes)
 {
     const int n = 4096;
+    grid_policy policy; /* the second chance's math: the fp32-accurate default (f16x3 on Hopper) */
+    const grid_overrides o = grid_overrides_env();
+    grid_policy_for(GRID_QUADS, math, n, 1, &o, &policy);
+    const grid_math second = policy.second;
     const size_t bytes = (size_t)n * n * sizeof(float);
     const char *alone = math == GRID_F16 ? "fp16" : "TF32";
     float *A = damped_low_rank(n, harness_seed(5300)), *L = host_alloc(bytes, "test buffers"),
@@ -831,13 +845,13 @@ static void test_second_chance(harness *h, grid_math math, int modes)
     const grid_mode mode_of[2] = {GRID_QUADS, GRID_STREAM};
     for (int m = 0; m < modes; m++) {
         const int info = run_grid_out_of_place(mode_of[m], math, n, A, L),
-                  ref = run_grid_out_of_place(mode_of[m], GRID_TF32X3, n, A, R);
+                  ref = run_grid_out_of_place(mode_of[m], second, n, A, R);
         const int same = memcmp(L, R, bytes) == 0;
         harness_check(h, info == 0 && ref == 0 && same,
                       mode_of[m] == GRID_QUADS ? "damped low rank n=4096 out of place, graph: the IF node refactors"
                                                : "damped low rank n=4096 out of place, stream mode: the host refactors",
-                      "info %d (tf32x3 alone %d; -999: refused or the input changed); the factor %s tf32x3's", info,
-                      ref, same ? "equals" : "differs from");
+                      "info %d (%s alone %d; -999: refused or the input changed); the factor %s %s's", info,
+                      grid_math_name(second), ref, same ? "equals" : "differs from", grid_math_name(second));
     }
     free(A);
     free(L);
@@ -906,28 +920,79 @@ static const reduced_case medium_cases[] = {
 #define N_MEDIUM_CASES ((int)(sizeof medium_cases / sizeof medium_cases[0]))
 #define N_MEDIUM_TESTS (2 * N_F16_CASES + N_MEDIUM_CASES + 1 + 2)
 
+/* One generated SPD matrix of n = 4096 factored in the quads with `math` and with `other`: their
+ * infos, their normwise residuals ||A - L L^T||_1 / ||A||_1, and whether the factors have the same bits. */
+typedef struct {
+    int info[2];
+    double ratio[2];
+    int same;
+} two_maths;
+static two_maths spd_in_two_maths(grid_math math, grid_math other, unsigned long long seed)
+{
+    const int n = 4096;
+    const size_t bytes = (size_t)n * n * sizeof(float);
+    float *A = host_alloc(bytes, "test buffers"),
+          *L[2] = {host_alloc(bytes, "test buffers"), host_alloc(bytes, "test buffers")};
+    gen_params p = gen_params_make(FAMILY_SPD, seed, 0, 0);
+    gen_batch_host(&p, n, 0, 1, A);
+    two_maths t;
+    for (int m = 0; m < 2; m++) {
+        t.info[m] = run_grid(GRID_QUADS, m ? other : math, n, A, L[m]);
+        t.ratio[m] = residual_norm1_ratio(n, A, L[m], 1);
+    }
+    t.same = memcmp(L[0], L[1], bytes) == 0;
+    free(A);
+    free(L[0]);
+    free(L[1]);
+    return t;
+}
+
 static void test_precision_medium(harness *h)
 {
     for (int c = 0; c < 2 * N_F16_CASES; c++)
         check_wgmma_math(h, GRID_F16, c % 2, f16_cases[c / 2].n, f16_cases[c / 2].panels, f16_cases[c / 2].batch,
                          f16_cases[c / 2].band, 0);
     for (int c = 0; c < N_MEDIUM_CASES; c++) check_reduced(h, &medium_cases[c], GRID_F16, harness_seed(5400 + c));
-    const int n = 4096;
-    const size_t bytes = (size_t)n * n * sizeof(float);
-    float *A = host_alloc(bytes, "test buffers"), *L = host_alloc(bytes, "test buffers"),
-          *R = host_alloc(bytes, "test buffers");
-    gen_params p = gen_params_make(FAMILY_SPD, harness_seed(5500), 0, 0);
-    gen_batch_host(&p, n, 0, 1, A);
-    const int info = run_grid(GRID_QUADS, GRID_F16, n, A, L), info_high = run_grid(GRID_QUADS, GRID_TF32, n, A, R);
-    const double ratio = residual_norm1_ratio(n, A, L, 1);
-    harness_check(h, info == 0 && info_high == 0 && ratio <= NORMWISE_BOUND(n) && memcmp(L, R, bytes) != 0,
+    const two_maths t = spd_in_two_maths(GRID_F16, GRID_TF32, harness_seed(5500));
+    harness_check(h, t.info[0] == 0 && t.info[1] == 0 && t.ratio[0] <= NORMWISE_BOUND(4096) && !t.same,
                   "spd n=4096: within the bound, not high's bits (fp16 ran)",
-                  "info %d (high %d), ratio %.3g (bound %.3g)%s", info, info_high, ratio, NORMWISE_BOUND(n),
-                  memcmp(L, R, bytes) ? "" : "; the same bits as high");
-    free(A);
-    free(L);
-    free(R);
+                  "info %d (high %d), ratio %.3g (bound %.3g)%s", t.info[0], t.info[1], t.ratio[0],
+                  NORMWISE_BOUND(4096), t.same ? "; the same bits as high" : "");
     test_second_chance(h, GRID_F16, 1); /* in place, and through the graph's IF node */
+}
+
+/* GRID_F16X3, the fp32-accurate default where the warpgroup bulk runs (Hopper only: skipped
+ * elsewhere, where it is tf32x3's arithmetic): the update alone against the three-pass mma.sync update
+ * (as the tf32x3 warpgroup update: within 4x its worst error, under 1e-5 of sum |l_ik l_jk|), rows
+ * scaled 2^-30 .. 2^30 included; whole factorizations held to the tensor-core group's large checks
+ * (n = 4097, a failing minor at 4000 and the 16-, 8- and 4-panel rounds of n = 8256, in the three
+ * look-ahead modes); a row-scaled SPD matrix (D A D, D = 2^-20 .. 2^20) within gpu-mode's bound; an
+ * SPD n = 4096 within 3x tf32x3's normwise residual and not its bits (fp16 ran). */
+static const char *const F16X3_GROUP = "whole GPU fp32-accurate f16x3";
+static const struct {
+    int n, panels, batch, band;
+} x3_cases[] = {{640, 8, 2, 0}, {1088, 3, 1, 0}, {2048, 16, 1, 8}, {2048, 8, 1, 1}};
+#define N_X3_CASES ((int)(sizeof x3_cases / sizeof *x3_cases))
+#define N_F16X3_TESTS (2 * N_X3_CASES + 3 * 3 + 2)
+
+static void test_f16x3(harness *h)
+{
+    for (int c = 0; c < 2 * N_X3_CASES; c++)
+        check_wgmma_math(h, GRID_F16X3, c % 2, x3_cases[c / 2].n, x3_cases[c / 2].panels, x3_cases[c / 2].batch,
+                         x3_cases[c / 2].band, 0);
+    const int eight_nt =
+        GRID_EIGHT_PANELS_FROM + 9 > GRID_QUADS_FROM_TILES + 1 ? GRID_EIGHT_PANELS_FROM + 9 : GRID_QUADS_FROM_TILES + 1;
+    check_large(h, GRID_F16X3, 4097, 0);
+    check_large(h, GRID_F16X3, 4096, 4000);
+    check_large(h, GRID_F16X3, GRID_TILE * eight_nt, 0);
+    const reduced_case scaled = {
+        "spd n=4096, rows and columns scaled by 2^-20 .. 2^20", GRID_QUADS, FAMILY_SPD, 0, 4096, 0, 1};
+    check_reduced(h, &scaled, GRID_F16X3, harness_seed(5600));
+    const two_maths t = spd_in_two_maths(GRID_F16X3, GRID_TF32X3, harness_seed(5700));
+    harness_check(h, t.info[0] == 0 && t.info[1] == 0 && t.ratio[0] <= 3 * t.ratio[1] && !t.same,
+                  "spd n=4096: within 3x tf32x3's residual, not its bits (fp16 ran)",
+                  "info %d (tf32x3 %d), ||A - L L^T||_1 / ||A||_1 %.3g (tf32x3 %.3g)%s", t.info[0], t.info[1],
+                  t.ratio[0], t.ratio[1], t.same ? "; the same bits as tf32x3" : "");
 }
 
 int main(void)
@@ -952,6 +1017,7 @@ int main(void)
     harness_plan(&h, WGMMA_GROUP, 2 * N_WG_CASES);
     harness_plan(&h, HIGH_GROUP, N_HIGH_TESTS);
     harness_plan(&h, MEDIUM_GROUP, N_MEDIUM_TESTS);
+    harness_plan(&h, F16X3_GROUP, N_F16X3_TESTS);
     char reason[256];
     if (!gpu_available(reason, sizeof reason)) {
         harness_skip_rest(&h, GROUP, reason);
@@ -962,6 +1028,7 @@ int main(void)
         harness_skip_rest(&h, WGMMA_GROUP, reason);
         harness_skip_rest(&h, HIGH_GROUP, reason);
         harness_skip_rest(&h, MEDIUM_GROUP, reason);
+        harness_skip_rest(&h, F16X3_GROUP, reason);
         return harness_end(&h);
     }
     harness_group(&h, GROUP);
@@ -992,5 +1059,9 @@ int main(void)
     if (!grid_wgmma_available())
         harness_skip_rest(&h, MEDIUM_GROUP, "no warpgroup MMA here: precision medium is high's arithmetic");
     else if (harness_needs(&h, MEDIUM_GROUP, GROUP)) test_precision_medium(&h);
+    harness_group(&h, F16X3_GROUP);
+    if (!grid_wgmma_available())
+        harness_skip_rest(&h, F16X3_GROUP, "no warpgroup MMA here: f16x3 is tf32x3's arithmetic");
+    else if (harness_needs(&h, F16X3_GROUP, GROUP)) test_f16x3(&h);
     return harness_end(&h);
 }

@@ -357,6 +357,9 @@ static cholesky_status make_plan(cholesky_plan *p, int n, size_t batch, const ch
         char words[256];
         if (grid_overrides_describe(forced, words, sizeof words)) append(p, "; forced by the caller: %s", words);
     }
+    if (p->grid && p->policy.math == GRID_F16X3 && p->split_bytes)
+        append(p, "; fp32-accurate: the warpgroup bulk as three fp16 products (each row scaled by a power of two "
+                  "and split into hi and lo parts, 22 bits as 3xTF32's; fp32 sums)");
     if (precision == CHOLESKY_PRECISION_HIGH || precision == CHOLESKY_PRECISION_MEDIUM) {
         const char *asked = precision == CHOLESKY_PRECISION_HIGH ? "high" : "medium";
         if (p->grid && p->policy.math == GRID_F16)

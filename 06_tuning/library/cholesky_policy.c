@@ -49,10 +49,10 @@ int cholesky_policy_choose(int n, size_t batch, size_t chunk, const batched_conf
     if (out->cfg.kernel == BATCHED_GRID) {
         out->group = grid_group_size(n, batch);
         grid_policy_choose(n, out->group, forced, &out->grid);
-        /* Precision high: the one-pass TF32 updates where the tensor cores would run 3xTF32; fp32
+        /* Precision high: the one-pass TF32 updates where the tensor cores would run three products; fp32
          * updates stay (the smaller shapes, where they are the faster path anyway). Medium: the
          * same, with the warpgroup bulk in fp16 where there is one (else high's). */
-        if (precision != CHOLESKY_PRECISION_HIGHEST && out->grid.math == GRID_TF32X3) {
+        if (precision != CHOLESKY_PRECISION_HIGHEST && grid_math_accurate_tensor(out->grid.math)) {
             const grid_math reduced =
                 precision == CHOLESKY_PRECISION_MEDIUM && grid_split_workspace_bytes(GRID_F16, n, out->group, forced)
                     ? GRID_F16
