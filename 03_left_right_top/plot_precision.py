@@ -1,6 +1,6 @@
 """plot_precision.py - gpu-mode's normwise residual ||A - L L^T||_1 / ||A||_1 and the time against n,
-one line per math of the whole-GPU path (fp32 cores, tf32x3 = precision highest, tf32 = precision
-high, f16 = precision medium), beside the contest's bound 20 n eps. The stage 03 README's figure.
+one line per math of the whole-GPU path (fp32 cores, tf32x3 and f16x3 = precision highest, tf32 =
+precision high, f16 = precision medium), beside the contest's bound 20 n eps. The stage 03 README's figure.
 
   measure (GPU): python3 03_left_right_top/plot_precision.py --measure build/03_left_right_top/cholesky_one CSV
                  [--ns "256 512 ..."] [--families "spd illcond"] (default: spd) [--maths "tf32x3 tf32 f16"]
@@ -12,9 +12,9 @@ import re
 import subprocess
 import sys
 
-MATHS = ["fp32", "tf32x3", "tf32", "f16"]
-LABEL = {"fp32": "fp32 cores", "tf32x3": "tf32x3 (precision highest)", "tf32": "tf32 (precision high)",
-         "f16": "f16 bulk (precision medium)"}
+MATHS = ["fp32", "tf32x3", "f16x3", "tf32", "f16"]
+LABEL = {"fp32": "fp32 cores", "tf32x3": "tf32x3 (precision highest)", "f16x3": "f16x3 (highest on Hopper)",
+         "tf32": "tf32 (precision high)", "f16": "f16 bulk (precision medium)"}
 FIELDS = ["n", "family", "math", "residual", "residual_n_eps", "ms", "gpu", "commit"]
 
 
