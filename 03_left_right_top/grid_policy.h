@@ -73,7 +73,7 @@ grid_math grid_default_math(int n, size_t batch);
 int grid_tensor_cores(int device);
 
 /* 1 when a call with this math and shape runs its bulk updates on Hopper's warpgroup MMA
- * (grid_wgmma.cuh): tf32x3 on compute capability 9.0 (a Hopper build; GRID_WGMMA=0 turns it off), n
+ * (grid_wgmma.cuh): a tensor-core math on compute capability 9.0 (a Hopper build; GRID_WGMMA=0 turns it off), n
  * large enough, and the split panel's workspace (4 KiB a row, 8 for one matrix past 8192; at most
  * 512 MiB): grid_split_workspace_bytes, 0 where the mma.sync updates run. */
 int grid_warpgroup_update(grid_math math, int n, size_t batch); /* (the environment's overrides: grid_program.c) */

@@ -108,7 +108,7 @@ typedef struct {
     int batch;         /* matrices: 1 .. GRID_MAX_BATCH */
     size_t stride;     /* floats from one matrix to the next: N * N */
     grid_math math;    /* the updates' arithmetic */
-    grid_split *split; /* GRID_TF32X3 on Hopper: the bulk update runs on the warpgroup MMA; NULL: mma.sync */
+    grid_split *split; /* a tensor-core math on Hopper: the bulk update runs on the warpgroup MMA; NULL: mma.sync */
     grid_rules rules;  /* the launchers' GPU-dependent choices (grid_rules_for); zeros: the plainest */
 } grid_plan;
 
@@ -136,7 +136,7 @@ MUST_CHECK int launch_update_pair_tasks(const grid_plan *p, int k, int first, in
  * launch_update_tasks and launch_update_pair_tasks are this with 1 and 2 panels. */
 #define GRID_MAX_PANELS 16
 MUST_CHECK int launch_update_group_tasks(const grid_plan *p, int k, int panels, int first, int last, cudaStream_t s);
-/* 1 when the GRID_TF32X3 bulk updates can run on Hopper's warpgroup MMA (grid_wgmma.cuh): a Hopper
+/* 1 when the tensor-core bulk updates can run on Hopper's warpgroup MMA (grid_wgmma.cuh): a Hopper
  * build (sm_90a) and a GPU of compute capability 9.0. Asked when planning (grid_policy.c, which
  * also takes the caller's "never": grid_overrides.wgmma); a plan that may use it carries a split
  * workspace, and the launchers take the warpgroup MMA wherever a plan has one. */
