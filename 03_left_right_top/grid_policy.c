@@ -77,8 +77,7 @@ grid_math grid_default_math(int n, size_t batch)
     const size_t nt = tiles_a_side(n);
     if (batch * nt * nt < 4096) return GRID_FP32;
     /* Where the warpgroup bulk runs, its three products in fp16 (GRID_F16X3): twice the rate and half
-     * the bytes of three TF32 ones (H200, same run, one matrix: n = 32768 114 -> 80 ms, 16384 16.6 ->
-     * 13.5, 8192 3.69 -> 3.61, 4096 1.22 -> 1.18). Without it (GRID_WGMMA=0) GRID_F16X3 is tf32x3. */
+     * the bytes of three TF32 ones (LIMITS.md, "The fp32-accurate bulk in three fp16 products"). */
     return grid_split_workspace_bytes(GRID_TF32X3, n, batch, NULL) ? GRID_F16X3 : GRID_TF32X3;
 }
 
